@@ -1,0 +1,22 @@
+import pg from "pg";
+import { contractTypes, poolDriver } from "./pool-driver.ts";
+import type { Driver } from "./types.ts";
+
+export interface PgOptions {
+  max?: number;
+  connectTimeoutMs?: number;
+  applicationName?: string;
+}
+
+/** node-postgres pool: self-hosted Postgres (and, bundled with nodejs_compat, Workers via TCP sockets). */
+export function openPg(url: string, options: PgOptions = {}): Driver {
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: options.max ?? 10,
+    connectionTimeoutMillis: options.connectTimeoutMs ?? 5000,
+    idleTimeoutMillis: 30_000,
+    application_name: options.applicationName ?? "pglens",
+    types: contractTypes(pg.types),
+  });
+  return poolDriver("pg", pool);
+}

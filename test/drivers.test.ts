@@ -1,0 +1,100 @@
+import WebSocket from "ws";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { DatastoreUnavailableError } from "../drivers/errors.ts";
+import { openNeonHttp, openNeonWs } from "../drivers/neon.ts";
+import { openPg } from "../drivers/pg.ts";
+import { openPglite } from "../drivers/pglite.ts";
+import { chooseDriver } from "../drivers/choose.ts";
+import type { Driver } from "../drivers/types.ts";
+import { startNeonProxy, type NeonProxy } from "./neon-proxy.ts";
+import { createTestDatabase, freePort } from "./support/postgres.ts";
+
+let proxy: NeonProxy;
+const drops: Array<() => Promise<void>> = [];
+
+beforeAll(async () => {
+  proxy = await startNeonProxy();
+});
+afterAll(async () => {
+  await proxy.close();
+  for (const drop of drops) await drop();
+});
+
+async function database(serverUrl: string): Promise<string> {
+  const db = await createTestDatabase(serverUrl);
+  drops.push(db.drop);
+  return db.url;
+}
+
+const neonOptions = () => ({ fetchEndpoint: proxy.fetchEndpoint, wsProxy: proxy.wsProxy, secureWebSocket: false, webSocketConstructor: WebSocket });
+
+const cases: Array<[string, () => Promise<Driver>]> = [
+  ["pg on PostgreSQL 17", async () => openPg(await database(inject("pg17Url")))],
+  ["neon-http through the local proxy", async () => openNeonHttp(await database(inject("pg17Url")), neonOptions())],
+  ["neon-ws through the local proxy", async () => openNeonWs(await database(inject("pg17Url")), neonOptions())],
+  ["pglite in memory", () => openPglite()],
+];
+if (inject("systemPgUrl")) cases.push(["pg on the system PostgreSQL", async () => openPg(await database(inject("systemPgUrl")))]);
+
+describe.each(cases)("driver contract: %s", (_name, open) => {
+  let db: Driver;
+  beforeAll(async () => {
+    db = await open();
+    await db.query("create table t (id int primary key, note text)");
+  });
+  afterAll(() => db.close());
+
+  it("runs parameterised queries and parses types the same way", async () => {
+    const [row] = await db.query(
+      "select $1::int as i, 9007199254740991::int8 as big, 12.5::numeric as num, $2::text as s, " +
+        "'2026-01-02T03:04:05Z'::timestamptz as ts, '{\"a\":[1]}'::jsonb as j, null::int as n, true as b",
+      [7, "x"],
+    );
+    expect(row).toEqual({ i: 7, big: 9007199254740991, num: 12.5, s: "x", ts: new Date("2026-01-02T03:04:05Z"), j: { a: [1] }, n: null, b: true });
+  });
+
+  it("commits a transaction that resolves", async () => {
+    const result = await db.transaction(async (tx) => {
+      await tx.query("insert into t values ($1, $2)", [1, "kept"]);
+      return (await tx.query<{ c: number }>("select count(*)::int as c from t"))[0].c;
+    });
+    expect(result).toBe(1);
+    expect(await db.query("select note from t where id = 1")).toEqual([{ note: "kept" }]);
+  });
+
+  it("rolls back a transaction that throws", async () => {
+    await expect(
+      db.transaction(async (tx) => {
+        await tx.query("insert into t values ($1, $2)", [2, "lost"]);
+        throw new Error("boom");
+      }),
+    ).rejects.toThrow("boom");
+    expect(await db.query("select id from t where id = 2")).toEqual([]);
+  });
+
+  it("keeps the SQLSTATE of SQL errors", async () => {
+    await expect(db.query("select * from no_such_table")).rejects.toMatchObject({ code: "42P01" });
+    await expect(db.transaction((tx) => tx.query("insert into t values (1, 'dup')"))).rejects.toMatchObject({ code: "23505" });
+  });
+});
+
+describe("unreachable datastore", () => {
+  it.each([
+    ["pg", (url: string) => openPg(url, { connectTimeoutMs: 2000 })],
+    ["neon-http", (url: string) => openNeonHttp(url, neonOptions())],
+    ["neon-ws", (url: string) => openNeonWs(url, { ...neonOptions(), connectTimeoutMs: 2000 })],
+  ])("%s reports DatastoreUnavailableError", async (_kind, open) => {
+    const db = open(`postgres://postgres:postgres@127.0.0.1:${await freePort()}/postgres`);
+    await expect(db.query("select 1")).rejects.toBeInstanceOf(DatastoreUnavailableError);
+    await db.close();
+  });
+});
+
+describe("driver selection", () => {
+  it("picks the embedded default, the URL's kind, or the explicit choice", () => {
+    expect(chooseDriver({})).toBe("pglite");
+    expect(chooseDriver({ url: "postgres://u@db.example.com/x" })).toBe("pg");
+    expect(chooseDriver({ url: "postgres://u@ep-cool-1.eu-central-1.aws.neon.tech/x" })).toBe("neon-http");
+    expect(chooseDriver({ url: "postgres://u@db.example.com/x", driver: "neon-ws" })).toBe("neon-ws");
+  });
+});

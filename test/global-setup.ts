@@ -1,0 +1,20 @@
+import type { TestProject } from "vitest/node";
+import { startEmbeddedPostgres, systemPostgresUrl } from "./support/postgres.ts";
+
+declare module "vitest" {
+  export interface ProvidedContext {
+    /** Superuser URL of a PostgreSQL 17 started for this test run. */
+    pg17Url: string;
+    /** The machine's PostgreSQL 15, or "" when there is none. */
+    systemPgUrl: string;
+  }
+}
+
+export default async function setup(project: TestProject) {
+  const pg17 = await startEmbeddedPostgres();
+  project.provide("pg17Url", pg17.url);
+  project.provide("systemPgUrl", (await systemPostgresUrl()) ?? "");
+  return async () => {
+    await pg17.stop();
+  };
+}
