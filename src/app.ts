@@ -1,0 +1,58 @@
+/** createApp(deps): the one Hono application, identical on Node and on Workers. */
+import type { Context } from "hono";
+import { requestId } from "hono/request-id";
+import { secureHeaders } from "hono/secure-headers";
+import { allowedMethodsLookup } from "./http/allowed-methods.ts";
+import type { AppDeps, AppEnv } from "./http/context.ts";
+import { errorResponse, handleError } from "./http/errors.ts";
+import { provideDeps, requestLog, serviceDescLink } from "./http/middleware.ts";
+import { newRouter } from "./http/router.ts";
+import { ROUTE_MODULES } from "./routes/index.ts";
+import { VERSION } from "./version.ts";
+
+export const OPENAPI_PATH = "/api/v1/openapi.json";
+
+const documentConfig = {
+  openapi: "3.0.3",
+  info: {
+    title: "pglens API",
+    version: VERSION,
+    description: "PostgreSQL monitoring: collected statistics history with reset-aware derived metrics, and live read-only tools.",
+  },
+};
+
+export function createApp(deps: AppDeps, modules: ReadonlyArray<ReturnType<typeof newRouter>> = ROUTE_MODULES) {
+  const app = newRouter();
+  app.use("*", requestId());
+  app.use("*", provideDeps(deps));
+  app.use("*", requestLog);
+  app.use("*", serviceDescLink);
+  app.use("*", secureHeaders({ crossOriginResourcePolicy: false, strictTransportSecurity: false }));
+
+  for (const module of modules) app.route("/", module);
+
+  app.openAPIRegistry.registerComponent("securitySchemes", "bearerAuth", {
+    type: "http",
+    scheme: "bearer",
+    description: "A session token from POST /api/v1/auth/login or an API token",
+  });
+  app.doc(OPENAPI_PATH, documentConfig);
+
+  const allowedMethods = allowedMethodsLookup(app.routes);
+  app.notFound((c: Context<AppEnv>) => {
+    const allowed = allowedMethods(c.req.path);
+    if (allowed.length === 0) return errorResponse(c, 404, `no such endpoint: ${c.req.method} ${c.req.path}`);
+    const allow = allowed.join(", ");
+    if (c.req.method === "OPTIONS") return c.body(null, 204, { Allow: allow });
+    return errorResponse(c, 405, `method ${c.req.method} is not allowed on ${c.req.path}; allowed: ${allow}`, { Allow: allow });
+  });
+  app.onError(handleError);
+  return app;
+}
+
+export type App = ReturnType<typeof createApp>;
+
+/** The OpenAPI document exactly as served at /api/v1/openapi.json. */
+export function openApiDocument(app: App) {
+  return app.getOpenAPIDocument(documentConfig);
+}

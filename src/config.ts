@@ -1,0 +1,132 @@
+/**
+ * Configuration: one zod schema, filled from a document (Node: the YAML file named by PGLENS_CONFIG;
+ * Workers: the PGLENS_CONFIG binding, an object or JSON) overlaid with environment variables or bindings of the same names.
+ * Runtime-neutral: it never touches the file system or `process`.
+ */
+import { z } from "zod";
+import { DRIVER_KINDS } from "../drivers/types.ts";
+
+/** Tools that `builtins.tools.<name>: false` can switch off. */
+export const BUILTIN_TOOLS = [
+  "list_probes",
+  "describe_probe",
+  "query_metrics",
+  "query_database",
+  "get_schema_info",
+  "execute_explain",
+] as const;
+export type BuiltinTool = (typeof BUILTIN_TOOLS)[number];
+
+const LOG_LEVELS = ["debug", "info", "warn", "error"] as const;
+
+const toolSwitches = z.strictObject(Object.fromEntries(BUILTIN_TOOLS.map((t) => [t, z.boolean().optional()])) as Record<BuiltinTool, z.ZodOptional<z.ZodBoolean>>);
+
+export const configSchema = z.strictObject({
+  port: z.coerce.number().int().min(0).max(65535).default(8080),
+  host: z.string().min(1).default("0.0.0.0"),
+  log_level: z.enum(LOG_LEVELS).default("info"),
+  datastore: z
+    .strictObject({
+      url: z.string().regex(/^postgres(ql)?:\/\//, "must be a postgres:// URL").optional(),
+      driver: z.enum(DRIVER_KINDS).optional(),
+      data_dir: z.string().min(1).default("./.pglens"),
+      neon: z
+        .strictObject({
+          fetch_endpoint: z.url().optional(),
+          ws_proxy: z.string().min(1).optional(),
+          secure_websocket: z.stringbool().or(z.boolean()).optional(),
+        })
+        .default({}),
+    })
+    .default({ data_dir: "./.pglens", neon: {} }),
+  secret: z.string().min(16, "must be at least 16 characters").optional(),
+  admin: z
+    .strictObject({ username: z.string().min(1).optional(), password: z.string().min(1).optional() })
+    .default({}),
+  builtins: z.strictObject({ tools: toolSwitches.default({}) }).default({ tools: {} }),
+});
+
+export type Config = z.infer<typeof configSchema>;
+
+/** Environment variables (or Workers bindings) and the configuration key each one sets. */
+export const ENV_KEYS: Record<string, string[]> = {
+  PORT: ["port"],
+  PGLENS_HOST: ["host"],
+  PGLENS_LOG_LEVEL: ["log_level"],
+  PGLENS_DATASTORE_URL: ["datastore", "url"],
+  PGLENS_DATASTORE_DRIVER: ["datastore", "driver"],
+  PGLENS_DATA_DIR: ["datastore", "data_dir"],
+  PGLENS_NEON_FETCH_ENDPOINT: ["datastore", "neon", "fetch_endpoint"],
+  PGLENS_NEON_WS_PROXY: ["datastore", "neon", "ws_proxy"],
+  PGLENS_NEON_SECURE_WEBSOCKET: ["datastore", "neon", "secure_websocket"],
+  PGLENS_SECRET: ["secret"],
+  PGLENS_ADMIN_USERNAME: ["admin", "username"],
+  PGLENS_ADMIN_PASSWORD: ["admin", "password"],
+};
+
+export class ConfigError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "ConfigError";
+  }
+}
+
+type Env = Record<string, unknown>;
+
+function setPath(target: Record<string, unknown>, path: string[], value: unknown): void {
+  let node = target;
+  for (const key of path.slice(0, -1)) {
+    if (typeof node[key] !== "object" || node[key] === null) node[key] = {};
+    node = node[key] as Record<string, unknown>;
+  }
+  node[path[path.length - 1]] = value;
+}
+
+/** Checks that a parsed config document is a mapping; `origin` names it in errors. */
+export function asDocument(doc: unknown, origin: string): Record<string, unknown> {
+  if (doc === null || doc === undefined) return {};
+  if (typeof doc !== "object" || Array.isArray(doc)) throw new ConfigError(`invalid configuration in ${origin}: expected a mapping of keys`);
+  return doc as Record<string, unknown>;
+}
+
+/** Validates `document` overlaid with `env`; the error names the offending key (and variable). */
+export function resolveConfig(document: Record<string, unknown>, env: Env): Config {
+  const merged = structuredClone(document);
+  const fromEnv = new Map<string, string>();
+  for (const [name, path] of Object.entries(ENV_KEYS)) {
+    const value = env[name];
+    if (value === undefined || value === "") continue;
+    setPath(merged, path, value);
+    fromEnv.set(path.join("."), name);
+  }
+  const result = configSchema.safeParse(merged);
+  if (result.success) return result.data;
+  const problems = result.error.issues.map((issue) => {
+    const keys = issue.code === "unrecognized_keys" ? issue.keys.map((k) => [...issue.path, k].join(".")) : [issue.path.join(".")];
+    return keys
+      .map((key) => {
+        const variable = fromEnv.get(key);
+        const what = issue.code === "unrecognized_keys" ? "unknown key" : issue.message;
+        return `\`${key || "(root)"}\`${variable ? ` (from ${variable})` : ""}: ${what}`;
+      })
+      .join("; ");
+  });
+  throw new ConfigError(`invalid configuration: ${problems.join("; ")}`);
+}
+
+/** Workers: bindings hold the variables; PGLENS_CONFIG may be an object or a JSON string. */
+export function configFromBindings(bindings: Env): Config {
+  let raw = bindings.PGLENS_CONFIG;
+  if (typeof raw === "string") {
+    try {
+      raw = JSON.parse(raw);
+    } catch (err) {
+      throw new ConfigError(`invalid configuration in the PGLENS_CONFIG binding: ${(err as Error).message}`);
+    }
+  }
+  return resolveConfig(asDocument(raw, "the PGLENS_CONFIG binding"), bindings);
+}
+
+export function isToolEnabled(config: Config, tool: BuiltinTool): boolean {
+  return config.builtins.tools[tool] !== false;
+}

@@ -1,0 +1,35 @@
+/** Applies pending migrations in order; safe when several instances start at once. */
+import type { Driver } from "../../drivers/types.ts";
+import { MIGRATIONS } from "./migrations/index.ts";
+import type { Migration } from "./migrations/types.ts";
+
+// An arbitrary constant that names "pglens schema migration" among advisory locks.
+const MIGRATION_LOCK_KEY = 7_302_914_461;
+
+export interface MigrationResult {
+  applied: Array<{ version: number; name: string }>;
+  version: number;
+}
+
+export async function migrate(db: Driver, migrations: readonly Migration[] = MIGRATIONS): Promise<MigrationResult> {
+  return db.transaction(async (tx) => {
+    // The lock lasts until commit, so a second instance waits and then finds everything applied.
+    await tx.query("SELECT pg_advisory_xact_lock($1)", [MIGRATION_LOCK_KEY]);
+    await tx.query(`CREATE TABLE IF NOT EXISTS schema_version (
+      version    integer PRIMARY KEY,
+      name       text NOT NULL,
+      applied_at timestamptz NOT NULL DEFAULT now()
+    )`);
+    const rows = await tx.query<{ version: number }>("SELECT version FROM schema_version");
+    const done = new Set(rows.map((r) => r.version));
+    const applied: MigrationResult["applied"] = [];
+    for (const m of [...migrations].sort((a, b) => a.version - b.version)) {
+      if (done.has(m.version)) continue;
+      for (const statement of m.statements) await tx.query(statement);
+      await tx.query("INSERT INTO schema_version (version, name) VALUES ($1, $2)", [m.version, m.name]);
+      applied.push({ version: m.version, name: m.name });
+    }
+    const version = Math.max(0, ...done, ...applied.map((a) => a.version));
+    return { applied, version };
+  });
+}

@@ -1,0 +1,5 @@
+import { migration as foundation } from "./0001_foundation.ts";
+import type { Migration } from "./types.ts";
+
+/** Every migration, in order. Append new ones; never edit one that has shipped. */
+export const MIGRATIONS: readonly Migration[] = [foundation];

@@ -1,0 +1,46 @@
+/** Cross-cutting middleware: dependencies into the context, one log line per request, the Link header. */
+import type { MiddlewareHandler } from "hono";
+import type { AppDeps, AppEnv } from "./context.ts";
+
+export const SERVICE_DESC_LINK = '</api/v1/openapi.json>; rel="service-desc"';
+
+export function provideDeps(deps: AppDeps): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    c.set("config", deps.config);
+    c.set("log", deps.log);
+    const db = deps.datastore.open();
+    c.set("db", db);
+    try {
+      await next();
+    } finally {
+      const released = deps.datastore.release?.(db);
+      if (released) waitUntilOrAwait(c, released);
+    }
+  };
+}
+
+/** On Workers, finish cleanup after the response; on Node there is no execution context. */
+function waitUntilOrAwait(c: { executionCtx: { waitUntil(p: Promise<unknown>): void } }, work: Promise<unknown>) {
+  try {
+    c.executionCtx.waitUntil(work.catch(() => {}));
+  } catch {
+    void work.catch(() => {});
+  }
+}
+
+export const requestLog: MiddlewareHandler<AppEnv> = async (c, next) => {
+  const started = performance.now();
+  await next();
+  c.get("log").info("request", {
+    request_id: c.get("requestId"),
+    method: c.req.method,
+    path: c.req.path,
+    status: c.res.status,
+    duration_ms: Math.round((performance.now() - started) * 10) / 10,
+  });
+};
+
+export const serviceDescLink: MiddlewareHandler<AppEnv> = async (c, next) => {
+  await next();
+  if (c.res.headers.get("content-type")?.startsWith("application/json")) c.res.headers.set("Link", SERVICE_DESC_LINK);
+};

@@ -1,0 +1,20 @@
+/** OpenAPI schemas shared by many routes. */
+import { z } from "@hono/zod-openapi";
+
+export const ErrorSchema = z.object({ error: z.string().openapi({ example: "query parameter `buckets`: expected an integer" }) }).openapi("Error");
+
+/** Standard error responses for a route's `responses` map. */
+export function errorResponses(...statuses: Array<400 | 401 | 403 | 404 | 409 | 429 | 503>) {
+  const text: Record<number, string> = {
+    400: "Invalid request",
+    401: "Missing or invalid token",
+    403: "Insufficient privileges",
+    404: "Not found",
+    409: "Conflict with an existing resource",
+    429: "Too many requests",
+    503: "Datastore unavailable",
+  };
+  return Object.fromEntries(
+    statuses.map((s) => [s, { description: text[s], content: { "application/json": { schema: ErrorSchema } } }]),
+  ) as Record<(typeof statuses)[number], { description: string; content: { "application/json": { schema: typeof ErrorSchema } } }>;
+}

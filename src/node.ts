@@ -1,0 +1,60 @@
+/** Node entry: open the datastore, migrate, serve the app, shut down gracefully. */
+import { serve } from "@hono/node-server";
+import { isUnavailable } from "../drivers/errors.ts";
+import { openDriver } from "../drivers/open.ts";
+import type { Driver } from "../drivers/types.ts";
+import { createApp } from "./app.ts";
+import type { Config } from "./config.ts";
+import { migrate } from "./datastore/migrate.ts";
+import { datastoreSettings, describeDatastore } from "./datastore/settings.ts";
+import type { Logger } from "./log.ts";
+import { VERSION } from "./version.ts";
+
+const STARTUP_RETRY_MS = 2000;
+const STARTUP_DEADLINE_MS = 30_000;
+
+/** Opens the datastore and applies migrations, waiting up to 30 s for a datastore that is still starting. */
+export async function openMigratedDatastore(config: Config, log: Logger): Promise<Driver> {
+  const settings = datastoreSettings(config);
+  const driver = await openDriver(settings);
+  const where = describeDatastore(settings, driver.kind);
+  const deadline = Date.now() + STARTUP_DEADLINE_MS;
+  for (;;) {
+    try {
+      const { applied, version } = await migrate(driver);
+      log.info("datastore ready", { datastore: where, schema_version: version, applied: applied.map((m) => `${m.version}_${m.name}`) });
+      return driver;
+    } catch (err) {
+      if (!isUnavailable(err) || Date.now() > deadline) {
+        await driver.close().catch(() => {});
+        throw new Error(`cannot prepare the datastore (${where}): ${(err as Error).message}`, { cause: err });
+      }
+      log.warn("datastore not reachable yet; retrying", { datastore: where, error: (err as Error).message });
+      await new Promise((r) => setTimeout(r, STARTUP_RETRY_MS));
+    }
+  }
+}
+
+export async function runServer(config: Config, log: Logger): Promise<void> {
+  const driver = await openMigratedDatastore(config, log);
+  const app = createApp({ config, log, datastore: { open: () => driver } });
+  const server = serve({ fetch: app.fetch, port: config.port, hostname: config.host }, (info) => {
+    log.info("pglens listening", { version: VERSION, url: `http://${config.host === "0.0.0.0" ? "localhost" : config.host}:${info.port}` });
+  });
+
+  let stopping = false;
+  const shutdown = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    log.info("shutting down", { signal });
+    // Stop accepting, let in-flight requests finish, then release the datastore.
+    const force = setTimeout(() => process.exit(1), 10_000).unref();
+    server.close(async () => {
+      await driver.close().catch(() => {});
+      clearTimeout(force);
+      process.exit(0);
+    });
+  };
+  process.once("SIGTERM", () => shutdown("SIGTERM"));
+  process.once("SIGINT", () => shutdown("SIGINT"));
+}

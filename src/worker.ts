@@ -1,0 +1,77 @@
+/** Cloudflare Workers entry: the same app, configured from bindings, over a network driver. */
+import type { ExecutionContext } from "hono";
+import { openNetworkDriver } from "../drivers/network.ts";
+import { createApp } from "./app.ts";
+import { type Config, configFromBindings } from "./config.ts";
+import { migrate } from "./datastore/migrate.ts";
+import { datastoreSettings } from "./datastore/settings.ts";
+import { createLogger, type Logger } from "./log.ts";
+
+interface ScheduledController {
+  scheduledTime: number;
+  cron: string;
+}
+type Bindings = Record<string, unknown>;
+
+interface Isolate {
+  config: Config;
+  log: Logger;
+  app: ReturnType<typeof createApp>;
+  migrated?: Promise<void>;
+}
+
+let isolate: Isolate | undefined;
+
+/** Built once per isolate: bindings do not change while it lives. */
+function boot(env: Bindings): Isolate {
+  if (isolate) return isolate;
+  const config = configFromBindings(env);
+  const log = createLogger(config.log_level);
+  const settings = datastoreSettings(config);
+  // Workers cannot share sockets between requests: each request gets its own driver, closed afterwards.
+  const app = createApp({ config, log, datastore: { open: () => openNetworkDriver(settings), release: (d) => d.close() } });
+  isolate = { config, log, app };
+  return isolate;
+}
+
+/** Migrations run once per isolate; a failure is retried by the next request instead of failing this one. */
+function ensureMigrated(state: Isolate): Promise<void> {
+  state.migrated ??= (async () => {
+    const driver = openNetworkDriver(datastoreSettings(state.config));
+    try {
+      const { applied, version } = await migrate(driver);
+      if (applied.length) state.log.info("datastore migrated", { schema_version: version, applied: applied.map((m) => m.version) });
+    } finally {
+      await driver.close().catch(() => {});
+    }
+  })().catch((err: Error) => {
+    state.log.warn("datastore migration deferred", { error: err.message });
+    state.migrated = undefined;
+  });
+  return state.migrated;
+}
+
+function misconfigured(err: unknown): Response {
+  console.log(JSON.stringify({ level: "error", msg: "invalid configuration", error: (err as Error).message }));
+  return Response.json({ error: `pglens is misconfigured: ${(err as Error).message}` }, { status: 500 });
+}
+
+export default {
+  async fetch(request: Request, env: Bindings, ctx: ExecutionContext): Promise<Response> {
+    let state: Isolate;
+    try {
+      state = boot(env);
+    } catch (err) {
+      return misconfigured(err);
+    }
+    await ensureMigrated(state);
+    return state.app.fetch(request, env, ctx);
+  },
+
+  async scheduled(controller: ScheduledController, env: Bindings, ctx: ExecutionContext): Promise<void> {
+    const state = boot(env);
+    ctx.waitUntil(ensureMigrated(state));
+    // Periodic work (collection, alert evaluation) hooks in here as it is built.
+    state.log.info("scheduled tick", { cron: controller.cron, scheduled_time: new Date(controller.scheduledTime).toISOString() });
+  },
+};

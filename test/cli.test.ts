@@ -1,0 +1,53 @@
+import { mkdtempSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { once } from "node:events";
+import { describe, expect, inject, it } from "vitest";
+import { openPg } from "../drivers/pg.ts";
+import { runCli, startServe } from "./support/cli.ts";
+import { createTestDatabase, freePort } from "./support/postgres.ts";
+
+describe("pglens CLI", () => {
+  it("serves on the embedded datastore and shuts down gracefully on SIGTERM", async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), "pglens-data-"));
+    const port = await freePort();
+    const { child, output } = await startServe({ PGLENS_DATA_DIR: dataDir, PGLENS_DATASTORE_URL: "" }, port);
+    const health = await (await fetch(`http://127.0.0.1:${port}/health`)).json();
+    expect(health).toMatchObject({ status: "ok", datastore: { driver: "pglite" } });
+    child.kill("SIGTERM");
+    const [code] = await once(child, "exit");
+    expect(code).toBe(0);
+    expect(output()).toContain('"msg":"shutting down","signal":"SIGTERM"');
+  }, 60_000);
+
+  it("migrates a datastore and reports the schema version", async () => {
+    const database = await createTestDatabase(inject("pg17Url"));
+    const result = await runCli(["migrate"], { PGLENS_DATASTORE_URL: database.url });
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('"msg":"datastore ready"');
+    expect(result.stdout).not.toContain("postgres:postgres@"); // never the password
+    const db = openPg(database.url);
+    expect(await db.query("select version from schema_version")).toEqual([{ version: 1 }]);
+    await db.close();
+    await database.drop();
+  });
+
+  it("stops with a message naming the key when the configuration is invalid", async () => {
+    const result = await runCli(["serve"], { PGLENS_DATASTORE_DRIVER: "oracle" });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/`datastore.driver` \(from PGLENS_DATASTORE_DRIVER\)/);
+  });
+
+  it("prints the committed OpenAPI document", async () => {
+    const result = await runCli(["openapi"]);
+    expect(result.code).toBe(0);
+    expect(JSON.parse(result.stdout)).toEqual(JSON.parse(readFileSync("openapi.gen.json", "utf8")));
+  });
+
+  it("rejects an unknown command with usage", async () => {
+    const result = await runCli(["frobnicate"]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('unknown command "frobnicate"');
+    expect(result.stderr).toContain("Usage: pglens <command>");
+  });
+});

@@ -1,0 +1,53 @@
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { configFromBindings, isToolEnabled, resolveConfig } from "../src/config.ts";
+import { loadNodeConfig } from "../src/config-file.ts";
+
+function yamlFile(text: string): string {
+  const path = join(mkdtempSync(join(tmpdir(), "pglens-cfg-")), "pglens.yaml");
+  writeFileSync(path, text);
+  return path;
+}
+
+describe("configuration", () => {
+  it("has defaults that start the embedded datastore on port 8080", () => {
+    const config = resolveConfig({}, {});
+    expect(config).toMatchObject({ port: 8080, log_level: "info", datastore: { data_dir: "./.pglens" } });
+    expect(config.datastore.url).toBeUndefined();
+    expect(isToolEnabled(config, "query_metrics")).toBe(true);
+  });
+
+  it("reads a YAML file and lets environment variables override it", () => {
+    const path = yamlFile("port: 9000\ndatastore:\n  url: postgres://a@filehost/db\nbuiltins:\n  tools:\n    query_database: false\n");
+    const config = loadNodeConfig({ PGLENS_CONFIG: path, PGLENS_DATASTORE_URL: "postgres://b@envhost/db" });
+    expect(config.port).toBe(9000);
+    expect(config.datastore.url).toBe("postgres://b@envhost/db");
+    expect(isToolEnabled(config, "query_database")).toBe(false);
+    expect(isToolEnabled(config, "get_schema_info")).toBe(true);
+  });
+
+  it("names the offending key, and the variable it came from", () => {
+    expect(() => resolveConfig({ port: "eighty" }, {})).toThrow(/`port`: /);
+    expect(() => resolveConfig({}, { PGLENS_DATASTORE_DRIVER: "mysql" })).toThrow(/`datastore.driver` \(from PGLENS_DATASTORE_DRIVER\)/);
+    expect(() => resolveConfig({ datastore: { url: "mysql://x" } }, {})).toThrow(/`datastore.url`: must be a postgres:\/\/ URL/);
+    expect(() => resolveConfig({ builtins: { tools: { no_such_tool: false } } }, {})).toThrow(/`builtins.tools.no_such_tool`: unknown key/);
+    expect(() => resolveConfig({ prot: 1 }, {})).toThrow(/`prot`: unknown key/);
+  });
+
+  it("explains a missing or malformed file", () => {
+    expect(() => loadNodeConfig({ PGLENS_CONFIG: "/nonexistent/pglens.yaml" })).toThrow(/cannot read the configuration file PGLENS_CONFIG=\/nonexistent\/pglens.yaml: ENOENT/);
+    expect(() => loadNodeConfig({ PGLENS_CONFIG: yamlFile("port: [1,\n") })).toThrow(/invalid configuration in .*pglens.yaml/);
+    expect(() => loadNodeConfig({ PGLENS_CONFIG: yamlFile("- a list\n") })).toThrow(/expected a mapping/);
+  });
+
+  it("reads Workers bindings, with PGLENS_CONFIG as an object or JSON", () => {
+    const fromObject = configFromBindings({ PGLENS_CONFIG: { builtins: { tools: { execute_explain: false } } }, PGLENS_DATASTORE_URL: "postgres://u@h/d" });
+    expect(isToolEnabled(fromObject, "execute_explain")).toBe(false);
+    expect(fromObject.datastore.url).toBe("postgres://u@h/d");
+    const fromJson = configFromBindings({ PGLENS_CONFIG: '{"log_level":"warn"}' });
+    expect(fromJson.log_level).toBe("warn");
+    expect(() => configFromBindings({ PGLENS_CONFIG: "{nope" })).toThrow(/PGLENS_CONFIG binding/);
+  });
+});

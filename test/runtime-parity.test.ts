@@ -1,0 +1,98 @@
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { openPg } from "../drivers/pg.ts";
+import type { Driver } from "../drivers/types.ts";
+import { startNeonProxy, type NeonProxy } from "./neon-proxy.ts";
+import { testApp } from "./support/app.ts";
+import { serveOnFreePort } from "./support/node-server.ts";
+import { createTestDatabase, freePort } from "./support/postgres.ts";
+import { startWorker, type TestWorker } from "./support/worker.ts";
+
+// The same requests must get the same answers from Node and from workerd.
+const REQUESTS: Array<[string, RequestInit?]> = [
+  ["/health"],
+  ["/api/v1/no-such-thing"],
+  ["/health", { method: "POST" }],
+  ["/health", { method: "OPTIONS" }],
+  ["/api/v1/openapi.json"],
+];
+
+async function snapshot(res: Response) {
+  const text = await res.text();
+  return {
+    status: res.status,
+    contentType: res.headers.get("content-type"),
+    link: res.headers.get("link"),
+    allow: res.headers.get("allow"),
+    hasRequestId: Boolean(res.headers.get("x-request-id")),
+    body: text ? JSON.parse(text) : null,
+  };
+}
+
+let database: { url: string; drop(): Promise<void> };
+let nodeDriver: Driver;
+let node: { url: string; close(): Promise<void> };
+let proxy: NeonProxy;
+
+beforeAll(async () => {
+  database = await createTestDatabase(inject("pg17Url"));
+  nodeDriver = openPg(database.url);
+  node = await serveOnFreePort(testApp(nodeDriver).app.fetch);
+  proxy = await startNeonProxy();
+});
+afterAll(async () => {
+  await node.close();
+  await nodeDriver.close();
+  await proxy.close();
+  await database.drop();
+});
+
+describe.each([
+  ["pg over TCP sockets", () => ({ PGLENS_DATASTORE_URL: database.url })],
+  [
+    "neon-http through the local proxy",
+    () => ({ PGLENS_DATASTORE_URL: database.url, PGLENS_DATASTORE_DRIVER: "neon-http", PGLENS_NEON_FETCH_ENDPOINT: proxy.fetchEndpoint, PGLENS_NEON_WS_PROXY: proxy.wsProxy, PGLENS_NEON_SECURE_WEBSOCKET: "false" }),
+  ],
+])("Node and workerd (%s) answer alike", (_name, bindings) => {
+  let worker: TestWorker;
+  beforeAll(async () => {
+    worker = await startWorker(bindings());
+  });
+  afterAll(() => worker.dispose());
+
+  it.each(REQUESTS)("%s %o", async (path, init) => {
+    const fromNode = await snapshot(await fetch(node.url + path, init));
+    const fromWorker = await snapshot(await worker.fetch(path, init));
+    const driverless = (s: typeof fromNode) => (path === "/health" && s.body ? { ...s, body: { ...s.body, datastore: { ...s.body.datastore, driver: "*" } } } : s);
+    expect(driverless(fromWorker)).toEqual(driverless(fromNode));
+    if (fromNode.contentType?.startsWith("application/json")) expect(fromNode.link).toBe('</api/v1/openapi.json>; rel="service-desc"');
+  });
+
+  it("runs the scheduled handler", async () => {
+    await worker.scheduled("* * * * *");
+    expect(worker.logs.some((l) => l.includes('"msg":"scheduled tick"'))).toBe(true);
+  });
+});
+
+describe("workerd with the datastore down", () => {
+  it("answers /health with 503", async () => {
+    const worker = await startWorker({ PGLENS_DATASTORE_URL: `postgres://postgres:postgres@127.0.0.1:${await freePort()}/postgres` });
+    try {
+      const res = await worker.fetch("/health");
+      expect(res.status).toBe(503);
+      expect(await res.json()).toMatchObject({ error: "datastore unavailable", datastore: { status: "unavailable" } });
+    } finally {
+      await worker.dispose();
+    }
+  });
+
+  it("refuses to start with invalid configuration, naming the key", async () => {
+    const worker = await startWorker({ PGLENS_DATASTORE_DRIVER: "mysql" });
+    try {
+      const res = await worker.fetch("/health");
+      expect(res.status).toBe(500);
+      expect((await res.json()).error).toMatch(/`datastore.driver` \(from PGLENS_DATASTORE_DRIVER\)/);
+    } finally {
+      await worker.dispose();
+    }
+  });
+});

@@ -1,0 +1,15 @@
+/** Builds the real app around a given driver, capturing its log lines. */
+import type { Driver } from "../../drivers/types.ts";
+import { createApp } from "../../src/app.ts";
+import { type Config, resolveConfig } from "../../src/config.ts";
+import { createLogger } from "../../src/log.ts";
+import { ROUTE_MODULES } from "../../src/routes/index.ts";
+import type { newRouter } from "../../src/http/router.ts";
+
+export function testApp(driver: Driver, options: { config?: Partial<Config>; extraRoutes?: Array<ReturnType<typeof newRouter>> } = {}) {
+  const logs: Array<Record<string, unknown>> = [];
+  const config = { ...resolveConfig({}, {}), ...options.config };
+  const log = createLogger("debug", (line) => logs.push(JSON.parse(line)));
+  const app = createApp({ config, log, datastore: { open: () => driver } }, [...ROUTE_MODULES, ...(options.extraRoutes ?? [])]);
+  return { app, logs, config };
+}

@@ -1,0 +1,36 @@
+/** Runs the built Workers bundle (dist/worker.js, built by the global setup) inside workerd via Miniflare. */
+import type { Readable } from "node:stream";
+import { Miniflare } from "miniflare";
+import { WORKER_BUNDLE } from "../../scripts/build-worker.ts";
+
+export interface TestWorker {
+  fetch(path: string, init?: RequestInit): Promise<Response>;
+  scheduled(cron?: string): Promise<unknown>;
+  logs: string[];
+  dispose(): Promise<void>;
+}
+
+export async function startWorker(bindings: Record<string, string>): Promise<TestWorker> {
+  const logs: string[] = [];
+  const mf = new Miniflare({
+    modules: true,
+    scriptPath: WORKER_BUNDLE,
+    compatibilityDate: "2026-04-01",
+    compatibilityFlags: ["nodejs_compat"],
+    bindings,
+    handleRuntimeStdio(stdout: Readable, stderr: Readable) {
+      stdout.on("data", (chunk: Buffer) => logs.push(...chunk.toString().split("\n").filter(Boolean)));
+      stderr.on("data", (chunk: Buffer) => logs.push(...chunk.toString().split("\n").filter(Boolean)));
+    },
+  });
+  await mf.ready;
+  return {
+    logs,
+    fetch: (path, init) => mf.dispatchFetch(`http://pglens.test${path}`, init as never) as unknown as Promise<Response>,
+    async scheduled(cron = "* * * * *") {
+      const worker = (await mf.getWorker()) as unknown as { scheduled(options: { cron: string }): Promise<unknown> };
+      return worker.scheduled({ cron });
+    },
+    dispose: () => mf.dispose(),
+  };
+}
