@@ -7,6 +7,7 @@ import { createApp } from "./app.ts";
 import type { Config } from "./config.ts";
 import { migrate } from "./datastore/migrate.ts";
 import { datastoreSettings, describeDatastore } from "./datastore/settings.ts";
+import { embeddedSecret } from "./embedded-secret.ts";
 import type { Logger } from "./log.ts";
 import { VERSION } from "./version.ts";
 
@@ -37,6 +38,7 @@ export async function openMigratedDatastore(config: Config, log: Logger): Promis
 
 export async function runServer(config: Config, log: Logger): Promise<void> {
   const driver = await openMigratedDatastore(config, log);
+  if (!config.secret && driver.kind === "pglite") config = { ...config, secret: embeddedSecret(config.datastore.data_dir) };
   const app = createApp({ config, log, datastore: { open: () => driver } });
   const server = serve({ fetch: app.fetch, port: config.port, hostname: config.host }, (info) => {
     log.info("pglens listening", { version: VERSION, url: `http://${config.host === "0.0.0.0" ? "localhost" : config.host}:${info.port}` });

@@ -18,6 +18,7 @@ describe("pglens CLI", () => {
     const [code] = await once(child, "exit");
     expect(code).toBe(0);
     expect(output()).toContain('"msg":"shutting down","signal":"SIGTERM"');
+    expect(readFileSync(join(dataDir, "secret"), "utf8").trim()).toMatch(/^[\w-]{43}$/); // generated for the embedded default
   }, 60_000);
 
   it("migrates a datastore and reports the schema version", async () => {
