@@ -1,0 +1,37 @@
+/** Weekly time partitions of the metrics tables: Monday 00:00 UTC to the next Monday, named <probe>_<YYYYMMDD>. */
+import type { Queryable } from "../../drivers/types.ts";
+import { probeTable, quoteIdent } from "../probes/ddl.ts";
+
+const WEEK_MS = 7 * 24 * 3600 * 1000;
+const DAY_MS = 24 * 3600 * 1000;
+
+export interface Partition {
+  name: string;
+  from: Date;
+  to: Date;
+}
+
+export function weekOf(probe: string, at: Date): Partition {
+  const day = Math.floor(at.getTime() / DAY_MS) * DAY_MS;
+  const sinceMonday = (new Date(day).getUTCDay() + 6) % 7; // getUTCDay: 0 = Sunday
+  const from = new Date(day - sinceMonday * DAY_MS);
+  const stamp = from.toISOString().slice(0, 10).replace(/-/g, "");
+  return { name: `${probe}_${stamp}`, from, to: new Date(from.getTime() + WEEK_MS) };
+}
+
+const ALREADY_EXISTS = new Set(["42P07", "23505"]);
+
+/** Creates the partition unless it exists; a concurrent creator winning the race is not an error. */
+export async function ensurePartition(tx: Queryable, probe: string, partition: Partition): Promise<void> {
+  await tx.query("SAVEPOINT ensure_partition");
+  try {
+    await tx.query(
+      `CREATE TABLE IF NOT EXISTS metrics.${quoteIdent(partition.name)} PARTITION OF ${probeTable(probe)} ` +
+        `FOR VALUES FROM ('${partition.from.toISOString()}') TO ('${partition.to.toISOString()}')`,
+    );
+    await tx.query("RELEASE SAVEPOINT ensure_partition");
+  } catch (err) {
+    await tx.query("ROLLBACK TO SAVEPOINT ensure_partition");
+    if (!ALREADY_EXISTS.has((err as { code?: string }).code ?? "")) throw err;
+  }
+}

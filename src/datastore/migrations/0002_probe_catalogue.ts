@@ -1,0 +1,13 @@
+import { catalogueStatements } from "../../probes/ddl.ts";
+import type { Migration } from "./types.ts";
+
+/**
+ * The `metrics.<probe>` tables and the global probe_configs rows, generated from the probe catalogue.
+ * A later change to a probe's columns needs its own migration written with IF [NOT] EXISTS, because a
+ * fresh datastore gets this migration with the catalogue as it is then.
+ */
+export const migration: Migration = {
+  version: 2,
+  name: "probe_catalogue",
+  statements: catalogueStatements(),
+};

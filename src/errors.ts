@@ -1,0 +1,17 @@
+/** Domain errors, independent of HTTP: the REST layer answers 400 / 404, the MCP tools an error result. */
+
+/** The caller asked for something invalid; the message says what and how to fix it. */
+export class InputError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "InputError";
+  }
+}
+
+/** The caller named something that does not exist (or that it may not see). */
+export class NotFoundError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "NotFoundError";
+  }
+}

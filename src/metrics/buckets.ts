@@ -1,0 +1,29 @@
+/** Bucket layout (DESIGN.md decision 3): n buckets of width w, never narrower than the collection interval. */
+export interface Buckets {
+  start: number;
+  end: number;
+  /** Number of buckets; the series has n + 1 points, the last at the window end. */
+  n: number;
+  /** Bucket width in ms. */
+  width: number;
+}
+
+export const DEFAULT_BUCKETS = 150;
+export const MAX_BUCKETS = 500;
+
+export function layoutBuckets(start: number, end: number, intervalSeconds: number, requested?: number): Buckets {
+  let n = Math.min(MAX_BUCKETS, Math.max(1, Math.floor(requested ?? DEFAULT_BUCKETS)));
+  n = Math.min(n, Math.max(1, Math.floor((end - start) / (intervalSeconds * 1000))));
+  return { start, end, n, width: (end - start) / n };
+}
+
+/** Time of point k (0..n). */
+export function pointTime(b: Buckets, k: number): number {
+  return k === b.n ? b.end : b.start + k * b.width;
+}
+
+/** Index of the bucket holding time t: start + k*w <= t < start + (k+1)*w; t = end falls in bucket n. */
+export function bucketOf(b: Buckets, t: number): number {
+  if (t >= b.end) return b.n;
+  return Math.min(b.n - 1, Math.floor((t - b.start) / b.width));
+}

@@ -1,0 +1,51 @@
+/**
+ * Per-entity differencing of consecutive samples (DESIGN.md decisions 5-7). The change of the interval
+ * (t_prev, t] belongs to the bucket holding t. Per entity: present in both samples -> its change counts;
+ * appeared or vanished -> nothing; a negative change or a changed reset marker -> that entity's change is
+ * invalid. An interval longer than 3 x the judged interval is a gap.
+ */
+import type { ProbeDefinition } from "../probes/types.ts";
+import { type Row, type Sample, entityKey, sameMarker } from "./samples.ts";
+
+export interface Interval {
+  from: number;
+  to: number;
+  /** ms between the two samples */
+  span: number;
+  gap: boolean;
+  /** Sum of the valid entity changes, or null when no entity had a valid change. */
+  change: number | null;
+}
+
+const numeric = (v: unknown): number | null => (v === null || v === undefined ? null : typeof v === "number" ? v : Number(v));
+
+function entityMap(probe: ProbeDefinition, sample: Sample): Map<string, Row> {
+  return new Map(sample.rows.map((r) => [entityKey(probe, r), r]));
+}
+
+/** Intervals between consecutive samples of `sequence` for one cumulative column. */
+export function intervalsFor(probe: ProbeDefinition, column: string, sequence: readonly Sample[], gapAfterMs: number): Interval[] {
+  const marker = probe.columns.find((c) => c.name === column)?.resetBy;
+  const intervals: Interval[] = [];
+  let previous = sequence.length ? entityMap(probe, sequence[0]) : new Map<string, Row>();
+  for (let i = 1; i < sequence.length; i++) {
+    const from = sequence[i - 1].t;
+    const to = sequence[i].t;
+    const current = entityMap(probe, sequence[i]);
+    let change: number | null = null;
+    for (const [key, row] of current) {
+      const before = previous.get(key);
+      if (!before) continue; // appeared: contributes none of its existing total
+      const now = numeric(row[column]);
+      const then = numeric(before[column]);
+      if (now === null || then === null) continue;
+      if (marker && !sameMarker(row[marker], before[marker])) continue; // statistics reset
+      const delta = now - then;
+      if (delta < 0) continue; // reset without a marker
+      change = (change ?? 0) + delta;
+    }
+    intervals.push({ from, to, span: to - from, gap: to - from > gapAfterMs, change });
+    previous = current;
+  }
+  return intervals;
+}

@@ -1,0 +1,48 @@
+/** Sample rows as the pipeline sees them: grouped by collected_at, loopback interfaces removed. */
+import { LOOPBACK_INTERFACES } from "../probes/pg_sys_network_info.ts";
+import type { ProbeDefinition } from "../probes/types.ts";
+
+export type Row = Record<string, unknown>;
+
+/** All rows of one probe run of one connection. */
+export interface Sample {
+  t: number; // collected_at, epoch ms
+  rows: Row[];
+}
+
+const toMs = (v: unknown): number => (v instanceof Date ? v.getTime() : typeof v === "number" ? v : Date.parse(String(v)));
+
+/** True for rows no query may see (SPEC: `lo`/`lo0` of pg_sys_network_info). */
+export function isExcludedRow(probe: ProbeDefinition, row: Row): boolean {
+  return probe.name === "pg_sys_network_info" && LOOPBACK_INTERFACES.includes(String(row.interface_name));
+}
+
+/** Groups rows ordered by collected_at into samples. */
+export function groupSamples(probe: ProbeDefinition, rows: readonly Row[]): Sample[] {
+  const samples: Sample[] = [];
+  for (const row of rows) {
+    if (isExcludedRow(probe, row)) continue;
+    const t = toMs(row.collected_at);
+    const last = samples[samples.length - 1];
+    if (last && last.t === t) last.rows.push(row);
+    else samples.push({ t, rows: [row] });
+  }
+  return samples;
+}
+
+export function entityKey(probe: ProbeDefinition, row: Row): string {
+  return probe.keys.length === 1 ? String(row[probe.keys[0]]) : JSON.stringify(probe.keys.map((k) => row[k]));
+}
+
+/** Two reset markers are the same when both are absent or both name the same instant. */
+export function sameMarker(a: unknown, b: unknown): boolean {
+  if (a === null || a === undefined || b === null || b === undefined) return (a ?? null) === (b ?? null);
+  return toMs(a) === toMs(b);
+}
+
+export function median(values: readonly number[]): number | null {
+  if (values.length === 0) return null;
+  const sorted = [...values].sort((x, y) => x - y);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+}

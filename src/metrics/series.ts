@@ -1,0 +1,129 @@
+/**
+ * Rows in, series out: the reference implementation of every rule in SPEC.md "REST metrics query"
+ * for one connection. Pure: no I/O, no clock.
+ */
+import type { ProbeDefinition } from "../probes/types.ts";
+import { type Aggregation, aggregate } from "./aggregate.ts";
+import { type Buckets, bucketOf, pointTime } from "./buckets.ts";
+import { intervalsFor } from "./intervals.ts";
+import type { MetricRequest } from "./metric-names.ts";
+import { type Row, type Sample, median } from "./samples.ts";
+
+export interface SeriesInput {
+  probe: ProbeDefinition;
+  metrics: readonly MetricRequest[];
+  /** The connection's samples in time order; those before the window are candidates for borrowing. */
+  samples: readonly Sample[];
+  buckets: Buckets;
+  intervalSeconds: number;
+  aggregation: Aggregation;
+}
+
+const MIN_BORROW_MS = 30 * 60 * 1000;
+const REPEAT_INTERVALS = 3;
+const GAP_INTERVALS = 3;
+
+/** How far before the window start a prior sample may be borrowed from. */
+export function borrowLimitMs(b: Buckets): number {
+  return Math.max(3 * b.width, MIN_BORROW_MS);
+}
+
+interface Context {
+  input: SeriesInput;
+  inWindow: Sample[];
+  prior: Sample | undefined;
+  /** I' in ms: the interval widened to the median spacing of the samples in the window. */
+  judgedInterval: number;
+}
+
+function context(input: SeriesInput): Context {
+  const { start, end } = input.buckets;
+  const inWindow = input.samples.filter((s) => s.t >= start && s.t <= end);
+  const before = input.samples.filter((s) => s.t < start && s.t >= start - borrowLimitMs(input.buckets));
+  const spacing = median(inWindow.slice(1).map((s, i) => s.t - inWindow[i].t));
+  return {
+    input,
+    inWindow,
+    prior: before[before.length - 1],
+    judgedInterval: Math.max(input.intervalSeconds * 1000, spacing ?? 0),
+  };
+}
+
+const num = (v: unknown): number | null => (v === null || v === undefined ? null : typeof v === "number" ? v : Number(v));
+
+/** Per-sample value of a sample-level metric: a raw column's rows, or dead_tuple_ratio over the rows. */
+function sampleValues(metric: MetricRequest, rows: readonly Row[]): number[] {
+  if (metric.form === "dead_tuple_ratio") {
+    let dead = 0;
+    let total = 0;
+    for (const r of rows) {
+      const d = num(r.n_dead_tup);
+      const l = num(r.n_live_tup);
+      if (d === null || l === null) continue;
+      dead += d;
+      total += d + l;
+    }
+    return total > 0 ? [(100 * dead) / total] : [];
+  }
+  const values: number[] = [];
+  for (const r of rows) {
+    const v = num(r[metric.metric]);
+    if (v !== null) values.push(v);
+  }
+  return values;
+}
+
+/** Raw columns and dead_tuple_ratio: aggregate per bucket, repeat the last value for up to 3 intervals. */
+function levelSeries(ctx: Context, metric: MetricRequest): Array<number | null> {
+  const { buckets: b, aggregation } = ctx.input;
+  const perBucket: number[][] = Array.from({ length: b.n + 1 }, () => []);
+  const lastSeen: number[] = new Array(b.n + 1).fill(Number.NaN);
+  for (const s of ctx.inWindow) {
+    const values = sampleValues(metric, s.rows);
+    if (values.length === 0) continue;
+    const k = bucketOf(b, s.t);
+    perBucket[k].push(...values);
+    lastSeen[k] = s.t;
+  }
+  const priorValues = ctx.prior ? sampleValues(metric, ctx.prior.rows) : [];
+  let carried: { value: number; at: number } | null = priorValues.length ? { value: aggregate(priorValues, aggregation)!, at: ctx.prior!.t } : null;
+  const repeatFor = REPEAT_INTERVALS * ctx.judgedInterval;
+  return perBucket.map((values, k) => {
+    const value = aggregate(values, aggregation);
+    if (value !== null) {
+      carried = { value, at: lastSeen[k] };
+      return value;
+    }
+    return carried && pointTime(b, k) - carried.at <= repeatFor ? carried.value : null;
+  });
+}
+
+/** `_per_sec`, `_pct`, `_sessions`, `_delta` from per-entity differencing. */
+function changeSeries(ctx: Context, metric: MetricRequest): Array<number | null> {
+  const { buckets: b, aggregation, probe } = ctx.input;
+  const sequence = ctx.prior ? [ctx.prior, ...ctx.inWindow] : ctx.inWindow;
+  const intervals = intervalsFor(probe, metric.metric, sequence, GAP_INTERVALS * ctx.judgedInterval);
+  const rates: number[][] = Array.from({ length: b.n + 1 }, () => []);
+  const deltas: Array<number | null> = new Array(b.n + 1).fill(null);
+  const spanned: boolean[] = new Array(b.n + 1).fill(false);
+  for (const iv of intervals) {
+    const k = bucketOf(b, iv.to);
+    if (iv.gap) continue;
+    deltas[k] = (deltas[k] ?? 0) + (iv.change ?? 0);
+    // Buckets lying wholly inside an accepted interval have no samples of their own: their _delta is 0, not null.
+    for (let j = iv.from < b.start ? 0 : bucketOf(b, iv.from) + 1; j < k; j++) spanned[j] = true;
+    if (iv.change === null) continue; // no valid change: null for the rates
+    const seconds = iv.span / 1000;
+    if (metric.form === "per_sec") rates[k].push(iv.change / seconds);
+    else if (metric.form === "pct") rates[k].push((100 * iv.change) / iv.span);
+    else if (metric.form === "sessions") rates[k].push(iv.change / iv.span);
+  }
+  if (metric.form === "delta") return deltas.map((d, k) => d ?? (spanned[k] ? 0 : null));
+  return rates.map((values) => aggregate(values, aggregation));
+}
+
+/** One value per point (n + 1) for each requested metric, in request order. */
+export function computeSeries(input: SeriesInput): Array<Array<number | null>> {
+  const ctx = context(input);
+  return input.metrics.map((m) => (m.form === "raw" || m.form === "dead_tuple_ratio" ? levelSeries(ctx, m) : changeSeries(ctx, m)));
+}

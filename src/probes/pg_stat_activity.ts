@@ -1,0 +1,34 @@
+import { dim, timestamp } from "./columns.ts";
+import type { ProbeDefinition } from "./types.ts";
+
+export const pgStatActivity: ProbeDefinition = {
+  name: "pg_stat_activity",
+  description: "One row per server process: who is connected, what runs, what it waits on (pglens' own backend excluded)",
+  scope: "server",
+  defaultIntervalSeconds: 60,
+  defaultRetentionDays: 7,
+  keys: ["pid"],
+  columns: [
+    dim("pid", "Process id of the backend", "integer"),
+    dim("datid", "OID of the database", "oid"),
+    dim("datname", "Database the backend is connected to"),
+    dim("leader_pid", "Process id of the parallel group leader", "integer"),
+    dim("usesysid", "OID of the user", "oid"),
+    dim("usename", "User name"),
+    dim("application_name", "Application name"),
+    dim("client_addr", "Client address"),
+    dim("client_hostname", "Client host name"),
+    dim("client_port", "Client port", "integer"),
+    timestamp("backend_start", "When the process started"),
+    timestamp("xact_start", "When the current transaction started"),
+    timestamp("query_start", "When the current query started"),
+    timestamp("state_change", "When the state last changed"),
+    dim("wait_event_type", "Type of event waited for"),
+    dim("wait_event", "Event waited for"),
+    dim("state", "active, idle, idle in transaction, ..."),
+    dim("backend_xid", "Top-level transaction id"),
+    dim("backend_xmin", "xmin horizon of the backend"),
+    dim("query", "Most recent query text"),
+    dim("backend_type", "Type of backend"),
+  ],
+};

@@ -1,0 +1,12 @@
+import { INDEX_COLUMNS, INDEX_KEYS } from "./index-columns.ts";
+import type { ProbeDefinition } from "./types.ts";
+
+export const pgStatAllIndexes: ProbeDefinition = {
+  name: "pg_stat_all_indexes",
+  description: "Per-index scans, entries read and block I/O, system indexes included",
+  scope: "database",
+  defaultIntervalSeconds: 300,
+  defaultRetentionDays: 7,
+  keys: INDEX_KEYS,
+  columns: INDEX_COLUMNS,
+};

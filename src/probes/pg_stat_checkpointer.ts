@@ -1,0 +1,30 @@
+import { counter, marker, timeMs, withResets } from "./columns.ts";
+import type { ProbeDefinition } from "./types.ts";
+
+export const pgStatCheckpointer: ProbeDefinition = {
+  name: "pg_stat_checkpointer",
+  description: "Checkpoints and background writer activity (pg_stat_checkpointer from PostgreSQL 17, pg_stat_bgwriter before)",
+  scope: "server",
+  defaultIntervalSeconds: 600,
+  defaultRetentionDays: 7,
+  keys: [],
+  columns: withResets(
+    [
+      counter("num_timed", "Scheduled checkpoints"),
+      counter("num_requested", "Requested checkpoints"),
+      counter("restartpoints_timed", "Scheduled restartpoints (PostgreSQL 17+)"),
+      counter("restartpoints_req", "Requested restartpoints (PostgreSQL 17+)"),
+      counter("restartpoints_done", "Restartpoints performed (PostgreSQL 17+)"),
+      timeMs("write_time", "Time writing files during checkpoints (ms)"),
+      timeMs("sync_time", "Time syncing files during checkpoints (ms)"),
+      counter("buffers_written", "Buffers written by checkpoints"),
+      marker("stats_reset", "When the checkpointer statistics were last reset"),
+      counter("buffers_clean", "Buffers written by the background writer"),
+      counter("maxwritten_clean", "Times the background writer stopped for writing too many buffers"),
+      counter("buffers_alloc", "Buffers allocated"),
+      marker("bgwriter_stats_reset", "When the background writer statistics were last reset"),
+    ],
+    "stats_reset",
+    { buffers_clean: "bgwriter_stats_reset", maxwritten_clean: "bgwriter_stats_reset", buffers_alloc: "bgwriter_stats_reset" },
+  ),
+};

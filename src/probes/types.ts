@@ -1,0 +1,44 @@
+/**
+ * A probe definition: what one statistics view contributes to the datastore. The catalogue is the single
+ * source of truth for the `metrics.<probe>` tables, list_probes/describe_probe and the counter registry.
+ */
+
+/**
+ * How a stored column behaves over time:
+ * - `dimension`: identifies or describes an entity (names, ids, states); never aggregated;
+ * - `gauge`: a point-in-time value (backends, sizes, live tuples);
+ * - `counter`: cumulative events or bytes since the last statistics reset;
+ * - `time_ms`: cumulative milliseconds spent (e.g. blk_read_time);
+ * - `session_ms`: pg_stat_database's cumulative session time columns;
+ * - `watermark`: a lifetime minimum/maximum since reset;
+ * - `ratio`: a derived average or percentage;
+ * - `marker`: a statistics reset timestamp that tells when cumulative columns restarted.
+ */
+export type ColumnKind = "dimension" | "gauge" | "counter" | "time_ms" | "session_ms" | "watermark" | "ratio" | "marker";
+
+export const CUMULATIVE_KINDS: ReadonlySet<ColumnKind> = new Set(["counter", "time_ms", "session_ms"]);
+
+export interface ProbeColumn {
+  name: string;
+  /** PostgreSQL type of the stored column. */
+  type: string;
+  kind: ColumnKind;
+  description: string;
+  /** For cumulative columns: the marker column whose change means this column was reset. */
+  resetBy?: string;
+}
+
+export type ProbeScope = "server" | "database" | "system";
+
+export interface ProbeDefinition {
+  name: string;
+  description: string;
+  /** `server`: once per connection; `database`: once per connectable database; `system`: host figures via system_stats. */
+  scope: ProbeScope;
+  defaultIntervalSeconds: number;
+  defaultRetentionDays: number;
+  /** Columns that identify an entity within one sample (besides connection_id and collected_at). */
+  keys: readonly string[];
+  /** Every stored column except connection_id and collected_at, in table order; keys included. */
+  columns: readonly ProbeColumn[];
+}
