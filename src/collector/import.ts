@@ -1,0 +1,42 @@
+/** NDJSON import through the sample writer: all or nothing, in one transaction. */
+import type { Driver } from "../../drivers/types.ts";
+import { type SampleRow, SampleError, writeSamplesIn } from "./sample-writer.ts";
+
+export interface ImportOptions {
+  connectionId: number;
+  probe: string;
+  /** One JSON object per line: `collected_at` plus column values; blank lines are skipped. */
+  lines: AsyncIterable<string>;
+  batchSize?: number;
+  onProgress?: (rowsSoFar: number) => void;
+}
+
+export async function importSamples(db: Driver, options: ImportOptions): Promise<number> {
+  const batchSize = options.batchSize ?? 5000;
+  // Take the iterator before the first await: a readline source drops lines emitted while nobody iterates.
+  const iterator = options.lines[Symbol.asyncIterator]();
+  const lines = { [Symbol.asyncIterator]: () => iterator };
+  return db.transaction(async (tx) => {
+    let written = 0;
+    let lineNumber = 0;
+    let batch: SampleRow[] = [];
+    const flush = async () => {
+      if (batch.length === 0) return;
+      written += await writeSamplesIn(tx, { connectionId: options.connectionId, probe: options.probe, rows: batch }, written);
+      batch = [];
+      options.onProgress?.(written);
+    };
+    for await (const line of lines) {
+      lineNumber++;
+      if (line.trim() === "") continue;
+      try {
+        batch.push(JSON.parse(line));
+      } catch (err) {
+        throw new SampleError(`line ${lineNumber}: not valid JSON (${(err as Error).message})`);
+      }
+      if (batch.length >= batchSize) await flush();
+    }
+    await flush();
+    return written;
+  });
+}

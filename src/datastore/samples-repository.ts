@@ -1,0 +1,30 @@
+/** Reads the sample rows a metrics request needs: only its columns, only its connections and time span. */
+import type { Queryable } from "../../drivers/types.ts";
+import type { Row } from "../metrics/samples.ts";
+import { probeTable, quoteIdent } from "../probes/ddl.ts";
+import { LOOPBACK_INTERFACES } from "../probes/pg_sys_network_info.ts";
+import type { ProbeDefinition } from "../probes/types.ts";
+
+export interface SampleQuery {
+  probe: ProbeDefinition;
+  connectionIds: readonly number[];
+  from: number;
+  to: number;
+  /** Stored columns to read besides connection_id, collected_at and the entity keys. */
+  columns: readonly string[];
+  /** Equality filters on stored columns. */
+  filters: Readonly<Record<string, string>>;
+}
+
+export async function fetchSampleRows(db: Queryable, q: SampleQuery): Promise<Row[]> {
+  const select = [...new Set(["connection_id", "collected_at", ...q.probe.keys, ...q.columns])].map(quoteIdent);
+  const params: unknown[] = [q.connectionIds, new Date(q.from).toISOString(), new Date(q.to).toISOString()];
+  const where = ["connection_id = ANY($1::int[])", "collected_at >= $2::timestamptz", "collected_at <= $3::timestamptz"];
+  for (const [column, value] of Object.entries(q.filters)) {
+    params.push(value);
+    where.push(`${quoteIdent(column)} = $${params.length}`);
+  }
+  if (q.probe.name === "pg_sys_network_info") where.push(`interface_name <> ALL(ARRAY[${LOOPBACK_INTERFACES.map((i) => `'${i}'`).join(", ")}])`);
+  const order = ["connection_id", "collected_at", ...q.probe.keys].map(quoteIdent).join(", ");
+  return db.query(`SELECT ${select.join(", ")} FROM ${probeTable(q.probe.name)} WHERE ${where.join(" AND ")} ORDER BY ${order}`, params);
+}

@@ -1,0 +1,35 @@
+/** Runs a tool by name with the same checks everywhere: enabled, arguments valid, errors as readable results. */
+import { z } from "zod";
+import { type Config, isToolEnabled } from "../config.ts";
+import { InputError, NotFoundError } from "../errors.ts";
+import { describeIssues } from "../http/validation.ts";
+import type { Logger } from "../log.ts";
+import { type ToolContext, ToolError } from "./tool.ts";
+import { TOOLS } from "./tools/index.ts";
+
+export interface ToolResult {
+  content: Array<{ type: "text"; text: string }>;
+  isError: boolean;
+}
+
+const text = (t: string, isError = false): ToolResult => ({ content: [{ type: "text", text: t }], isError });
+
+export async function callTool(name: string, args: unknown, ctx: ToolContext & { config: Config; log: Logger }): Promise<ToolResult> {
+  const tool = TOOLS.find((t) => t.name === name);
+  if (!tool) return text(`unknown tool \`${name}\`; GET /api/v1/mcp/tools lists the tools`, true);
+  if (!isToolEnabled(ctx.config, tool.name)) return text(`tool \`${name}\` is disabled by configuration (builtins.tools.${name})`, true);
+  const parsed = tool.inputSchema.safeParse(args ?? {});
+  if (!parsed.success) return text(`invalid arguments for ${name}: ${describeIssues("argument", parsed.error)}`, true);
+  try {
+    return text(await tool.run(parsed.data, ctx));
+  } catch (err) {
+    if (err instanceof ToolError || err instanceof InputError || err instanceof NotFoundError) return text((err as Error).message, true);
+    throw err; // datastore outages and bugs reach the caller's error handling
+  }
+}
+
+/** The JSON Schema of a tool's arguments, as MCP clients expect it. */
+export function inputJsonSchema(tool: { inputSchema: z.ZodObject }): Record<string, unknown> {
+  const { $schema: _ignored, ...schema } = z.toJSONSchema(tool.inputSchema) as Record<string, unknown>;
+  return schema;
+}

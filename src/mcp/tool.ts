@@ -1,0 +1,31 @@
+/** The shape of a pglens tool: defined once, served by /mcp/v1 and by the REST bridge alike. */
+import type { z } from "zod";
+import type { Driver } from "../../drivers/types.ts";
+import type { BuiltinTool } from "../config.ts";
+
+export interface ToolContext {
+  db: Driver;
+  now: number;
+}
+
+export interface ToolDefinition<Schema extends z.ZodObject = z.ZodObject> {
+  name: BuiltinTool;
+  title: string;
+  description: string;
+  inputSchema: Schema;
+  /** MCP annotations: every tool so far only reads. */
+  annotations: { readOnlyHint: boolean; destructiveHint?: boolean; idempotentHint?: boolean; openWorldHint?: boolean };
+  run(args: z.infer<Schema>, ctx: ToolContext): Promise<string>;
+}
+
+/** A failure the caller can act on: returned as an error result with this message. */
+export class ToolError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "ToolError";
+  }
+}
+
+export function defineTool<Schema extends z.ZodObject>(tool: ToolDefinition<Schema>): ToolDefinition<Schema> {
+  return tool;
+}

@@ -1,0 +1,125 @@
+/** A metrics query end to end: validate, resolve the interval, read the rows, run the pipeline. */
+import type { Queryable } from "../../drivers/types.ts";
+import { assertConnectionsExist } from "../datastore/connections.ts";
+import { collectionIntervals } from "../datastore/probe-configs.ts";
+import { fetchSampleRows } from "../datastore/samples-repository.ts";
+import { InputError } from "../errors.ts";
+import { findColumn, findProbe } from "../probes/index.ts";
+import type { ProbeDefinition } from "../probes/types.ts";
+import { AGGREGATIONS, type Aggregation } from "./aggregate.ts";
+import { type Buckets, layoutBuckets, pointTime } from "./buckets.ts";
+import { type MetricRequest, parseMetricList } from "./metric-names.ts";
+import { groupSamples } from "./samples.ts";
+import { borrowLimitMs, computeSeries } from "./series.ts";
+import type { Window } from "./window.ts";
+
+export interface MetricsQuery {
+  probeName: string;
+  connectionIds: readonly number[];
+  window: Window;
+  buckets?: number;
+  aggregation?: string;
+  metrics?: string;
+  filters?: { database_name?: string; schema_name?: string; table_name?: string };
+}
+
+export interface MetricSeries {
+  name: string;
+  metric: string;
+  unit: MetricRequest["unit"];
+  connection_id: number;
+  data: Array<{ time: string; value: number | null }>;
+}
+
+export interface MetricsResult {
+  probe: ProbeDefinition;
+  metrics: MetricRequest[];
+  buckets: Buckets;
+  intervalSeconds: number;
+  series: MetricSeries[];
+}
+
+/** Which stored column each filter parameter narrows, per probe. */
+const FILTER_COLUMNS: Record<string, readonly string[]> = {
+  database_name: ["database_name", "datname"],
+  schema_name: ["schemaname"],
+  table_name: ["relname"],
+};
+const FILTER_WHAT: Record<string, string> = { database_name: "database", schema_name: "schema", table_name: "table" };
+
+export function resolveFilters(probe: ProbeDefinition, filters: MetricsQuery["filters"] = {}): Record<string, string> {
+  const resolved: Record<string, string> = {};
+  for (const [param, value] of Object.entries(filters)) {
+    if (value === undefined || value === "") continue;
+    const column = FILTER_COLUMNS[param].find((c) => findColumn(probe, c));
+    if (!column) throw new InputError(`\`${param}\` does not apply to probe \`${probe.name}\`: it has no ${FILTER_WHAT[param]} column`);
+    resolved[column] = value;
+  }
+  return resolved;
+}
+
+export function requireProbe(name: string): ProbeDefinition {
+  const probe = findProbe(name);
+  if (!probe) throw new InputError(`unknown probe \`${name}\`; list_probes (or GET /api/v1/mcp/tools) shows the probes`);
+  return probe;
+}
+
+export function parseAggregation(value: string | undefined): Aggregation {
+  const how = (value ?? "avg").toLowerCase();
+  if (!(AGGREGATIONS as readonly string[]).includes(how)) throw new InputError(`\`aggregation\` must be one of ${AGGREGATIONS.join(", ")}; got ${JSON.stringify(value)}`);
+  return how as Aggregation;
+}
+
+/** Stored columns the requested metrics read: bases, their reset markers, dead_tuple_ratio's inputs. */
+function neededColumns(probe: ProbeDefinition, metrics: readonly MetricRequest[]): string[] {
+  const columns = new Set<string>();
+  for (const m of metrics) {
+    if (m.form === "dead_tuple_ratio") {
+      columns.add("n_live_tup").add("n_dead_tup");
+      continue;
+    }
+    columns.add(m.metric);
+    const marker = findColumn(probe, m.metric)?.resetBy;
+    if (m.form !== "raw" && marker) columns.add(marker);
+  }
+  return [...columns];
+}
+
+export async function runMetricsQuery(db: Queryable, q: MetricsQuery): Promise<MetricsResult> {
+  const probe = requireProbe(q.probeName);
+  const metrics = parseMetricList(q.metrics, probe);
+  if (metrics.length === 0) throw new InputError(`probe \`${probe.name}\` has no numeric metrics; describe_probe lists its columns`);
+  const aggregation = parseAggregation(q.aggregation);
+  const filters = resolveFilters(probe, q.filters);
+  await assertConnectionsExist(db, q.connectionIds);
+
+  const intervals = await collectionIntervals(db, probe.name, q.connectionIds);
+  const intervalSeconds = Math.max(...intervals.values());
+  const buckets = layoutBuckets(q.window.start, q.window.end, intervalSeconds, q.buckets);
+  const rows = await fetchSampleRows(db, {
+    probe,
+    connectionIds: q.connectionIds,
+    from: q.window.start - borrowLimitMs(buckets),
+    to: q.window.end,
+    columns: neededColumns(probe, metrics),
+    filters,
+  });
+
+  const byConnection = new Map<number, typeof rows>(q.connectionIds.map((id) => [id, []]));
+  for (const row of rows) byConnection.get(row.connection_id as number)?.push(row);
+  const times = Array.from({ length: buckets.n + 1 }, (_, k) => new Date(pointTime(buckets, k)).toISOString());
+  const perConnection = q.connectionIds.map((id) =>
+    computeSeries({ probe, metrics, samples: groupSamples(probe, byConnection.get(id)!), buckets, intervalSeconds, aggregation }),
+  );
+  // Metrics in request order, then connections in request order (DESIGN.md decision 4).
+  const series = metrics.flatMap((m, i) =>
+    q.connectionIds.map((id, c) => ({
+      name: m.name,
+      metric: m.metric,
+      unit: m.unit,
+      connection_id: id,
+      data: times.map((time, k) => ({ time, value: perConnection[c][i][k] })),
+    })),
+  );
+  return { probe, metrics, buckets, intervalSeconds, series };
+}

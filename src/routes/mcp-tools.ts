@@ -1,0 +1,76 @@
+import { createRoute, z } from "@hono/zod-openapi";
+import { errorResponses } from "../http/schemas.ts";
+import { newRouter } from "../http/router.ts";
+import { callTool, inputJsonSchema } from "../mcp/call.ts";
+import { enabledTools } from "../mcp/tools/index.ts";
+
+const ToolInfo = z
+  .object({
+    name: z.string(),
+    title: z.string(),
+    description: z.string(),
+    inputSchema: z.record(z.string(), z.unknown()).openapi({ description: "JSON Schema of the arguments" }),
+    annotations: z.record(z.string(), z.unknown()),
+  })
+  .openapi("ToolInfo");
+
+const ToolResult = z
+  .object({
+    content: z.array(z.object({ type: z.literal("text"), text: z.string() })),
+    isError: z.boolean(),
+  })
+  .openapi("ToolResult");
+
+const listRoute = createRoute({
+  method: "get",
+  path: "/api/v1/mcp/tools",
+  tags: ["MCP"],
+  summary: "Tools the caller can use",
+  security: [{ bearerAuth: [] }],
+  responses: { 200: { description: "The tools", content: { "application/json": { schema: z.object({ tools: z.array(ToolInfo) }) } } } },
+});
+
+const callRoute = createRoute({
+  method: "post",
+  path: "/api/v1/mcp/tools/call",
+  tags: ["MCP"],
+  summary: "Run a tool; its result is TSV text, or an error result the caller can read",
+  security: [{ bearerAuth: [] }],
+  request: {
+    body: {
+      required: true,
+      content: {
+        "application/json": {
+          schema: z.object({
+            name: z.string().min(1).openapi({ example: "list_probes" }),
+            arguments: z.record(z.string(), z.unknown()).optional(),
+          }),
+        },
+      },
+    },
+  },
+  responses: {
+    200: { description: "The tool's result (isError marks a refusal)", content: { "application/json": { schema: ToolResult } } },
+    ...errorResponses(400, 503),
+  },
+});
+
+export const mcpToolRoutes = newRouter()
+  .openapi(listRoute, (c) =>
+    c.json(
+      {
+        tools: enabledTools(c.get("config")).map((t) => ({
+          name: t.name,
+          title: t.title,
+          description: t.description,
+          inputSchema: inputJsonSchema(t),
+          annotations: t.annotations,
+        })),
+      },
+      200,
+    ),
+  )
+  .openapi(callRoute, async (c) => {
+    const { name, arguments: args } = c.req.valid("json");
+    return c.json(await callTool(name, args, { db: c.get("db"), now: Date.now(), config: c.get("config"), log: c.get("log") }), 200);
+  });

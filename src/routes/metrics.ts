@@ -1,0 +1,75 @@
+import { createRoute, z } from "@hono/zod-openapi";
+import { InputError } from "../errors.ts";
+import { errorResponses } from "../http/schemas.ts";
+import { newRouter } from "../http/router.ts";
+import { AGGREGATIONS } from "../metrics/aggregate.ts";
+import { runMetricsQuery } from "../metrics/query.ts";
+import { TIME_RANGES, resolveWindow } from "../metrics/window.ts";
+
+const MetricSeries = z
+  .object({
+    name: z.string().openapi({ example: "xact_commit_per_sec" }),
+    metric: z.string().openapi({ example: "xact_commit" }),
+    unit: z.enum(["", "/s", "ms", "%", "sessions"]),
+    connection_id: z.number().int(),
+    data: z.array(z.object({ time: z.string().openapi({ format: "date-time" }), value: z.number().nullable() })),
+  })
+  .openapi("MetricSeries");
+
+const optionalText = (description: string) => z.string().optional().openapi({ description });
+
+const QuerySchema = z.object({
+  probe_name: z.string({ error: "required: the probe to query, e.g. pg_stat_database" }).min(1).openapi({ example: "pg_stat_database" }),
+  connection_id: z
+    .union([z.string(), z.array(z.string())], { error: "required: one or more connection ids (repeat the parameter or separate ids with commas)" })
+    .openapi({ description: "Monitored connection id; repeat the parameter or separate ids with commas for several", example: "1" }),
+  time_range: z.enum(TIME_RANGES).optional().openapi({ description: "Rolling window ending now, or custom (default 1h)" }),
+  time_start: optionalText("RFC 3339 window start; required with time_range=custom"),
+  time_end: optionalText("RFC 3339 window end; required with time_range=custom; a future end is clamped to now"),
+  buckets: z.coerce.number().int().optional().openapi({ description: "Requested bucket count (default 150), clamped to 1..500 and to the collection interval" }),
+  aggregation: z.enum(AGGREGATIONS).optional().openapi({ description: "How a bucket combines its values (default avg); not applied to _delta" }),
+  metrics: optionalText("Comma-separated raw columns and derived names (<column>_per_sec, _delta, _pct, _sessions, dead_tuple_ratio); default all raw metric columns"),
+  database_name: optionalText("Only rows of this database"),
+  schema_name: optionalText("Only rows of this schema (table and index probes)"),
+  table_name: optionalText("Only rows of this table (table and index probes)"),
+});
+
+const route = createRoute({
+  method: "get",
+  path: "/api/v1/metrics/query",
+  tags: ["Metrics"],
+  summary: "Time series of raw and derived metrics of a probe",
+  description:
+    "One series per requested metric per connection (metrics in request order, then connections), each with one point per bucket " +
+    "plus one at the window end. Derived metrics are computed per entity between consecutive samples, aware of statistics resets and collection gaps.",
+  security: [{ bearerAuth: [] }],
+  request: { query: QuerySchema },
+  responses: {
+    200: { description: "The series", content: { "application/json": { schema: z.array(MetricSeries) } } },
+    ...errorResponses(400, 404, 503),
+  },
+});
+
+/** `connection_id=1&connection_id=2` or `connection_id=1,2`; each a positive integer, duplicates dropped. */
+export function parseConnectionIds(value: string | string[]): number[] {
+  const parts = (Array.isArray(value) ? value : [value]).flatMap((v) => v.split(",")).map((s) => s.trim());
+  const ids = parts.map((p) => {
+    if (!/^\d+$/.test(p) || Number(p) <= 0) throw new InputError(`query parameter \`connection_id\`: ${JSON.stringify(p)} is not a connection id (a positive integer)`);
+    return Number(p);
+  });
+  return [...new Set(ids)];
+}
+
+export const metricsRoutes = newRouter().openapi(route, async (c) => {
+  const q = c.req.valid("query");
+  const result = await runMetricsQuery(c.get("db"), {
+    probeName: q.probe_name,
+    connectionIds: parseConnectionIds(q.connection_id),
+    window: resolveWindow(q, Date.now()),
+    buckets: q.buckets,
+    aggregation: q.aggregation,
+    metrics: q.metrics,
+    filters: { database_name: q.database_name, schema_name: q.schema_name, table_name: q.table_name },
+  });
+  return c.json(result.series, 200);
+});

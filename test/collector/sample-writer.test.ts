@@ -1,0 +1,87 @@
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { weekOf } from "../../src/collector/partitions.ts";
+import { writeSamples } from "../../src/collector/sample-writer.ts";
+import { runCli } from "../support/cli.ts";
+import { addConnection, migratedDatastore, type TestDatastore } from "../support/datastore.ts";
+
+describe("weekly partitions", () => {
+  it.each([
+    ["2026-04-06T00:00:00Z", "pg_stat_wal_20260406", "2026-04-06", "2026-04-13"],
+    ["2026-04-12T23:59:59Z", "pg_stat_wal_20260406", "2026-04-06", "2026-04-13"],
+    ["2026-04-13T02:30:00+05:00", "pg_stat_wal_20260406", "2026-04-06", "2026-04-13"],
+    ["2026-04-12T22:00:00-05:00", "pg_stat_wal_20260413", "2026-04-13", "2026-04-20"],
+  ])("%s falls in %s", (at, name, from, to) => {
+    const p = weekOf("pg_stat_wal", new Date(at));
+    expect(p).toEqual({ name, from: new Date(`${from}T00:00:00Z`), to: new Date(`${to}T00:00:00Z`) });
+  });
+});
+
+describe("sample writer and import", () => {
+  let store: TestDatastore;
+  let conn: number;
+  const count = async (probe: string) => (await store.db.query<{ n: number }>(`select count(*)::int as n from metrics.${probe}`))[0].n;
+
+  beforeAll(async () => {
+    store = await migratedDatastore("pg");
+    conn = await addConnection(store.db, "primary");
+  });
+  afterAll(() => store.close());
+
+  it("writes rows into weekly partitions created on demand, across a week boundary", async () => {
+    const rows = ["2026-04-12T23:59:00Z", "2026-04-13T00:01:00Z"].map((t, i) => ({ collected_at: t, wal_records: i, stats_reset: null }));
+    expect(await writeSamples(store.db, { connectionId: conn, probe: "pg_stat_wal", rows })).toBe(2);
+    const parts = await store.db.query<{ name: string }>(
+      "select c.relname as name from pg_inherits i join pg_class c on c.oid = i.inhrelid where i.inhparent = 'metrics.pg_stat_wal'::regclass order by 1",
+    );
+    expect(parts.map((p) => p.name)).toEqual(["pg_stat_wal_20260406", "pg_stat_wal_20260413"]);
+  });
+
+  it.each([
+    [{ probe: "pg_stat_nothing", rows: [{ collected_at: "2026-01-01T00:00:00Z" }] }, "unknown probe `pg_stat_nothing`"],
+    [{ probe: "pg_stat_wal", rows: [{ collected_at: "2026-01-01T00:00:00Z" }, { collected_at: "2026-01-01T00:01:00Z", wal_bogus: 1 }] }, "row 2: probe `pg_stat_wal` has no column `wal_bogus`"],
+    [{ probe: "pg_stat_wal", rows: [{ collected_at: "yesterday" }] }, "row 1: `collected_at` must be an ISO 8601 timestamp"],
+    [{ probe: "pg_stat_database", rows: [{ collected_at: "2026-01-01T00:00:00Z", xact_commit: 1 }] }, "row 1: entity key `database_name` is required"],
+    [{ probe: "pg_stat_database", rows: [{ collected_at: "2026-01-01T00:00:00Z", database_name: "a" }, { collected_at: "2026-01-01T00:00:00Z", database_name: "a" }] }, "row 2: a row for the same entity and collected_at appears twice"],
+    [{ probe: "pg_stat_wal", rows: [{ collected_at: "2026-02-01T00:00:00Z", wal_records: "many" }] }, "a value does not fit its column"],
+  ])("rejects a bad batch and writes nothing: %#", async (batch, message) => {
+    const before = await count("pg_stat_wal");
+    await expect(writeSamples(store.db, { connectionId: conn, ...batch })).rejects.toThrow(message);
+    expect(await count("pg_stat_wal")).toBe(before);
+  });
+
+  it("rejects samples of a connection that does not exist", async () => {
+    await expect(writeSamples(store.db, { connectionId: 777, probe: "pg_stat_wal", rows: [{ collected_at: "2026-03-01T00:00:00Z" }] })).rejects.toThrow(
+      "connection 777 does not exist",
+    );
+  });
+
+  it("imports NDJSON through `pglens samples import`, all or nothing", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "pglens-import-"));
+    const good = join(dir, "good.ndjson");
+    const lines = Array.from({ length: 12_000 }, (_, i) => JSON.stringify({ collected_at: new Date(Date.UTC(2026, 4, 1) + i * 60_000).toISOString(), database_name: "app", xact_commit: i }));
+    writeFileSync(good, `${lines.join("\n")}\n\n`);
+    const env = { PGLENS_DATASTORE_URL: store.url! };
+    const ok = await runCli(["samples", "import", "--connection-id", String(conn), "--probe", "pg_stat_database", "--batch-size", "1000", good], env);
+    expect(ok.stderr).toContain("imported 12,000 rows into pg_stat_database for connection");
+    expect(ok.code).toBe(0);
+    expect(await count("pg_stat_database")).toBe(12_000);
+
+    const bad = join(dir, "bad.ndjson");
+    writeFileSync(bad, [JSON.stringify({ collected_at: "2026-07-01T00:00:00Z", database_name: "app" }), "{oops"].join("\n"));
+    const failed = await runCli(["samples", "import", "--connection-id", String(conn), "--probe", "pg_stat_database", bad], env);
+    expect(failed.code).toBe(1);
+    expect(failed.stderr).toMatch(/line 2: not valid JSON/);
+    expect(await count("pg_stat_database")).toBe(12_000);
+
+    const fromStdin = await runCli(["samples", "import", "--connection-id", String(conn), "--probe", "pg_stat_database", "-"], env, JSON.stringify({ collected_at: "2026-08-01T00:00:00Z", database_name: "app" }));
+    expect(fromStdin.code).toBe(0);
+    expect(await count("pg_stat_database")).toBe(12_001);
+
+    const usage = await runCli(["samples", "import", "--probe", "pg_stat_database"], env);
+    expect(usage.code).toBe(2);
+    expect(usage.stderr).toContain("--connection-id N is required");
+  });
+});
