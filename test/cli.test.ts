@@ -28,7 +28,7 @@ describe("pglens CLI", () => {
     expect(result.stdout).toContain('"msg":"datastore ready"');
     expect(result.stdout).not.toContain("postgres:postgres@"); // never the password
     const db = openPg(database.url);
-    expect(await db.query("select version from schema_version order by 1")).toEqual([{ version: 1 }, { version: 2 }]);
+    expect(await db.query("select version from schema_version order by 1")).toEqual([{ version: 1 }, { version: 2 }, { version: 3 }]);
     await db.close();
     await database.drop();
   });

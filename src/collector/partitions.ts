@@ -22,11 +22,11 @@ export function weekOf(probe: string, at: Date): Partition {
 const ALREADY_EXISTS = new Set(["42P07", "23505"]);
 
 /** Creates the partition unless it exists; a concurrent creator winning the race is not an error. */
-export async function ensurePartition(tx: Queryable, probe: string, partition: Partition): Promise<void> {
+export async function ensurePartition(tx: Queryable, table: string, partition: Partition): Promise<void> {
   await tx.query("SAVEPOINT ensure_partition");
   try {
     await tx.query(
-      `CREATE TABLE IF NOT EXISTS metrics.${quoteIdent(partition.name)} PARTITION OF ${probeTable(probe)} ` +
+      `CREATE TABLE IF NOT EXISTS metrics.${quoteIdent(partition.name)} PARTITION OF ${probeTable(table)} ` +
         `FOR VALUES FROM ('${partition.from.toISOString()}') TO ('${partition.to.toISOString()}')`,
     );
     await tx.query("RELEASE SAVEPOINT ensure_partition");

@@ -8,6 +8,7 @@ import { findProbe } from "../probes/index.ts";
 import { probeTable, quoteIdent } from "../probes/ddl.ts";
 import type { ProbeDefinition } from "../probes/types.ts";
 import { type Partition, ensurePartition, weekOf } from "./partitions.ts";
+import { recordChanges } from "./record-changes.ts";
 
 export type SampleRow = { collected_at: string | Date } & Record<string, unknown>;
 
@@ -103,6 +104,14 @@ export async function writeSamplesIn(tx: Queryable, batch: SampleBatch, rowOffse
     if (code === "22P02" || code === "22003" || code === "22007" || code === "22008") throw new SampleError(`a value does not fit its column: ${(err as Error).message}`);
     throw err;
   }
+  let minT = Number.POSITIVE_INFINITY;
+  let maxT = Number.NEGATIVE_INFINITY;
+  for (const row of prepared.rows) {
+    const t = Date.parse(row[0] as string);
+    if (t < minT) minT = t;
+    if (t > maxT) maxT = t;
+  }
+  await recordChanges(tx, prepared.probe, batch.connectionId, minT, maxT);
   return prepared.rows.length;
 }
 

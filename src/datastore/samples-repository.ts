@@ -16,6 +16,12 @@ export interface SampleQuery {
   filters: Readonly<Record<string, string>>;
 }
 
+/** SQL conditions that keep out rows no query may see (SPEC: `lo`/`lo0` of pg_sys_network_info). */
+export function excludedRowsSql(probe: ProbeDefinition): string[] {
+  if (probe.name !== "pg_sys_network_info") return [];
+  return [`interface_name <> ALL(ARRAY[${LOOPBACK_INTERFACES.map((i) => `'${i}'`).join(", ")}])`];
+}
+
 export async function fetchSampleRows(db: Queryable, q: SampleQuery): Promise<Row[]> {
   const select = [...new Set(["connection_id", "collected_at", ...q.probe.keys, ...q.columns])].map(quoteIdent);
   const params: unknown[] = [q.connectionIds, new Date(q.from).toISOString(), new Date(q.to).toISOString()];
@@ -24,7 +30,7 @@ export async function fetchSampleRows(db: Queryable, q: SampleQuery): Promise<Ro
     params.push(value);
     where.push(`${quoteIdent(column)} = $${params.length}`);
   }
-  if (q.probe.name === "pg_sys_network_info") where.push(`interface_name <> ALL(ARRAY[${LOOPBACK_INTERFACES.map((i) => `'${i}'`).join(", ")}])`);
+  where.push(...excludedRowsSql(q.probe));
   const order = ["connection_id", "collected_at", ...q.probe.keys].map(quoteIdent).join(", ");
   return db.query(`SELECT ${select.join(", ")} FROM ${probeTable(q.probe.name)} WHERE ${where.join(" AND ")} ORDER BY ${order}`, params);
 }

@@ -2,7 +2,7 @@
  * Per-entity differencing of consecutive samples (DESIGN.md decisions 5-7). The change of the interval
  * (t_prev, t] belongs to the bucket holding t. Per entity: present in both samples -> its change counts;
  * appeared or vanished -> nothing; a negative change or a changed reset marker -> that entity's change is
- * invalid. An interval longer than 3 x the judged interval is a gap.
+ * invalid. The sample writer records these per sample; queries judge gaps (series.ts).
  */
 import type { ProbeDefinition } from "../probes/types.ts";
 import { type Row, type Sample, entityKey, sameMarker } from "./samples.ts";
@@ -10,9 +10,6 @@ import { type Row, type Sample, entityKey, sameMarker } from "./samples.ts";
 export interface Interval {
   from: number;
   to: number;
-  /** ms between the two samples */
-  span: number;
-  gap: boolean;
   /** Sum of the valid entity changes, or null when no entity had a valid change. */
   change: number | null;
 }
@@ -23,8 +20,8 @@ function entityMap(probe: ProbeDefinition, sample: Sample): Map<string, Row> {
   return new Map(sample.rows.map((r) => [entityKey(probe, r), r]));
 }
 
-/** Intervals between consecutive samples of `sequence` for one cumulative column. */
-export function intervalsFor(probe: ProbeDefinition, column: string, sequence: readonly Sample[], gapAfterMs: number): Interval[] {
+/** Intervals between consecutive samples of `sequence` for one cumulative column; gaps are judged later. */
+export function intervalsFor(probe: ProbeDefinition, column: string, sequence: readonly Sample[]): Interval[] {
   const marker = probe.columns.find((c) => c.name === column)?.resetBy;
   const intervals: Interval[] = [];
   let previous = sequence.length ? entityMap(probe, sequence[0]) : new Map<string, Row>();
@@ -44,7 +41,7 @@ export function intervalsFor(probe: ProbeDefinition, column: string, sequence: r
       if (delta < 0) continue; // reset without a marker
       change = (change ?? 0) + delta;
     }
-    intervals.push({ from, to, span: to - from, gap: to - from > gapAfterMs, change });
+    intervals.push({ from, to, change });
     previous = current;
   }
   return intervals;

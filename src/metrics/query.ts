@@ -2,6 +2,7 @@
 import type { Queryable } from "../../drivers/types.ts";
 import { assertConnectionsExist } from "../datastore/connections.ts";
 import { collectionIntervals } from "../datastore/probe-configs.ts";
+import { fetchStoredChanges } from "../datastore/changes-repository.ts";
 import { fetchSampleRows } from "../datastore/samples-repository.ts";
 import { InputError } from "../errors.ts";
 import { findColumn, findProbe } from "../probes/index.ts";
@@ -10,7 +11,7 @@ import { AGGREGATIONS, type Aggregation } from "./aggregate.ts";
 import { type Buckets, layoutBuckets, pointTime } from "./buckets.ts";
 import { type MetricRequest, parseMetricList } from "./metric-names.ts";
 import { groupSamples } from "./samples.ts";
-import { borrowLimitMs, computeSeries } from "./series.ts";
+import { borrowLimitMs, computeSeries, judgedIntervalMs, seriesFromIntervals } from "./series.ts";
 import type { Window } from "./window.ts";
 
 export interface MetricsQuery {
@@ -85,6 +86,9 @@ function neededColumns(probe: ProbeDefinition, metrics: readonly MetricRequest[]
   return [...columns];
 }
 
+/** Forms computed from changes between samples; the sample writer records those changes per sample. */
+const CHANGE_FORMS = new Set<MetricRequest["form"]>(["per_sec", "delta", "pct", "sessions"]);
+
 export async function runMetricsQuery(db: Queryable, q: MetricsQuery): Promise<MetricsResult> {
   const probe = requireProbe(q.probeName);
   const metrics = parseMetricList(q.metrics, probe);
@@ -96,29 +100,43 @@ export async function runMetricsQuery(db: Queryable, q: MetricsQuery): Promise<M
   const intervals = await collectionIntervals(db, probe.name, q.connectionIds);
   const intervalSeconds = Math.max(...intervals.values());
   const buckets = layoutBuckets(q.window.start, q.window.end, intervalSeconds, q.buckets);
-  const rows = await fetchSampleRows(db, {
-    probe,
-    connectionIds: q.connectionIds,
-    from: q.window.start - borrowLimitMs(buckets),
-    to: q.window.end,
-    columns: neededColumns(probe, metrics),
-    filters,
-  });
+  const borrowFrom = q.window.start - borrowLimitMs(buckets);
 
-  const byConnection = new Map<number, typeof rows>(q.connectionIds.map((id) => [id, []]));
-  for (const row of rows) byConnection.get(row.connection_id as number)?.push(row);
+  // Recorded changes answer unfiltered derived metrics exactly; entity filters and raw columns need raw rows.
+  const fromChanges = Object.keys(filters).length === 0 ? metrics.filter((m) => CHANGE_FORMS.has(m.form)) : [];
+  const fromRows = metrics.filter((m) => !fromChanges.includes(m));
+  const rows = fromRows.length
+    ? await fetchSampleRows(db, { probe, connectionIds: q.connectionIds, from: borrowFrom, to: q.window.end, columns: neededColumns(probe, fromRows), filters })
+    : [];
+  const changes = fromChanges.length
+    ? await fetchStoredChanges(db, { probe, connectionIds: q.connectionIds, columns: fromChanges.map((m) => m.metric), from: q.window.start, to: q.window.end, earliestPrevious: borrowFrom })
+    : [];
+
+  const values = new Map<string, Array<number | null>>(); // `${connection}:${metric index}` -> points
+  for (const id of q.connectionIds) {
+    const own = rows.filter((r) => r.connection_id === id);
+    const rowSeries = computeSeries({ probe, metrics: fromRows, samples: groupSamples(probe, own), buckets, intervalSeconds, aggregation });
+    fromRows.forEach((m, i) => values.set(`${id}:${metrics.indexOf(m)}`, rowSeries[i]));
+    const stored = changes.filter((c) => c.connection_id === id);
+    const judged = judgedIntervalMs(
+      intervalSeconds,
+      stored.filter((c) => c.prev_collected_at.getTime() >= q.window.start).map((c) => c.collected_at.getTime() - c.prev_collected_at.getTime()),
+    );
+    for (const m of fromChanges) {
+      const ivs = stored.map((c) => ({ from: c.prev_collected_at.getTime(), to: c.collected_at.getTime(), change: c[m.metric] as number | null }));
+      values.set(`${id}:${metrics.indexOf(m)}`, seriesFromIntervals({ form: m.form, intervals: ivs, buckets, judgedInterval: judged, aggregation }));
+    }
+  }
+
   const times = Array.from({ length: buckets.n + 1 }, (_, k) => new Date(pointTime(buckets, k)).toISOString());
-  const perConnection = q.connectionIds.map((id) =>
-    computeSeries({ probe, metrics, samples: groupSamples(probe, byConnection.get(id)!), buckets, intervalSeconds, aggregation }),
-  );
   // Metrics in request order, then connections in request order (DESIGN.md decision 4).
   const series = metrics.flatMap((m, i) =>
-    q.connectionIds.map((id, c) => ({
+    q.connectionIds.map((id) => ({
       name: m.name,
       metric: m.metric,
       unit: m.unit,
       connection_id: id,
-      data: times.map((time, k) => ({ time, value: perConnection[c][i][k] })),
+      data: times.map((time, k) => ({ time, value: values.get(`${id}:${i}`)![k] })),
     })),
   );
   return { probe, metrics, buckets, intervalSeconds, series };

@@ -5,7 +5,7 @@
 import type { ProbeDefinition } from "../probes/types.ts";
 import { type Aggregation, aggregate } from "./aggregate.ts";
 import { type Buckets, bucketOf, pointTime } from "./buckets.ts";
-import { intervalsFor } from "./intervals.ts";
+import { type Interval, intervalsFor } from "./intervals.ts";
 import type { MetricRequest } from "./metric-names.ts";
 import { type Row, type Sample, median } from "./samples.ts";
 
@@ -36,16 +36,20 @@ interface Context {
   judgedInterval: number;
 }
 
+/** I' (DESIGN.md decision 6): the collection interval, widened to the median spacing of in-window samples. */
+export function judgedIntervalMs(intervalSeconds: number, inWindowSpacings: readonly number[]): number {
+  return Math.max(intervalSeconds * 1000, median(inWindowSpacings) ?? 0);
+}
+
 function context(input: SeriesInput): Context {
   const { start, end } = input.buckets;
   const inWindow = input.samples.filter((s) => s.t >= start && s.t <= end);
   const before = input.samples.filter((s) => s.t < start && s.t >= start - borrowLimitMs(input.buckets));
-  const spacing = median(inWindow.slice(1).map((s, i) => s.t - inWindow[i].t));
   return {
     input,
     inWindow,
     prior: before[before.length - 1],
-    judgedInterval: Math.max(input.intervalSeconds * 1000, spacing ?? 0),
+    judgedInterval: judgedIntervalMs(input.intervalSeconds, inWindow.slice(1).map((s, i) => s.t - inWindow[i].t)),
   };
 }
 
@@ -98,28 +102,41 @@ function levelSeries(ctx: Context, metric: MetricRequest): Array<number | null> 
   });
 }
 
-/** `_per_sec`, `_pct`, `_sessions`, `_delta` from per-entity differencing. */
-function changeSeries(ctx: Context, metric: MetricRequest): Array<number | null> {
-  const { buckets: b, aggregation, probe } = ctx.input;
-  const sequence = ctx.prior ? [ctx.prior, ...ctx.inWindow] : ctx.inWindow;
-  const intervals = intervalsFor(probe, metric.metric, sequence, GAP_INTERVALS * ctx.judgedInterval);
+export interface ChangeSeriesInput {
+  form: MetricRequest["form"];
+  /** Intervals ending in the window, the first possibly starting at the borrowed prior sample. */
+  intervals: readonly Interval[];
+  buckets: Buckets;
+  judgedInterval: number;
+  aggregation: Aggregation;
+}
+
+/** `_per_sec`, `_pct`, `_sessions`, `_delta` from per-interval changes; an interval over 3 x I' is a gap. */
+export function seriesFromIntervals({ form, intervals, buckets: b, judgedInterval, aggregation }: ChangeSeriesInput): Array<number | null> {
   const rates: number[][] = Array.from({ length: b.n + 1 }, () => []);
   const deltas: Array<number | null> = new Array(b.n + 1).fill(null);
   const spanned: boolean[] = new Array(b.n + 1).fill(false);
   for (const iv of intervals) {
+    const span = iv.to - iv.from;
+    if (span > GAP_INTERVALS * judgedInterval) continue; // a gap: null for every form
     const k = bucketOf(b, iv.to);
-    if (iv.gap) continue;
     deltas[k] = (deltas[k] ?? 0) + (iv.change ?? 0);
     // Buckets lying wholly inside an accepted interval have no samples of their own: their _delta is 0, not null.
     for (let j = iv.from < b.start ? 0 : bucketOf(b, iv.from) + 1; j < k; j++) spanned[j] = true;
     if (iv.change === null) continue; // no valid change: null for the rates
-    const seconds = iv.span / 1000;
-    if (metric.form === "per_sec") rates[k].push(iv.change / seconds);
-    else if (metric.form === "pct") rates[k].push((100 * iv.change) / iv.span);
-    else if (metric.form === "sessions") rates[k].push(iv.change / iv.span);
+    if (form === "per_sec") rates[k].push(iv.change / (span / 1000));
+    else if (form === "pct") rates[k].push((100 * iv.change) / span);
+    else if (form === "sessions") rates[k].push(iv.change / span);
   }
-  if (metric.form === "delta") return deltas.map((d, k) => d ?? (spanned[k] ? 0 : null));
+  if (form === "delta") return deltas.map((d, k) => d ?? (spanned[k] ? 0 : null));
   return rates.map((values) => aggregate(values, aggregation));
+}
+
+function changeSeries(ctx: Context, metric: MetricRequest): Array<number | null> {
+  const { buckets, aggregation, probe } = ctx.input;
+  const sequence = ctx.prior ? [ctx.prior, ...ctx.inWindow] : ctx.inWindow;
+  const intervals = intervalsFor(probe, metric.metric, sequence);
+  return seriesFromIntervals({ form: metric.form, intervals, buckets, judgedInterval: ctx.judgedInterval, aggregation });
 }
 
 /** One value per point (n + 1) for each requested metric, in request order. */

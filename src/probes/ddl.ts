@@ -1,6 +1,6 @@
 /** The datastore DDL generated from the catalogue: one partitioned table per probe and its global config row. */
 import { PROBES } from "./index.ts";
-import type { ProbeDefinition } from "./types.ts";
+import { CUMULATIVE_KINDS, type ProbeColumn, type ProbeDefinition } from "./types.ts";
 
 export const quoteIdent = (name: string) => `"${name.replace(/"/g, '""')}"`;
 export const quoteLiteral = (text: string) => `'${text.replace(/'/g, "''")}'`;
@@ -18,6 +18,34 @@ export function createProbeTable(probe: ProbeDefinition): string[] {
     `CREATE TABLE ${probeTable(probe.name)} (\n  ${columns.join(",\n  ")},\n  PRIMARY KEY (${primaryKey})\n) PARTITION BY RANGE (collected_at)`,
     `COMMENT ON TABLE ${probeTable(probe.name)} IS ${quoteLiteral(probe.description)}`,
     ...probe.columns.map((c) => `COMMENT ON COLUMN ${probeTable(probe.name)}.${quoteIdent(c.name)} IS ${quoteLiteral(c.description)}`),
+  ];
+}
+
+/** Columns whose changes the sample writer records per sample (counters, time and session counters). */
+export function cumulativeColumns(probe: ProbeDefinition): ProbeColumn[] {
+  return probe.columns.filter((c) => CUMULATIVE_KINDS.has(c.kind));
+}
+
+/** Name of the table of per-sample changes of a probe's cumulative columns. */
+export const changesTableName = (probe: string) => `${probe}__changes`;
+
+/**
+ * Per-sample facts that do not depend on a query's window: for each cumulative column, the sum of the valid
+ * entity changes since the previous sample (null when no entity had a valid change).
+ */
+export function createChangesTable(probe: ProbeDefinition): string[] {
+  const columns = cumulativeColumns(probe);
+  if (columns.length === 0) return [];
+  const table = probeTable(changesTableName(probe.name));
+  return [
+    `CREATE TABLE ${table} (
+  connection_id integer NOT NULL REFERENCES connections (id) ON DELETE CASCADE,
+  collected_at timestamptz NOT NULL,
+  prev_collected_at timestamptz NOT NULL,
+  ${columns.map((c) => `${quoteIdent(c.name)} double precision`).join(",\n  ")},
+  PRIMARY KEY (connection_id, collected_at)
+) PARTITION BY RANGE (collected_at)`,
+    `COMMENT ON TABLE ${table} IS ${quoteLiteral(`Per-sample sums of valid entity changes of ${probe.name}'s cumulative columns, written by the sample writer`)}`,
   ];
 }
 

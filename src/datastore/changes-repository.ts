@@ -1,0 +1,26 @@
+/** Reads the per-sample changes recorded by the sample writer (see collector/record-changes.ts). */
+import type { Queryable } from "../../drivers/types.ts";
+import { changesTableName, probeTable, quoteIdent } from "../probes/ddl.ts";
+import type { ProbeDefinition } from "../probes/types.ts";
+
+export interface StoredChange {
+  connection_id: number;
+  collected_at: Date;
+  prev_collected_at: Date;
+  [column: string]: number | null | Date;
+}
+
+/** Changes of samples in [from, to] whose previous sample is not older than `earliestPrevious`. */
+export async function fetchStoredChanges(
+  db: Queryable,
+  q: { probe: ProbeDefinition; connectionIds: readonly number[]; columns: readonly string[]; from: number; to: number; earliestPrevious: number },
+): Promise<StoredChange[]> {
+  const columns = [...new Set(q.columns)].map(quoteIdent).join(", ");
+  return db.query<StoredChange>(
+    `SELECT connection_id, collected_at, prev_collected_at, ${columns} FROM ${probeTable(changesTableName(q.probe.name))}
+      WHERE connection_id = ANY($1::int[]) AND collected_at >= $2::timestamptz AND collected_at <= $3::timestamptz
+        AND prev_collected_at >= $4::timestamptz
+      ORDER BY connection_id, collected_at`,
+    [q.connectionIds, new Date(q.from).toISOString(), new Date(q.to).toISOString(), new Date(q.earliestPrevious).toISOString()],
+  );
+}
