@@ -3,6 +3,7 @@ import type { Queryable } from "../../drivers/types.ts";
 import { assertConnectionsExist } from "../datastore/connections.ts";
 import { collectionIntervals } from "../datastore/probe-configs.ts";
 import { fetchStoredChanges } from "../datastore/changes-repository.ts";
+import { fetchLevelPoints, reducibleInDatastore } from "../datastore/level-repository.ts";
 import { fetchSampleRows } from "../datastore/samples-repository.ts";
 import { InputError } from "../errors.ts";
 import { findColumn, findProbe } from "../probes/index.ts";
@@ -11,7 +12,7 @@ import { AGGREGATIONS, type Aggregation } from "./aggregate.ts";
 import { type Buckets, layoutBuckets, pointTime } from "./buckets.ts";
 import { type MetricRequest, parseMetricList } from "./metric-names.ts";
 import { groupSamples } from "./samples.ts";
-import { borrowLimitMs, computeSeries, judgedIntervalMs, seriesFromIntervals } from "./series.ts";
+import { borrowLimitMs, computeSeries, judgedIntervalMs, seriesFromIntervals, seriesFromLevels } from "./series.ts";
 import type { Window } from "./window.ts";
 
 export interface MetricsQuery {
@@ -102,9 +103,11 @@ export async function runMetricsQuery(db: Queryable, q: MetricsQuery): Promise<M
   const buckets = layoutBuckets(q.window.start, q.window.end, intervalSeconds, q.buckets);
   const borrowFrom = q.window.start - borrowLimitMs(buckets);
 
-  // Recorded changes answer unfiltered derived metrics exactly; entity filters and raw columns need raw rows.
+  // Recorded changes answer unfiltered derived metrics; the datastore reduces level metrics of multi-entity
+  // probes per sample; the rest reads raw rows. Every path gives the pure pipeline's numbers.
   const fromChanges = Object.keys(filters).length === 0 ? metrics.filter((m) => CHANGE_FORMS.has(m.form)) : [];
-  const fromRows = metrics.filter((m) => !fromChanges.includes(m));
+  const fromLevels = metrics.filter((m) => !fromChanges.includes(m) && reducibleInDatastore(probe, m, aggregation));
+  const fromRows = metrics.filter((m) => !fromChanges.includes(m) && !fromLevels.includes(m));
   const rows = fromRows.length
     ? await fetchSampleRows(db, { probe, connectionIds: q.connectionIds, from: borrowFrom, to: q.window.end, columns: neededColumns(probe, fromRows), filters })
     : [];
@@ -112,8 +115,19 @@ export async function runMetricsQuery(db: Queryable, q: MetricsQuery): Promise<M
     ? await fetchStoredChanges(db, { probe, connectionIds: q.connectionIds, columns: fromChanges.map((m) => m.metric), from: q.window.start, to: q.window.end, earliestPrevious: borrowFrom })
     : [];
 
+  const levels = fromLevels.length
+    ? await fetchLevelPoints(db, { probe, metrics: fromLevels, aggregation, connectionIds: q.connectionIds, from: borrowFrom, to: q.window.end, filters })
+    : undefined;
+
   const values = new Map<string, Array<number | null>>(); // `${connection}:${metric index}` -> points
   for (const id of q.connectionIds) {
+    fromLevels.forEach((m, i) => {
+      const points = levels!.get(id)![i];
+      const inWindow = points.filter((p) => p.t >= q.window.start);
+      const before = points.filter((p) => p.t < q.window.start);
+      const judged = judgedIntervalMs(intervalSeconds, inWindow.slice(1).map((p, j) => p.t - inWindow[j].t));
+      values.set(`${id}:${metrics.indexOf(m)}`, seriesFromLevels({ inWindow, prior: before[before.length - 1], buckets, judgedInterval: judged, aggregation }));
+    });
     const own = rows.filter((r) => r.connection_id === id);
     const rowSeries = computeSeries({ probe, metrics: fromRows, samples: groupSamples(probe, own), buckets, intervalSeconds, aggregation });
     fromRows.forEach((m, i) => values.set(`${id}:${metrics.indexOf(m)}`, rowSeries[i]));

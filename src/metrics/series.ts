@@ -7,7 +7,7 @@ import { type Aggregation, aggregate } from "./aggregate.ts";
 import { type Buckets, bucketOf, pointTime } from "./buckets.ts";
 import { type Interval, intervalsFor } from "./intervals.ts";
 import type { MetricRequest } from "./metric-names.ts";
-import { type Row, type Sample, median } from "./samples.ts";
+import { type Sample, median } from "./samples.ts";
 
 export interface SeriesInput {
   probe: ProbeDefinition;
@@ -55,50 +55,117 @@ function context(input: SeriesInput): Context {
 
 const num = (v: unknown): number | null => (v === null || v === undefined ? null : typeof v === "number" ? v : Number(v));
 
-/** Per-sample value of a sample-level metric: a raw column's rows, or dead_tuple_ratio over the rows. */
-function sampleValues(metric: MetricRequest, rows: readonly Row[]): number[] {
+/**
+ * What one sample contributes to a level metric (a raw column or dead_tuple_ratio): the count, sum, minimum,
+ * maximum and last (in entity order) of its non-null values. Buckets combine these partials, so the same
+ * series comes out whether partials are computed here from rows or by the datastore (metrics/level-sql.ts).
+ */
+export interface LevelPoint {
+  t: number;
+  count: number;
+  sum: number;
+  min: number;
+  max: number;
+  last: number;
+}
+
+export function levelPoint(t: number, values: readonly number[]): LevelPoint {
+  let sum = 0;
+  let min = Number.POSITIVE_INFINITY;
+  let max = Number.NEGATIVE_INFINITY;
+  for (const v of values) {
+    sum += v;
+    if (v < min) min = v;
+    if (v > max) max = v;
+  }
+  return { t, count: values.length, sum, min, max, last: values[values.length - 1] ?? Number.NaN };
+}
+
+/** 100 * dead / (live + dead) over the rows with both figures; no value when there are no tuples. */
+export function deadTupleValues(dead: number, total: number): number[] {
+  return total > 0 ? [(100 * dead) / total] : [];
+}
+
+/** The level point of one sample, from its rows. */
+export function levelPointOf(metric: MetricRequest, sample: Sample): LevelPoint {
   if (metric.form === "dead_tuple_ratio") {
     let dead = 0;
     let total = 0;
-    for (const r of rows) {
+    for (const r of sample.rows) {
       const d = num(r.n_dead_tup);
       const l = num(r.n_live_tup);
       if (d === null || l === null) continue;
       dead += d;
       total += d + l;
     }
-    return total > 0 ? [(100 * dead) / total] : [];
+    return levelPoint(sample.t, deadTupleValues(dead, total));
   }
   const values: number[] = [];
-  for (const r of rows) {
+  for (const r of sample.rows) {
     const v = num(r[metric.metric]);
     if (v !== null) values.push(v);
   }
-  return values;
+  return levelPoint(sample.t, values);
 }
 
-/** Raw columns and dead_tuple_ratio: aggregate per bucket, repeat the last value for up to 3 intervals. */
-function levelSeries(ctx: Context, metric: MetricRequest): Array<number | null> {
-  const { buckets: b, aggregation } = ctx.input;
-  const perBucket: number[][] = Array.from({ length: b.n + 1 }, () => []);
-  const lastSeen: number[] = new Array(b.n + 1).fill(Number.NaN);
-  for (const s of ctx.inWindow) {
-    const values = sampleValues(metric, s.rows);
-    if (values.length === 0) continue;
-    const k = bucketOf(b, s.t);
-    perBucket[k].push(...values);
-    lastSeen[k] = s.t;
+function combine(points: readonly LevelPoint[], how: Aggregation): number | null {
+  let count = 0;
+  let sum = 0;
+  let min = Number.POSITIVE_INFINITY;
+  let max = Number.NEGATIVE_INFINITY;
+  let last = Number.NaN;
+  for (const p of points) {
+    if (p.count === 0) continue;
+    count += p.count;
+    sum += p.sum;
+    if (p.min < min) min = p.min;
+    if (p.max > max) max = p.max;
+    last = p.last;
   }
-  const priorValues = ctx.prior ? sampleValues(metric, ctx.prior.rows) : [];
-  let carried: { value: number; at: number } | null = priorValues.length ? { value: aggregate(priorValues, aggregation)!, at: ctx.prior!.t } : null;
-  const repeatFor = REPEAT_INTERVALS * ctx.judgedInterval;
-  return perBucket.map((values, k) => {
-    const value = aggregate(values, aggregation);
+  if (count === 0) return null;
+  return { avg: sum / count, sum, min, max, last }[how];
+}
+
+export interface LevelSeriesInput {
+  /** Level points of the samples in the window, in time order (samples without values included). */
+  inWindow: readonly LevelPoint[];
+  /** The borrowed sample before the window, if any. */
+  prior: LevelPoint | undefined;
+  buckets: Buckets;
+  judgedInterval: number;
+  aggregation: Aggregation;
+}
+
+/** Raw columns and dead_tuple_ratio: combine per bucket, repeat the last value for up to 3 intervals. */
+export function seriesFromLevels({ inWindow, prior, buckets: b, judgedInterval, aggregation }: LevelSeriesInput): Array<number | null> {
+  const perBucket: LevelPoint[][] = Array.from({ length: b.n + 1 }, () => []);
+  const lastSeen: number[] = new Array(b.n + 1).fill(Number.NaN);
+  for (const p of inWindow) {
+    if (p.count === 0) continue;
+    const k = bucketOf(b, p.t);
+    perBucket[k].push(p);
+    lastSeen[k] = p.t;
+  }
+  const priorValue = prior ? combine([prior], aggregation) : null;
+  let carried: { value: number; at: number } | null = priorValue === null ? null : { value: priorValue, at: prior!.t };
+  const repeatFor = REPEAT_INTERVALS * judgedInterval;
+  return perBucket.map((points, k) => {
+    const value = combine(points, aggregation);
     if (value !== null) {
       carried = { value, at: lastSeen[k] };
       return value;
     }
     return carried && pointTime(b, k) - carried.at <= repeatFor ? carried.value : null;
+  });
+}
+
+function levelSeries(ctx: Context, metric: MetricRequest): Array<number | null> {
+  return seriesFromLevels({
+    inWindow: ctx.inWindow.map((s) => levelPointOf(metric, s)),
+    prior: ctx.prior && levelPointOf(metric, ctx.prior),
+    buckets: ctx.input.buckets,
+    judgedInterval: ctx.judgedInterval,
+    aggregation: ctx.input.aggregation,
   });
 }
 
