@@ -1,15 +1,23 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { openPg } from "../drivers/pg.ts";
 import type { Driver } from "../drivers/types.ts";
+import { writeSamples } from "../src/collector/sample-writer.ts";
+import { migrate } from "../src/datastore/migrate.ts";
 import { startNeonProxy, type NeonProxy } from "./neon-proxy.ts";
+import { addConnection } from "./support/datastore.ts";
 import { testApp } from "./support/app.ts";
 import { serveOnFreePort } from "./support/node-server.ts";
 import { createTestDatabase, freePort } from "./support/postgres.ts";
 import { startWorker, type TestWorker } from "./support/worker.ts";
 
 // The same requests must get the same answers from Node and from workerd.
+const WINDOW = "time_range=custom&time_start=2026-01-01T00:00:00Z&time_end=2026-01-01T00:10:00Z";
 const REQUESTS: Array<[string, RequestInit?]> = [
   ["/health"],
+  [`/api/v1/metrics/query?probe_name=pg_stat_database&connection_id=1&metrics=xact_commit_per_sec,numbackends&${WINDOW}`],
+  ["/api/v1/metrics/query?probe_name=pg_stat_database&connection_id=1&metrics=numbackends_per_sec"],
+  ["/api/v1/mcp/tools"],
+  ["/api/v1/mcp/tools/call", { method: "POST", body: JSON.stringify({ name: "list_probes" }), headers: { "content-type": "application/json" } }],
   ["/api/v1/no-such-thing"],
   ["/health", { method: "POST" }],
   ["/health", { method: "OPTIONS" }],
@@ -36,6 +44,10 @@ let proxy: NeonProxy;
 beforeAll(async () => {
   database = await createTestDatabase(inject("pg17Url"));
   nodeDriver = openPg(database.url);
+  await migrate(nodeDriver);
+  const id = await addConnection(nodeDriver, "parity");
+  const rows = [0, 1, 2].flatMap((j) => ["a", "b"].map((d) => ({ collected_at: new Date(Date.parse("2026-01-01T00:00:30Z") + j * 60_000).toISOString(), database_name: d, numbackends: 2, xact_commit: 60 * j })));
+  await writeSamples(nodeDriver, { connectionId: id, probe: "pg_stat_database", rows });
   node = await serveOnFreePort(testApp(nodeDriver).app.fetch);
   proxy = await startNeonProxy();
 });

@@ -26,7 +26,6 @@ const listRoute = createRoute({
   path: "/api/v1/mcp/tools",
   tags: ["MCP"],
   summary: "Tools the caller can use",
-  security: [{ bearerAuth: [] }],
   responses: { 200: { description: "The tools", content: { "application/json": { schema: z.object({ tools: z.array(ToolInfo) }) } } } },
 });
 
@@ -35,7 +34,6 @@ const callRoute = createRoute({
   path: "/api/v1/mcp/tools/call",
   tags: ["MCP"],
   summary: "Run a tool; its result is TSV text, or an error result the caller can read",
-  security: [{ bearerAuth: [] }],
   request: {
     body: {
       required: true,

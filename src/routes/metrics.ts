@@ -42,7 +42,6 @@ const route = createRoute({
   description:
     "One series per requested metric per connection (metrics in request order, then connections), each with one point per bucket " +
     "plus one at the window end. Derived metrics are computed per entity between consecutive samples, aware of statistics resets and collection gaps.",
-  security: [{ bearerAuth: [] }],
   request: { query: QuerySchema },
   responses: {
     200: { description: "The series", content: { "application/json": { schema: z.array(MetricSeries) } } },
