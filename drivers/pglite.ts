@@ -1,14 +1,14 @@
 import { PGlite } from "@electric-sql/pglite";
 import { classify } from "./errors.ts";
 import { INT8_OID, NUMERIC_OID, parseNumber } from "./type-parsers.ts";
-import type { Driver, Queryable, Row } from "./types.ts";
+import type { Driver, Queryable } from "./types.ts";
 
 const parsers = { [INT8_OID]: parseNumber, [NUMERIC_OID]: parseNumber };
 
 type PGliteLike = Pick<PGlite, "query" | "transaction" | "close">;
 
 function queryOf(db: Pick<PGlite, "query">): Queryable["query"] {
-  return async <R extends Row>(sql: string, params?: readonly unknown[]) => {
+  return async <R extends object>(sql: string, params?: readonly unknown[]) => {
     try {
       const result = await db.query<R>(sql, params ? [...params] : undefined);
       return result.rows;

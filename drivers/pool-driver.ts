@@ -1,6 +1,6 @@
 import { classify } from "./errors.ts";
 import { INT8_OID, NUMERIC_OID, parseNumber } from "./type-parsers.ts";
-import type { Driver, DriverKind, Row } from "./types.ts";
+import type { Driver, DriverKind } from "./types.ts";
 
 /** What node-postgres' Pool and Neon's WebSocket Pool have in common. */
 export interface PgLikePool {
@@ -28,7 +28,7 @@ export function contractTypes(base: TypeParserSource): TypeParserSource {
   };
 }
 
-async function run<R extends Row>(target: PgLikeClient | PgLikePool, sql: string, params?: readonly unknown[]): Promise<R[]> {
+async function run<R extends object>(target: PgLikeClient | PgLikePool, sql: string, params?: readonly unknown[]): Promise<R[]> {
   try {
     const result = await target.query(sql, params ? [...params] : undefined);
     return result.rows as R[];

@@ -9,7 +9,7 @@
 export type Row = Record<string, unknown>;
 
 export interface Queryable {
-  query<R extends Row = Row>(sql: string, params?: readonly unknown[]): Promise<R[]>;
+  query<R extends object = Row>(sql: string, params?: readonly unknown[]): Promise<R[]>;
 }
 
 export interface Driver extends Queryable {

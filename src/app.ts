@@ -2,7 +2,9 @@
 import type { Context } from "hono";
 import { requestId } from "hono/request-id";
 import { secureHeaders } from "hono/secure-headers";
+import { USER, accessOf, declareAccess, requireAccess } from "./http/access.ts";
 import { allowedMethodsLookup } from "./http/allowed-methods.ts";
+import { resolvePrincipal } from "./http/authenticate.ts";
 import type { AppDeps, AppEnv } from "./http/context.ts";
 import { errorResponse, handleError } from "./http/errors.ts";
 import { provideDeps, requestLog, serviceDescLink } from "./http/middleware.ts";
@@ -26,6 +28,7 @@ export function createApp(deps: AppDeps, modules: ReadonlyArray<ReturnType<typeo
   app.use("*", requestId());
   app.use("*", provideDeps(deps));
   app.use("*", requestLog);
+  app.use("*", resolvePrincipal);
   app.use("*", serviceDescLink);
   app.use("*", secureHeaders({ crossOriginResourcePolicy: false, strictTransportSecurity: false }));
 
@@ -36,7 +39,10 @@ export function createApp(deps: AppDeps, modules: ReadonlyArray<ReturnType<typeo
     scheme: "bearer",
     description: "A session token from POST /api/v1/auth/login or an API token",
   });
+  declareAccess("GET", OPENAPI_PATH, USER);
+  app.use(OPENAPI_PATH, requireAccess(USER));
   app.doc(OPENAPI_PATH, documentConfig);
+  assertEveryRouteDecided(app.routes);
 
   const allowedMethods = allowedMethodsLookup(app.routes);
   app.notFound((c: Context<AppEnv>) => {
@@ -51,6 +57,12 @@ export function createApp(deps: AppDeps, modules: ReadonlyArray<ReturnType<typeo
 }
 
 export type App = ReturnType<typeof createApp>;
+
+/** No route may exist without a statement of who may call it (http/access.ts). */
+function assertEveryRouteDecided(routes: ReadonlyArray<{ method: string; path: string }>) {
+  const undecided = routes.filter((r) => r.method !== "ALL" && !accessOf(r.method, r.path)).map((r) => `${r.method} ${r.path}`);
+  if (undecided.length) throw new Error(`routes without an access decision: ${undecided.join(", ")}`);
+}
 
 /** The OpenAPI document exactly as served at /api/v1/openapi.json. */
 export function openApiDocument(app: App) {

@@ -1,10 +1,13 @@
 /** The `pglens` command. */
-import { createReadStream, writeFileSync } from "node:fs";
-import { createInterface } from "node:readline";
+import { writeFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { createApp, openApiDocument } from "./app.ts";
-import { importSamples } from "./collector/import.ts";
+import { UsageError } from "./cli/common.ts";
+import { samplesCommand } from "./cli/samples.ts";
+import { tokenCommand } from "./cli/tokens.ts";
+import { userCommand } from "./cli/users.ts";
 import { loadNodeConfig } from "./config-file.ts";
+import { InputError, NotFoundError } from "./errors.ts";
 import { createLogger } from "./log.ts";
 import { openMigratedDatastore, runServer } from "./node.ts";
 import { VERSION } from "./version.ts";
@@ -17,6 +20,13 @@ Commands:
   serve                 run the HTTP service (default; PORT, default 8080)
   migrate               apply pending datastore migrations and exit
   openapi [--out FILE]  print the OpenAPI document (or write it to FILE)
+  user create NAME [--superuser] [--service-account] [--password-file FILE|-]
+                        create a user; the password is prompted for unless given by file or stdin
+  user list             list users
+  token create --user NAME [--expires 30d|never] [--note TEXT] [--json]
+                        create an API (service) token; it is printed once
+  token list [--json]   list API tokens (never the secrets)
+  token delete ID       revoke a token
   samples import --connection-id N --probe P [FILE|-]
                         load NDJSON sample rows (collected_at + columns, one per line)
                         through the sample writer; all or nothing
@@ -27,15 +37,16 @@ variables (PGLENS_DATASTORE_URL, PGLENS_DATA_DIR, ...); see README.md.`;
 
 async function main(argv: string[]): Promise<number> {
   const [command = "serve", ...rest] = argv;
-  if (command === "help" || command === "--help" || command === "-h") {
-    console.log(USAGE);
-    return 0;
-  }
-  if (command === "--version" || command === "-v") {
-    console.log(VERSION);
-    return 0;
-  }
   switch (command) {
+    case "help":
+    case "--help":
+    case "-h":
+      console.log(USAGE);
+      return 0;
+    case "--version":
+    case "-v":
+      console.log(VERSION);
+      return 0;
     case "serve": {
       const config = loadNodeConfig();
       await runServer(config, createLogger(config.log_level));
@@ -60,52 +71,14 @@ async function main(argv: string[]): Promise<number> {
     }
     case "samples":
       return samplesCommand(rest);
+    case "user":
+      return userCommand(rest);
+    case "token":
+      return tokenCommand(rest);
     default:
-      console.error(`pglens: unknown command "${command}"\n\n${USAGE}`);
-      return 2;
+      throw new UsageError(`unknown command "${command}"\n\n${USAGE}`);
   }
 }
-
-async function samplesCommand(args: string[]): Promise<number> {
-  const [sub, ...rest] = args;
-  if (sub !== "import") throw new UsageError(`unknown samples command "${sub ?? ""}"; expected: samples import --connection-id N --probe P [FILE|-]`);
-  const { values, positionals } = parseArgs({
-    args: rest,
-    options: { "connection-id": { type: "string" }, probe: { type: "string" }, "batch-size": { type: "string" } },
-    allowPositionals: true,
-  });
-  const connectionId = Number(values["connection-id"]);
-  if (!Number.isInteger(connectionId) || connectionId <= 0) throw new UsageError("--connection-id N is required (a positive integer)");
-  if (!values.probe) throw new UsageError("--probe NAME is required (e.g. pg_stat_database)");
-  if (positionals.length > 1) throw new UsageError("give one FILE (or - for standard input)");
-  const source = positionals[0] ?? "-";
-  const config = loadNodeConfig();
-  const log = createLogger(config.log_level === "info" ? "warn" : config.log_level);
-  const driver = await openMigratedDatastore(config, log);
-  // Opened only now: readline starts reading at once.
-  const lines = createInterface({ input: source === "-" ? process.stdin : createReadStream(source), crlfDelay: Infinity });
-  const started = Date.now();
-  let lastReport = started;
-  try {
-    const rows = await importSamples(driver, {
-      connectionId,
-      probe: values.probe,
-      lines,
-      batchSize: values["batch-size"] ? Number(values["batch-size"]) : undefined,
-      onProgress(n) {
-        if (Date.now() - lastReport < 1000) return;
-        lastReport = Date.now();
-        console.error(`imported ${n.toLocaleString("en-US")} rows so far...`);
-      },
-    });
-    console.error(`imported ${rows.toLocaleString("en-US")} rows into ${values.probe} for connection ${connectionId} in ${((Date.now() - started) / 1000).toFixed(1)} s`);
-    return 0;
-  } finally {
-    await driver.close();
-  }
-}
-
-class UsageError extends Error {}
 
 main(process.argv.slice(2)).then(
   (code) => {
@@ -113,6 +86,7 @@ main(process.argv.slice(2)).then(
   },
   (err: Error) => {
     console.error(`pglens: ${err.message}`);
-    process.exit(err instanceof UsageError ? 2 : 1);
+    // Usage and input mistakes are the caller's to fix (2); anything else failed on our side (1).
+    process.exit(err instanceof UsageError || err instanceof InputError || err instanceof NotFoundError ? 2 : 1);
   },
 );

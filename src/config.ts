@@ -43,6 +43,15 @@ export const configSchema = z.strictObject({
   admin: z
     .strictObject({ username: z.string().min(1).optional(), password: z.string().min(1).optional() })
     .default({}),
+  auth: z
+    .strictObject({
+      session_hours: z.coerce.number().positive().default(24),
+      max_failed_logins_per_address: z.coerce.number().int().min(1).default(10),
+      max_failed_logins_per_account: z.coerce.number().int().min(1).default(5),
+      failure_window_minutes: z.coerce.number().int().min(1).default(15),
+      lockout_after_failures: z.coerce.number().int().min(0).default(10),
+    })
+    .default({ session_hours: 24, max_failed_logins_per_address: 10, max_failed_logins_per_account: 5, failure_window_minutes: 15, lockout_after_failures: 10 }),
   builtins: z.strictObject({ tools: toolSwitches.default({}) }).default({ tools: {} }),
 });
 

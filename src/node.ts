@@ -1,5 +1,6 @@
 /** Node entry: open the datastore, migrate, serve the app, shut down gracefully. */
 import { serve } from "@hono/node-server";
+import { getConnInfo } from "@hono/node-server/conninfo";
 import { isUnavailable } from "../drivers/errors.ts";
 import { openDriver } from "../drivers/open.ts";
 import type { Driver } from "../drivers/types.ts";
@@ -7,6 +8,8 @@ import { createApp } from "./app.ts";
 import type { Config } from "./config.ts";
 import { migrate } from "./datastore/migrate.ts";
 import { datastoreSettings, describeDatastore } from "./datastore/settings.ts";
+import { ensureFirstSuperuser } from "./auth/bootstrap.ts";
+import { ensureEmbeddedAdmin } from "./embedded-admin.ts";
 import { embeddedSecret } from "./embedded-secret.ts";
 import type { Logger } from "./log.ts";
 import { VERSION } from "./version.ts";
@@ -38,8 +41,12 @@ export async function openMigratedDatastore(config: Config, log: Logger): Promis
 
 export async function runServer(config: Config, log: Logger): Promise<void> {
   const driver = await openMigratedDatastore(config, log);
-  if (!config.secret && driver.kind === "pglite") config = { ...config, secret: embeddedSecret(config.datastore.data_dir) };
-  const app = createApp({ config, log, datastore: { open: () => driver } });
+  await ensureFirstSuperuser(driver, config, log);
+  if (driver.kind === "pglite") {
+    if (!config.secret) config = { ...config, secret: embeddedSecret(config.datastore.data_dir) };
+    await ensureEmbeddedAdmin(driver, config.datastore.data_dir, log);
+  }
+  const app = createApp({ config, log, datastore: { open: () => driver }, clientAddress: (c) => getConnInfo(c).remote.address });
   const server = serve({ fetch: app.fetch, port: config.port, hostname: config.host }, (info) => {
     log.info("pglens listening", { version: VERSION, url: `http://${config.host === "0.0.0.0" ? "localhost" : config.host}:${info.port}` });
   });

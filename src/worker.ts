@@ -3,6 +3,7 @@ import type { ExecutionContext } from "hono";
 import { openNetworkDriver } from "../drivers/network.ts";
 import { createApp } from "./app.ts";
 import { type Config, configFromBindings } from "./config.ts";
+import { ensureFirstSuperuser } from "./auth/bootstrap.ts";
 import { migrate } from "./datastore/migrate.ts";
 import { datastoreSettings } from "./datastore/settings.ts";
 import { createLogger, type Logger } from "./log.ts";
@@ -29,7 +30,12 @@ function boot(env: Bindings): Isolate {
   const log = createLogger(config.log_level);
   const settings = datastoreSettings(config);
   // Workers cannot share sockets between requests: each request gets its own driver, closed afterwards.
-  const app = createApp({ config, log, datastore: { open: () => openNetworkDriver(settings), release: (d) => d.close() } });
+  const app = createApp({
+    config,
+    log,
+    datastore: { open: () => openNetworkDriver(settings), release: (d) => d.close() },
+    clientAddress: (c) => c.req.header("cf-connecting-ip"),
+  });
   isolate = { config, log, app };
   return isolate;
 }
@@ -41,6 +47,7 @@ function ensureMigrated(state: Isolate): Promise<void> {
     try {
       const { applied, version } = await migrate(driver);
       if (applied.length) state.log.info("datastore migrated", { schema_version: version, applied: applied.map((m) => m.version) });
+      await ensureFirstSuperuser(driver, state.config, state.log);
     } finally {
       await driver.close().catch(() => {});
     }

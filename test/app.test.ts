@@ -4,7 +4,10 @@ import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { openPg } from "../drivers/pg.ts";
 import type { Driver } from "../drivers/types.ts";
 import { openApiDocument } from "../src/app.ts";
+import { migrate } from "../src/datastore/migrate.ts";
+import { PUBLIC, guarded } from "../src/http/access.ts";
 import { newRouter } from "../src/http/router.ts";
+import { bearer, userWithToken } from "./support/auth.ts";
 import { testApp } from "./support/app.ts";
 import { createTestDatabase, freePort } from "./support/postgres.ts";
 
@@ -13,7 +16,7 @@ const LINK = '</api/v1/openapi.json>; rel="service-desc"';
 // Routes that exist only in this test, to exercise the cross-cutting behaviour every real route gets.
 const probeRoutes = newRouter()
   .openapi(
-    createRoute({
+    guarded(PUBLIC, createRoute({
       method: "post",
       path: "/test/echo/{id}",
       request: {
@@ -22,22 +25,25 @@ const probeRoutes = newRouter()
         body: { content: { "application/json": { schema: z.object({ name: z.string().min(1) }) } }, required: true },
       },
       responses: { 200: { description: "echo" } },
-    }),
+    })),
     (c) => c.json({ id: c.req.valid("param").id, ...c.req.valid("json") }, 200),
   )
-  .openapi(createRoute({ method: "get", path: "/test/boom", responses: { 200: { description: "never" } } }), () => {
+  .openapi(guarded(PUBLIC, createRoute({ method: "get", path: "/test/boom", responses: { 200: { description: "never" } } })), () => {
     throw new Error("secret detail: SELECT password FROM users");
   })
-  .openapi(createRoute({ method: "get", path: "/test/db", responses: { 200: { description: "rows" } } }), async (c) =>
+  .openapi(guarded(PUBLIC, createRoute({ method: "get", path: "/test/db", responses: { 200: { description: "rows" } } })), async (c) =>
     c.json(await c.get("db").query("select 1 as one"), 200),
   );
 
 let db: Driver;
 let drop: () => Promise<void>;
+let token: string;
 beforeAll(async () => {
   const database = await createTestDatabase(inject("pg17Url"));
   drop = database.drop;
   db = openPg(database.url);
+  await migrate(db);
+  token = (await userWithToken(db, "reader")).token;
 });
 afterAll(async () => {
   await db.close();
@@ -139,7 +145,8 @@ describe("request plumbing", () => {
 describe("OpenAPI", () => {
   it("serves an OpenAPI 3.0.3 document generated from the routes", async () => {
     const { app } = testApp(db);
-    const res = await app.request("/api/v1/openapi.json");
+    expect((await app.request("/api/v1/openapi.json")).status).toBe(401);
+    const res = await app.request("/api/v1/openapi.json", { headers: bearer(token) });
     expect(res.status).toBe(200);
     expect(res.headers.get("link")).toBe(LINK);
     const doc = await res.json();

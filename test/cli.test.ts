@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { once } from "node:events";
 import { describe, expect, inject, it } from "vitest";
 import { openPg } from "../drivers/pg.ts";
+import { MIGRATIONS } from "../src/datastore/migrations/index.ts";
 import { runCli, startServe } from "./support/cli.ts";
 import { createTestDatabase, freePort } from "./support/postgres.ts";
 
@@ -28,7 +29,7 @@ describe("pglens CLI", () => {
     expect(result.stdout).toContain('"msg":"datastore ready"');
     expect(result.stdout).not.toContain("postgres:postgres@"); // never the password
     const db = openPg(database.url);
-    expect(await db.query("select version from schema_version order by 1")).toEqual([{ version: 1 }, { version: 2 }, { version: 3 }]);
+    expect(await db.query("select version from schema_version order by 1")).toEqual(MIGRATIONS.map((m) => ({ version: m.version })));
     await db.close();
     await database.drop();
   });

@@ -4,6 +4,7 @@ import type { Driver } from "../drivers/types.ts";
 import { writeSamples } from "../src/collector/sample-writer.ts";
 import { migrate } from "../src/datastore/migrate.ts";
 import { startNeonProxy, type NeonProxy } from "./neon-proxy.ts";
+import { bearer, userWithToken } from "./support/auth.ts";
 import { addConnection } from "./support/datastore.ts";
 import { testApp } from "./support/app.ts";
 import { serveOnFreePort } from "./support/node-server.ts";
@@ -23,6 +24,15 @@ const REQUESTS: Array<[string, RequestInit?]> = [
   ["/health", { method: "OPTIONS" }],
   ["/api/v1/openapi.json"],
 ];
+// Without a token: the same refusals from both runtimes.
+const UNAUTHENTICATED: Array<[string, RequestInit?]> = [
+  ["/api/v1/openapi.json"],
+  ["/api/v1/mcp/tools", { headers: { authorization: "Bearer pglens_not-a-real-token" } }],
+  ["/api/v1/auth/login", { method: "POST", body: JSON.stringify({ username: "parity", password: "wrong password here" }), headers: { "content-type": "application/json" } }],
+];
+
+let auth: Record<string, string>;
+const withAuth = (init?: RequestInit): RequestInit => ({ ...init, headers: { ...(init?.headers as Record<string, string>), ...auth } });
 
 async function snapshot(res: Response) {
   const text = await res.text();
@@ -48,6 +58,7 @@ beforeAll(async () => {
   const id = await addConnection(nodeDriver, "parity");
   const rows = [0, 1, 2].flatMap((j) => ["a", "b"].map((d) => ({ collected_at: new Date(Date.parse("2026-01-01T00:00:30Z") + j * 60_000).toISOString(), database_name: d, numbackends: 2, xact_commit: 60 * j })));
   await writeSamples(nodeDriver, { connectionId: id, probe: "pg_stat_database", rows });
+  auth = bearer((await userWithToken(nodeDriver, "parity", { superuser: true })).token);
   node = await serveOnFreePort(testApp(nodeDriver).app.fetch);
   proxy = await startNeonProxy();
 });
@@ -72,11 +83,18 @@ describe.each([
   afterAll(() => worker.dispose());
 
   it.each(REQUESTS)("%s %o", async (path, init) => {
-    const fromNode = await snapshot(await fetch(node.url + path, init));
-    const fromWorker = await snapshot(await worker.fetch(path, init));
+    const fromNode = await snapshot(await fetch(node.url + path, withAuth(init)));
+    const fromWorker = await snapshot(await worker.fetch(path, withAuth(init)));
     const driverless = (s: typeof fromNode) => (path === "/health" && s.body ? { ...s, body: { ...s.body, datastore: { ...s.body.datastore, driver: "*" } } } : s);
     expect(driverless(fromWorker)).toEqual(driverless(fromNode));
     if (fromNode.contentType?.startsWith("application/json")) expect(fromNode.link).toBe('</api/v1/openapi.json>; rel="service-desc"');
+  });
+
+  it.each(UNAUTHENTICATED)("without a valid token: %s", async (path, init) => {
+    const fromNode = await snapshot(await fetch(node.url + path, init));
+    const fromWorker = await snapshot(await worker.fetch(path, init));
+    expect(fromNode.status).toBe(401);
+    expect(fromWorker).toEqual(fromNode);
   });
 
   it("runs the scheduled handler", async () => {

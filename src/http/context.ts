@@ -1,4 +1,6 @@
 import type { Driver } from "../../drivers/types.ts";
+import type { Principal } from "../auth/principal.ts";
+import type { Authority } from "../auth/rbac.ts";
 import type { Config } from "../config.ts";
 import type { Logger } from "../log.ts";
 
@@ -12,6 +14,8 @@ export interface AppDeps {
   config: Config;
   datastore: Datastore;
   log: Logger;
+  /** The caller's network address, for login throttling; each runtime knows where to find it. */
+  clientAddress?: (c: import("hono").Context) => string | undefined;
 }
 
 export interface AppEnv {
@@ -20,5 +24,10 @@ export interface AppEnv {
     config: Config;
     db: Driver;
     log: Logger;
+    clientAddress: string;
+    principal?: Principal;
+    /** A credential was presented but is not valid (answers 401 "invalid or expired token"). */
+    credentialRejected?: boolean;
+    authority?: Authority;
   };
 }

@@ -3,7 +3,7 @@ import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { isUnavailable } from "../../drivers/errors.ts";
-import { InputError, NotFoundError } from "../errors.ts";
+import { ConflictError, InputError, NotFoundError } from "../errors.ts";
 import type { AppEnv } from "./context.ts";
 
 /** An error whose message is meant for the caller. */
@@ -11,6 +11,7 @@ export class ApiError extends Error {
   constructor(
     readonly status: ContentfulStatusCode,
     message: string,
+    readonly headers?: Record<string, string>,
   ) {
     super(message);
     this.name = "ApiError";
@@ -25,9 +26,10 @@ export function errorResponse(c: Context, status: ContentfulStatusCode, message:
 }
 
 export function handleError(err: Error, c: Context<AppEnv>) {
-  if (err instanceof ApiError) return errorResponse(c, err.status, err.message);
+  if (err instanceof ApiError) return errorResponse(c, err.status, err.message, err.headers);
   if (err instanceof InputError) return errorResponse(c, 400, err.message);
   if (err instanceof NotFoundError) return errorResponse(c, 404, err.message);
+  if (err instanceof ConflictError) return errorResponse(c, 409, err.message);
   if (err instanceof HTTPException) {
     const message = err.status === 400 && /json/i.test(err.message) ? "request body is not valid JSON" : err.message || "request failed";
     return errorResponse(c, err.status as ContentfulStatusCode, message);

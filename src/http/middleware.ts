@@ -8,6 +8,7 @@ export function provideDeps(deps: AppDeps): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     c.set("config", deps.config);
     c.set("log", deps.log);
+    c.set("clientAddress", deps.clientAddress?.(c) ?? "unknown");
     const db = deps.datastore.open();
     c.set("db", db);
     try {

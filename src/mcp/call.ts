@@ -1,5 +1,6 @@
 /** Runs a tool by name with the same checks everywhere: enabled, arguments valid, errors as readable results. */
 import { z } from "zod";
+import { mayUseTool } from "../auth/rbac.ts";
 import { type Config, isToolEnabled } from "../config.ts";
 import { InputError, NotFoundError } from "../errors.ts";
 import { describeIssues } from "../http/validation.ts";
@@ -18,6 +19,7 @@ export async function callTool(name: string, args: unknown, ctx: ToolContext & {
   const tool = TOOLS.find((t) => t.name === name);
   if (!tool) return text(`unknown tool \`${name}\`; GET /api/v1/mcp/tools lists the tools`, true);
   if (!isToolEnabled(ctx.config, tool.name)) return text(`tool \`${name}\` is disabled by configuration (builtins.tools.${name})`, true);
+  if (!mayUseTool(ctx.access, tool.name)) return text(`access denied: you may not use the tool \`${name}\``, true);
   const parsed = tool.inputSchema.safeParse(args ?? {});
   if (!parsed.success) return text(`invalid arguments for ${name}: ${describeIssues("argument", parsed.error)}`, true);
   try {

@@ -1,11 +1,14 @@
 /** The shape of a pglens tool: defined once, served by /mcp/v1 and by the REST bridge alike. */
 import type { z } from "zod";
 import type { Driver } from "../../drivers/types.ts";
+import type { Authority } from "../auth/rbac.ts";
 import type { BuiltinTool } from "../config.ts";
 
 export interface ToolContext {
   db: Driver;
   now: number;
+  /** The caller's rights: tools check connections against them. */
+  access: Authority;
 }
 
 export interface ToolDefinition<Schema extends z.ZodObject = z.ZodObject> {

@@ -1,6 +1,7 @@
 /** A metrics query end to end: validate, resolve the interval, read the rows, run the pipeline. */
 import type { Queryable } from "../../drivers/types.ts";
-import { assertConnectionsExist } from "../datastore/connections.ts";
+import type { Authority } from "../auth/rbac.ts";
+import { assertReadableConnections } from "../datastore/connections.ts";
 import { collectionIntervals } from "../datastore/probe-configs.ts";
 import { fetchStoredChanges } from "../datastore/changes-repository.ts";
 import { fetchLevelPoints, reducibleInDatastore } from "../datastore/level-repository.ts";
@@ -16,6 +17,8 @@ import { borrowLimitMs, computeSeries, judgedIntervalMs, seriesFromIntervals, se
 import type { Window } from "./window.ts";
 
 export interface MetricsQuery {
+  /** The caller's rights; connections it cannot read answer "not found". Absent for trusted internal use. */
+  access?: Authority;
   probeName: string;
   connectionIds: readonly number[];
   window: Window;
@@ -96,7 +99,7 @@ export async function runMetricsQuery(db: Queryable, q: MetricsQuery): Promise<M
   if (metrics.length === 0) throw new InputError(`probe \`${probe.name}\` has no numeric metrics; describe_probe lists its columns`);
   const aggregation = parseAggregation(q.aggregation);
   const filters = resolveFilters(probe, q.filters);
-  await assertConnectionsExist(db, q.connectionIds);
+  await assertReadableConnections(db, q.connectionIds, q.access);
 
   const intervals = await collectionIntervals(db, probe.name, q.connectionIds);
   const intervalSeconds = Math.max(...intervals.values());

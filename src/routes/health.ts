@@ -2,6 +2,7 @@ import { createRoute, z } from "@hono/zod-openapi";
 import { DatastoreUnavailableError } from "../../drivers/errors.ts";
 import type { Driver } from "../../drivers/types.ts";
 import type { Logger } from "../log.ts";
+import { PUBLIC, guarded } from "../http/access.ts";
 import { newRouter } from "../http/router.ts";
 import { VERSION } from "../version.ts";
 
@@ -17,7 +18,7 @@ const Unhealthy = z
   .object({ error: z.string(), status: z.literal("unavailable"), version: z.string(), datastore: DatastoreHealth })
   .openapi("HealthUnavailable");
 
-const route = createRoute({
+const route = guarded(PUBLIC, createRoute({
   method: "get",
   path: "/health",
   tags: ["Utilities"],
@@ -26,7 +27,7 @@ const route = createRoute({
     200: { description: "Healthy", content: { "application/json": { schema: Healthy } } },
     503: { description: "The datastore cannot be reached", content: { "application/json": { schema: Unhealthy } } },
   },
-});
+}));
 
 /** Null when the datastore answers within the timeout, else a reason fit for a public endpoint. */
 async function datastoreProblem(db: Driver, log: Logger): Promise<string | null> {

@@ -1,6 +1,11 @@
+import { authRoutes } from "./auth.ts";
 import { healthRoutes } from "./health.ts";
 import { mcpToolRoutes } from "./mcp-tools.ts";
 import { metricsRoutes } from "./metrics.ts";
+import { rbacGroupRoutes } from "./rbac-groups.ts";
+import { rbacPrivilegeRoutes } from "./rbac-privileges.ts";
+import { rbacTokenRoutes } from "./rbac-tokens.ts";
+import { rbacUserRoutes } from "./rbac-users.ts";
 
 /** Every route module of the API, mounted at the root by createApp. */
-export const ROUTE_MODULES = [healthRoutes, metricsRoutes, mcpToolRoutes];
+export const ROUTE_MODULES = [healthRoutes, authRoutes, rbacUserRoutes, rbacGroupRoutes, rbacTokenRoutes, rbacPrivilegeRoutes, metricsRoutes, mcpToolRoutes];

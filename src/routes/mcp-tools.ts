@@ -1,5 +1,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { errorResponses } from "../http/schemas.ts";
+import { mayUseTool } from "../auth/rbac.ts";
+import { USER, authority, guarded } from "../http/access.ts";
 import { newRouter } from "../http/router.ts";
 import { callTool, inputJsonSchema } from "../mcp/call.ts";
 import { enabledTools } from "../mcp/tools/index.ts";
@@ -21,15 +23,15 @@ const ToolResult = z
   })
   .openapi("ToolResult");
 
-const listRoute = createRoute({
+const listRoute = guarded(USER, createRoute({
   method: "get",
   path: "/api/v1/mcp/tools",
   tags: ["MCP"],
   summary: "Tools the caller can use",
-  responses: { 200: { description: "The tools", content: { "application/json": { schema: z.object({ tools: z.array(ToolInfo) }) } } } },
-});
+  responses: { 200: { description: "The tools", content: { "application/json": { schema: z.object({ tools: z.array(ToolInfo) }) } } }, ...errorResponses(401) },
+}));
 
-const callRoute = createRoute({
+const callRoute = guarded(USER, createRoute({
   method: "post",
   path: "/api/v1/mcp/tools/call",
   tags: ["MCP"],
@@ -49,15 +51,18 @@ const callRoute = createRoute({
   },
   responses: {
     200: { description: "The tool's result (isError marks a refusal)", content: { "application/json": { schema: ToolResult } } },
-    ...errorResponses(400, 503),
+    ...errorResponses(400, 401, 503),
   },
-});
+}));
 
 export const mcpToolRoutes = newRouter()
-  .openapi(listRoute, (c) =>
-    c.json(
+  .openapi(listRoute, async (c) => {
+    const a = await authority(c);
+    return c.json(
       {
-        tools: enabledTools(c.get("config")).map((t) => ({
+        tools: enabledTools(c.get("config"))
+          .filter((t) => mayUseTool(a, t.name))
+          .map((t) => ({
           name: t.name,
           title: t.title,
           description: t.description,
@@ -66,9 +71,9 @@ export const mcpToolRoutes = newRouter()
         })),
       },
       200,
-    ),
-  )
+    );
+  })
   .openapi(callRoute, async (c) => {
     const { name, arguments: args } = c.req.valid("json");
-    return c.json(await callTool(name, args, { db: c.get("db"), now: Date.now(), config: c.get("config"), log: c.get("log") }), 200);
+    return c.json(await callTool(name, args, { db: c.get("db"), now: Date.now(), config: c.get("config"), log: c.get("log"), access: await authority(c) }), 200);
   });

@@ -1,6 +1,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { InputError } from "../errors.ts";
 import { errorResponses } from "../http/schemas.ts";
+import { USER, authority, guarded } from "../http/access.ts";
 import { newRouter } from "../http/router.ts";
 import { AGGREGATIONS } from "../metrics/aggregate.ts";
 import { runMetricsQuery } from "../metrics/query.ts";
@@ -34,7 +35,7 @@ const QuerySchema = z.object({
   table_name: optionalText("Only rows of this table (table and index probes)"),
 });
 
-const route = createRoute({
+const route = guarded(USER, createRoute({
   method: "get",
   path: "/api/v1/metrics/query",
   tags: ["Metrics"],
@@ -45,9 +46,9 @@ const route = createRoute({
   request: { query: QuerySchema },
   responses: {
     200: { description: "The series", content: { "application/json": { schema: z.array(MetricSeries) } } },
-    ...errorResponses(400, 404, 503),
+    ...errorResponses(400, 401, 404, 503),
   },
-});
+}));
 
 /** `connection_id=1&connection_id=2` or `connection_id=1,2`; each a positive integer, duplicates dropped. */
 export function parseConnectionIds(value: string | string[]): number[] {
@@ -62,6 +63,7 @@ export function parseConnectionIds(value: string | string[]): number[] {
 export const metricsRoutes = newRouter().openapi(route, async (c) => {
   const q = c.req.valid("query");
   const result = await runMetricsQuery(c.get("db"), {
+    access: await authority(c),
     probeName: q.probe_name,
     connectionIds: parseConnectionIds(q.connection_id),
     window: resolveWindow(q, Date.now()),

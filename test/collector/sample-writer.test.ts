@@ -72,7 +72,7 @@ describe("sample writer and import", () => {
     const bad = join(dir, "bad.ndjson");
     writeFileSync(bad, [JSON.stringify({ collected_at: "2026-07-01T00:00:00Z", database_name: "app" }), "{oops"].join("\n"));
     const failed = await runCli(["samples", "import", "--connection-id", String(conn), "--probe", "pg_stat_database", bad], env);
-    expect(failed.code).toBe(1);
+    expect(failed.code).toBe(2);
     expect(failed.stderr).toMatch(/line 2: not valid JSON/);
     expect(await count("pg_stat_database")).toBe(12_000);
 

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { writeSamples } from "../../src/collector/sample-writer.ts";
 import { addConnection, DATASTORE_KINDS, migratedDatastore, type TestDatastore } from "../support/datastore.ts";
 import { testApp } from "../support/app.ts";
+import { bearer, userWithToken } from "../support/auth.ts";
 
 // Samples every 60 s from 2026-01-01T00:00:30Z for 10 minutes; the window is the first 10 minutes of 2026.
 const T0 = Date.parse("2026-01-01T00:00:00Z");
@@ -14,8 +15,9 @@ describe.each(DATASTORE_KINDS)("GET /api/v1/metrics/query on %s", (kind) => {
   let conn1: number;
   let conn2: number;
   let empty: number;
+  let auth: Record<string, string>;
   const get = async (query: string) => {
-    const res = await app.request(`/api/v1/metrics/query?${query}`);
+    const res = await app.request(`/api/v1/metrics/query?${query}`, { headers: auth });
     return { status: res.status, body: await res.json() };
   };
 
@@ -36,6 +38,7 @@ describe.each(DATASTORE_KINDS)("GET /api/v1/metrics/query on %s", (kind) => {
     const table = (relname: string, live: number, dead: number) => ({ collected_at: iso(30), database_name: "app", schemaname: "public", relname, n_live_tup: live, n_dead_tup: dead });
     await writeSamples(store.db, { connectionId: conn1, probe: "pg_stat_all_tables", rows: [table("orders", 90, 10), table("users", 100, 0)] });
     app = testApp(store.db).app;
+    auth = bearer((await userWithToken(store.db, "admin", { superuser: true })).token);
   });
   afterAll(() => store.close());
 

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { writeSamples } from "../../src/collector/sample-writer.ts";
 import { testApp } from "../support/app.ts";
+import { bearer, userWithToken } from "../support/auth.ts";
 import { addConnection, DATASTORE_KINDS, migratedDatastore, type TestDatastore } from "../support/datastore.ts";
 
 const T0 = Date.parse("2026-01-01T00:00:00Z");
@@ -10,8 +11,9 @@ describe.each(DATASTORE_KINDS)("datastore tools through the REST bridge on %s", 
   let store: TestDatastore;
   let conn: number;
   let app: ReturnType<typeof testApp>["app"];
+  let auth: Record<string, string>;
   const call = async (name: string, args?: unknown, a = app) => {
-    const res = await a.request("/api/v1/mcp/tools/call", { method: "POST", body: JSON.stringify({ name, arguments: args }), headers: { "content-type": "application/json" } });
+    const res = await a.request("/api/v1/mcp/tools/call", { method: "POST", body: JSON.stringify({ name, arguments: args }), headers: { "content-type": "application/json", ...auth } });
     expect(res.status).toBe(200);
     return (await res.json()) as { content: Array<{ text: string }>; isError: boolean };
   };
@@ -25,11 +27,12 @@ describe.each(DATASTORE_KINDS)("datastore tools through the REST bridge on %s", 
     ]);
     await writeSamples(store.db, { connectionId: conn, probe: "pg_sys_network_info", rows });
     app = testApp(store.db).app;
+    auth = bearer((await userWithToken(store.db, "admin", { superuser: true })).token);
   });
   afterAll(() => store.close());
 
   it("lists the tools with JSON Schemas and read-only annotations", async () => {
-    const body = await (await app.request("/api/v1/mcp/tools")).json();
+    const body = await (await app.request("/api/v1/mcp/tools", { headers: auth })).json();
     expect(body.tools.map((t: { name: string }) => t.name)).toEqual(["list_probes", "describe_probe", "query_metrics"]);
     const query = body.tools[2];
     expect(query.inputSchema.required).toEqual(["probe_name", "connection_id"]);
@@ -86,7 +89,7 @@ describe.each(DATASTORE_KINDS)("datastore tools through the REST bridge on %s", 
 
   it("hides a tool switched off in configuration and refuses calls to it", async () => {
     const { app: limited } = testApp(store.db, { config: { builtins: { tools: { query_metrics: false } } } });
-    const body = await (await limited.request("/api/v1/mcp/tools")).json();
+    const body = await (await limited.request("/api/v1/mcp/tools", { headers: auth })).json();
     expect(body.tools.map((t: { name: string }) => t.name)).toEqual(["list_probes", "describe_probe"]);
     const refused = await call("query_metrics", { probe_name: "pg_sys_network_info", connection_id: conn }, limited);
     expect(refused).toEqual({ isError: true, content: [{ type: "text", text: "tool `query_metrics` is disabled by configuration (builtins.tools.query_metrics)" }] });

@@ -33,7 +33,7 @@ export const queryMetrics = defineTool({
     "GET /api/v1/metrics/query. For pg_sys_network_info the loopback interfaces lo and lo0 are left out.",
   inputSchema: input,
   annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
-  async run(args, { db, now }) {
+  async run(args, { db, now, access }) {
     if (args.buckets !== undefined && (args.buckets < 1 || args.buckets > MAX_BUCKETS)) throw new ToolError(`\`buckets\` must be between 1 and ${MAX_BUCKETS}; got ${args.buckets}`);
     const probe = requireProbe(args.probe_name);
     for (const name of (args.metrics ?? "").split(",").map((s) => s.trim()).filter(Boolean)) {
@@ -41,6 +41,7 @@ export const queryMetrics = defineTool({
         throw new ToolError(`query_metrics returns the probe's own columns only; \`${name}\` is a derived metric: request it from GET /api/v1/metrics/query`);
     }
     const result = await runMetricsQuery(db, {
+      access,
       probeName: args.probe_name,
       connectionIds: [args.connection_id],
       window: toolWindow(args.time_start, args.time_end, now),

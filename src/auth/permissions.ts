@@ -1,0 +1,28 @@
+/** Names of the admin permissions groups can hold; `*` means all of them. */
+export const ADMIN_PERMISSIONS = [
+  "manage_connections",
+  "manage_groups",
+  "manage_permissions",
+  "manage_users",
+  "manage_token_scopes",
+  "manage_blackouts",
+  "manage_probes",
+  "manage_alert_rules",
+  "manage_notification_channels",
+  "store_system_memory",
+] as const;
+export type AdminPermission = (typeof ADMIN_PERMISSIONS)[number];
+export const ALL = "*";
+
+export const ACCESS_LEVELS = ["read", "read_write"] as const;
+export type AccessLevel = (typeof ACCESS_LEVELS)[number];
+
+/** MCP items that can be granted; tools are added as they are built. */
+export const MCP_PRIVILEGES: ReadonlyArray<{ identifier: string; item_type: "tool" | "resource" | "prompt"; description: string }> = [
+  { identifier: "list_probes", item_type: "tool", description: "List the metric probes of the datastore" },
+  { identifier: "describe_probe", item_type: "tool", description: "Describe the columns of a probe" },
+  { identifier: "query_metrics", item_type: "tool", description: "Query collected metrics of a connection" },
+  { identifier: "query_database", item_type: "tool", description: "Run read-only SQL on a monitored database" },
+  { identifier: "get_schema_info", item_type: "tool", description: "Describe the schema of a monitored database" },
+  { identifier: "execute_explain", item_type: "tool", description: "EXPLAIN a statement on a monitored database" },
+];

@@ -1,0 +1,36 @@
+/** Who is calling: resolved from a bearer token or the session cookie. */
+import type { Queryable } from "../../drivers/types.ts";
+import { isSessionToken, tokenHash } from "./tokens.ts";
+
+export interface Principal {
+  userId: number;
+  username: string;
+  isSuperuser: boolean;
+  via: "session" | "api_token";
+  /** Set for API tokens: scopes hang off it. */
+  tokenId?: number;
+  tokenHash: string;
+}
+
+interface Found {
+  id: number;
+  username: string;
+  is_superuser: boolean;
+  token_id: number | null;
+}
+
+/** Null when the token is unknown, expired, or its user is disabled or locked. */
+export async function authenticate(db: Queryable, token: string): Promise<Principal | null> {
+  const hash = await tokenHash(token);
+  const session = isSessionToken(token);
+  const [row] = await db.query<Found>(
+    session
+      ? `SELECT u.id, u.username, u.is_superuser, NULL::int AS token_id FROM sessions s JOIN users u ON u.id = s.user_id
+          WHERE s.token_hash = $1 AND s.expires_at > now() AND u.enabled AND NOT u.locked`
+      : `SELECT u.id, u.username, u.is_superuser, t.id AS token_id FROM api_tokens t JOIN users u ON u.id = t.user_id
+          WHERE t.token_hash = $1 AND (t.expires_at IS NULL OR t.expires_at > now()) AND u.enabled AND NOT u.locked`,
+    [hash],
+  );
+  if (!row) return null;
+  return { userId: row.id, username: row.username, isSuperuser: row.is_superuser, via: session ? "session" : "api_token", tokenId: row.token_id ?? undefined, tokenHash: hash };
+}

@@ -1,0 +1,50 @@
+/** `pglens token create|list|delete`: service tokens for programs. */
+import { parseArgs } from "node:util";
+import { issueApiToken } from "../auth/issue-token.ts";
+import { deleteApiToken, listApiTokens } from "../datastore/api-tokens.ts";
+import { UsageError, printTable, withDatastore } from "./common.ts";
+
+export async function tokenCommand(args: string[]): Promise<number> {
+  const [sub, ...rest] = args;
+  switch (sub) {
+    case "create": {
+      const { values } = parseArgs({ args: rest, options: { user: { type: "string" }, expires: { type: "string" }, note: { type: "string" }, json: { type: "boolean" } } });
+      if (!values.user) throw new UsageError("usage: pglens token create --user NAME [--expires 30d|12h|2w|6m|1y|never] [--note TEXT] [--json]");
+      return withDatastore(async (db) => {
+        const t = await issueApiToken(db, { owner: values.user!, note: values.note, expires: values.expires });
+        if (values.json) console.log(JSON.stringify({ id: t.id, token: t.token, owner: t.owner, note: t.note, expires_at: t.expires_at }));
+        else {
+          console.log(t.token);
+          console.error(`token ${t.id} for ${t.owner}, ${t.expires_at ? `expires ${t.expires_at}` : "never expires"}; it is shown only now`);
+        }
+        return 0;
+      });
+    }
+    case "list": {
+      const { values } = parseArgs({ args: rest, options: { json: { type: "boolean" } } });
+      return withDatastore(async (db) => {
+        const tokens = await listApiTokens(db);
+        if (values.json) console.log(JSON.stringify(tokens.map((t) => ({ id: t.id, owner: t.username, note: t.note, token_prefix: t.token_prefix, created_at: t.created_at, expires_at: t.expires_at }))));
+        else {
+          const now = Date.now();
+          printTable(
+            ["ID", "OWNER", "PREFIX", "EXPIRES", "STATE", "NOTE"],
+            tokens.map((t) => [t.id, t.username, t.token_prefix, t.expires_at?.toISOString() ?? "never", t.expires_at && t.expires_at.getTime() < now ? "expired" : "active", t.note]),
+          );
+        }
+        return 0;
+      });
+    }
+    case "delete": {
+      const id = Number(rest[0]);
+      if (!Number.isInteger(id) || id <= 0 || rest.length !== 1) throw new UsageError("usage: pglens token delete ID");
+      return withDatastore(async (db) => {
+        await deleteApiToken(db, id);
+        console.error(`deleted token ${id}`);
+        return 0;
+      });
+    }
+    default:
+      throw new UsageError(`unknown token command "${sub ?? ""}"; expected: token create | token list | token delete ID`);
+  }
+}

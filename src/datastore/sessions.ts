@@ -1,0 +1,16 @@
+/** Login sessions, shared by every instance through the datastore. */
+import type { Queryable } from "../../drivers/types.ts";
+
+export async function createSession(db: Queryable, tokenHash: string, userId: number, expiresAt: Date): Promise<void> {
+  await db.query("INSERT INTO sessions (token_hash, user_id, expires_at) VALUES ($1, $2, $3)", [tokenHash, userId, expiresAt.toISOString()]);
+  // Expired sessions are removed as new ones are made, so the table does not grow without bound.
+  await db.query("DELETE FROM sessions WHERE expires_at < now()");
+}
+
+export async function deleteSession(db: Queryable, tokenHash: string): Promise<void> {
+  await db.query("DELETE FROM sessions WHERE token_hash = $1", [tokenHash]);
+}
+
+export async function deleteUserSessions(db: Queryable, userId: number): Promise<void> {
+  await db.query("DELETE FROM sessions WHERE user_id = $1", [userId]);
+}
