@@ -1,9 +1,10 @@
-import { mkdtempSync, readFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { once } from "node:events";
 import { describe, expect, inject, it } from "vitest";
 import { openPg } from "../drivers/pg.ts";
+import { authenticate } from "../src/auth/principal.ts";
 import { MIGRATIONS } from "../src/datastore/migrations/index.ts";
 import { runCli, startServe } from "./support/cli.ts";
 import { createTestDatabase, freePort } from "./support/postgres.ts";
@@ -15,6 +16,11 @@ describe("pglens CLI", () => {
     const { child, output } = await startServe({ PGLENS_DATA_DIR: dataDir, PGLENS_DATASTORE_URL: "" }, port);
     const health = await (await fetch(`http://127.0.0.1:${port}/health`)).json();
     expect(health).toMatchObject({ status: "ok", datastore: { driver: "pglite" } });
+    // The first start creates `admin` with a random password kept in the data dir.
+    const password = readFileSync(join(dataDir, "initial-admin-password"), "utf8").trim();
+    const login = await fetch(`http://127.0.0.1:${port}/api/v1/auth/login`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ username: "admin", password }) });
+    expect(login.status).toBe(200);
+    expect(output()).not.toContain(password);
     child.kill("SIGTERM");
     const [code] = await once(child, "exit");
     expect(code).toBe(0);
@@ -30,6 +36,37 @@ describe("pglens CLI", () => {
     expect(result.stdout).not.toContain("postgres:postgres@"); // never the password
     const db = openPg(database.url);
     expect(await db.query("select version from schema_version order by 1")).toEqual(MIGRATIONS.map((m) => ({ version: m.version })));
+    await db.close();
+    await database.drop();
+  });
+
+  it("creates users and service tokens from the command line", async () => {
+    const database = await createTestDatabase(inject("pg17Url"));
+    const env = { PGLENS_DATASTORE_URL: database.url };
+    const dir = mkdtempSync(join(tmpdir(), "pglens-cli-"));
+    writeFileSync(join(dir, "pw"), "a fine long passphrase\n");
+    const created = await runCli(["user", "create", "alice", "--password-file", join(dir, "pw")], env);
+    expect(created.stderr).toContain("created user alice");
+    expect((await runCli(["user", "create", "svc", "--service-account"], env)).code).toBe(0);
+    const weak = await runCli(["user", "create", "bob", "--password", "password1234"], env);
+    expect(weak.code).toBe(2);
+    expect(weak.stderr).toContain("warning: a password given with --password can be read");
+    expect(weak.stderr).toContain("too common");
+    expect((await runCli(["user", "list"], env)).stdout).toMatch(/alice\s+enabled/);
+
+    const token = await runCli(["token", "create", "--user", "svc", "--expires", "30d", "--note", "ci", "--json"], env);
+    expect(token.code).toBe(0);
+    const issued = JSON.parse(token.stdout);
+    expect(issued).toMatchObject({ id: expect.any(Number), token: expect.stringMatching(/^pglens_/), owner: "svc", note: "ci" });
+    const db = openPg(database.url);
+    expect(await authenticate(db, issued.token)).toMatchObject({ username: "svc", via: "api_token" });
+    const list = await runCli(["token", "list"], env);
+    expect(list.stdout).toMatch(new RegExp(`${issued.id}\\s+svc`));
+    expect(list.stdout).not.toContain(issued.token);
+    expect((await runCli(["token", "delete", String(issued.id)], env)).code).toBe(0);
+    expect(await authenticate(db, issued.token)).toBeNull();
+    expect((await runCli(["token", "create", "--user", "nobody"], env)).stderr).toContain("no user named `nobody`");
+    expect((await runCli(["token", "create"], env)).code).toBe(2);
     await db.close();
     await database.drop();
   });
