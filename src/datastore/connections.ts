@@ -1,15 +1,142 @@
-/** Connection lookups needed by the metrics engine (the full connections API comes with the estate). */
+/** Monitored connections: the estate's servers. Passwords are stored sealed and never leave this module unsealed. */
 import type { Queryable } from "../../drivers/types.ts";
 import { type Authority, type ConnectionOwnership, connectionAccess } from "../auth/rbac.ts";
-import { NotFoundError } from "../errors.ts";
+import { ConflictError, NotFoundError } from "../errors.ts";
+
+export interface ConnectionRow {
+  id: number;
+  name: string;
+  host: string;
+  port: number;
+  database_name: string;
+  username: string;
+  password_secret: string | null;
+  sslmode: string;
+  is_monitored: boolean;
+  is_shared: boolean;
+  description: string;
+  connection_error: string | null;
+  owner_user_id: number | null;
+  owner_username: string | null;
+  cluster_id: number | null;
+  role: string | null;
+  hidden_from_topology: boolean;
+  created_at: Date;
+  updated_at: Date;
+}
+
+/** A connection as the API shows it: `password_set` instead of any trace of the password. */
+export function connectionJson(c: ConnectionRow) {
+  return {
+    id: c.id,
+    name: c.name,
+    description: c.description,
+    host: c.host,
+    port: c.port,
+    database_name: c.database_name,
+    username: c.username,
+    sslmode: c.sslmode,
+    password_set: c.password_secret !== null,
+    is_monitored: c.is_monitored,
+    is_shared: c.is_shared,
+    owner_username: c.owner_username,
+    cluster_id: c.cluster_id,
+    role: c.role,
+    connection_error: c.connection_error,
+    created_at: c.created_at.toISOString(),
+    updated_at: c.updated_at.toISOString(),
+  };
+}
+
+const SELECT = `SELECT c.*, u.username AS owner_username FROM connections c LEFT JOIN users u ON u.id = c.owner_user_id`;
+
+export const listConnections = (db: Queryable) => db.query<ConnectionRow>(`${SELECT} ORDER BY lower(c.name)`);
+
+export async function findConnection(db: Queryable, id: number): Promise<ConnectionRow | undefined> {
+  return (await db.query<ConnectionRow>(`${SELECT} WHERE c.id = $1`, [id]))[0];
+}
 
 /**
- * Throws NotFoundError naming the first id that does not exist or that the caller may not read: the two
- * answer alike, so existence does not leak.
+ * The connection if the caller may read it; otherwise NotFoundError, the same as for an id that does not
+ * exist, so existence does not leak.
  */
+export async function readableConnection(db: Queryable, id: number, access?: Authority): Promise<ConnectionRow> {
+  const row = await findConnection(db, id);
+  if (!row || (access && connectionAccess(access, row) === null)) throw new NotFoundError(`connection ${id} not found`);
+  return row;
+}
+
+/** Throws NotFoundError naming the first id that does not exist or that the caller may not read. */
 export async function assertReadableConnections(db: Queryable, ids: readonly number[], access?: Authority): Promise<void> {
   const rows = await db.query<ConnectionOwnership>("SELECT id, owner_user_id, is_shared FROM connections WHERE id = ANY($1::int[])", [ids]);
   const readable = new Set(rows.filter((r) => !access || connectionAccess(access, r) !== null).map((r) => r.id));
   const refused = ids.find((id) => !readable.has(id));
   if (refused !== undefined) throw new NotFoundError(`connection ${refused} not found`);
+}
+
+export interface ConnectionFields {
+  name: string;
+  host: string;
+  port: number;
+  database_name: string;
+  username: string;
+  password_secret: string | null;
+  sslmode: string;
+  is_monitored: boolean;
+  is_shared: boolean;
+  description: string;
+  cluster_id: number | null;
+  owner_user_id: number | null;
+}
+
+const FIELDS: ReadonlyArray<keyof ConnectionFields> = ["name", "host", "port", "database_name", "username", "password_secret", "sslmode", "is_monitored", "is_shared", "description", "cluster_id", "owner_user_id"];
+
+async function mapConflicts<T>(work: () => Promise<T>, name: string | undefined): Promise<T> {
+  try {
+    return await work();
+  } catch (err) {
+    const code = (err as { code?: string }).code;
+    if (code === "23505") throw new ConflictError(`a connection named \`${name}\` already exists`);
+    if (code === "23503") throw new NotFoundError("cluster not found");
+    throw err;
+  }
+}
+
+export async function createConnection(db: Queryable, f: ConnectionFields): Promise<ConnectionRow> {
+  const [{ id }] = await mapConflicts(
+    () => db.query<{ id: number }>(`INSERT INTO connections (${FIELDS.join(", ")}) VALUES (${FIELDS.map((_, i) => `$${i + 1}`).join(", ")}) RETURNING id`, FIELDS.map((k) => f[k])),
+    f.name,
+  );
+  return (await findConnection(db, id))!;
+}
+
+export async function updateConnection(db: Queryable, id: number, changes: Partial<ConnectionFields>): Promise<ConnectionRow> {
+  const keys = FIELDS.filter((k) => changes[k] !== undefined);
+  if (keys.length) {
+    // A changed address or credential starts from a clean slate: the collector reports anew.
+    const resetsError = keys.some((k) => ["host", "port", "database_name", "username", "password_secret", "sslmode"].includes(k));
+    await mapConflicts(
+      () =>
+        db.query(
+          `UPDATE connections SET ${keys.map((k, i) => `${k} = $${i + 2}`).join(", ")}, updated_at = now()${resetsError ? ", connection_error = NULL" : ""} WHERE id = $1`,
+          [id, ...keys.map((k) => changes[k])],
+        ),
+      changes.name,
+    );
+  }
+  const row = await findConnection(db, id);
+  if (!row) throw new NotFoundError(`connection ${id} not found`);
+  return row;
+}
+
+/**
+ * Deletes a connection and what belongs to it: samples and changes, overrides, group grants, relationships,
+ * current-connection choices. Token scopes naming it stay: removing the last entry of a scope would widen
+ * the token to every connection, while an id that never returns (ids are not reused) grants nothing.
+ */
+export async function deleteConnection(db: Queryable, id: number): Promise<void> {
+  await db.query("DELETE FROM probe_configs WHERE scope = 'server' AND scope_id = $1", [id]);
+  await db.query("DELETE FROM group_connection_privileges WHERE connection_id = $1", [id]);
+  const rows = await db.query("DELETE FROM connections WHERE id = $1 RETURNING id", [id]);
+  if (rows.length === 0) throw new NotFoundError(`connection ${id} not found`);
 }

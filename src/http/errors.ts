@@ -3,6 +3,8 @@ import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { isUnavailable } from "../../drivers/errors.ts";
+import { SecretUnavailableError } from "../auth/secret-box.ts";
+import { MonitoredServerError } from "../monitored/client.ts";
 import { ConflictError, InputError, NotFoundError } from "../errors.ts";
 import type { AppEnv } from "./context.ts";
 
@@ -35,6 +37,11 @@ export function handleError(err: Error, c: Context<AppEnv>) {
     return errorResponse(c, err.status as ContentfulStatusCode, message);
   }
   const log = c.get("log");
+  if (err instanceof MonitoredServerError) return errorResponse(c, 502, err.message);
+  if (err instanceof SecretUnavailableError) {
+    log?.error("stored secrets unavailable", { request_id: c.get("requestId"), error: err.message });
+    return errorResponse(c, 503, err.message);
+  }
   if (isUnavailable(err)) {
     log?.warn("datastore unavailable", { request_id: c.get("requestId"), error: err.message });
     return errorResponse(c, 503, "the datastore is unavailable; try again shortly");

@@ -1,5 +1,6 @@
 /** The probe catalogue: every probe pglens knows, by name. Adding a probe = adding a file and a line here. */
 import { pgDatabase } from "./pg_database.ts";
+import { pgExtension } from "./pg_extension.ts";
 import { pgReplicationSlots } from "./pg_replication_slots.ts";
 import { pgSettings } from "./pg_settings.ts";
 import { pgStatActivity } from "./pg_stat_activity.ts";
@@ -43,6 +44,7 @@ export const PROBES: readonly ProbeDefinition[] = [
   pgStatAllIndexes,
   pgStatUserIndexes,
   pgStatStatements,
+  pgExtension,
   pgSysCpuInfo,
   pgSysMemoryInfo,
   pgSysDiskInfo,

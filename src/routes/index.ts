@@ -1,11 +1,28 @@
 import { authRoutes } from "./auth.ts";
+import { clusterRoutes } from "./clusters.ts";
+import { connectionRoutes } from "./connections.ts";
 import { healthRoutes } from "./health.ts";
 import { mcpToolRoutes } from "./mcp-tools.ts";
 import { metricsRoutes } from "./metrics.ts";
+import { probeConfigRoutes } from "./probe-configs.ts";
 import { rbacGroupRoutes } from "./rbac-groups.ts";
 import { rbacPrivilegeRoutes } from "./rbac-privileges.ts";
 import { rbacTokenRoutes } from "./rbac-tokens.ts";
 import { rbacUserRoutes } from "./rbac-users.ts";
+import { serverInfoRoutes } from "./server-info.ts";
 
 /** Every route module of the API, mounted at the root by createApp. */
-export const ROUTE_MODULES = [healthRoutes, authRoutes, rbacUserRoutes, rbacGroupRoutes, rbacTokenRoutes, rbacPrivilegeRoutes, metricsRoutes, mcpToolRoutes];
+export const ROUTE_MODULES = [
+  healthRoutes,
+  authRoutes,
+  rbacUserRoutes,
+  rbacGroupRoutes,
+  rbacTokenRoutes,
+  rbacPrivilegeRoutes,
+  connectionRoutes,
+  clusterRoutes,
+  probeConfigRoutes,
+  serverInfoRoutes,
+  metricsRoutes,
+  mcpToolRoutes,
+];

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { writeSamples } from "../../src/collector/sample-writer.ts";
+import { PROBES } from "../../src/probes/index.ts";
 import { testApp } from "../support/app.ts";
 import { bearer, userWithToken } from "../support/auth.ts";
 import { addConnection, DATASTORE_KINDS, migratedDatastore, type TestDatastore } from "../support/datastore.ts";
@@ -49,7 +50,7 @@ describe.each(DATASTORE_KINDS)("datastore tools through the REST bridge on %s", 
     expect(network[2]).toBe("6");
     expect(network[3]).toBe("server");
     expect(lines.find((l) => l.startsWith("pg_stat_database\t"))!.split("\t").slice(2)).toEqual(["0", "database"]);
-    expect(lines).toHaveLength(24);
+    expect(lines).toHaveLength(PROBES.length + 1);
   });
 
   it("describe_probe lists every column with its type and role", async () => {

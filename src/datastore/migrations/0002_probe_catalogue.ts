@@ -1,4 +1,5 @@
 import { catalogueStatements } from "../../probes/ddl.ts";
+import { PROBES } from "../../probes/index.ts";
 import type { Migration } from "./types.ts";
 
 /**
@@ -9,5 +10,6 @@ import type { Migration } from "./types.ts";
 export const migration: Migration = {
   version: 2,
   name: "probe_catalogue",
-  statements: catalogueStatements(),
+  // pg_extension joined the catalogue in migration 5.
+  statements: catalogueStatements(PROBES.filter((p) => p.name !== "pg_extension")),
 };

@@ -2,7 +2,8 @@ import { migration as foundation } from "./0001_foundation.ts";
 import { migration as probeCatalogue } from "./0002_probe_catalogue.ts";
 import { migration as sampleChanges } from "./0003_sample_changes.ts";
 import { migration as auth } from "./0004_auth.ts";
+import { migration as estate } from "./0005_estate.ts";
 import type { Migration } from "./types.ts";
 
 /** Every migration, in order. Append new ones; never edit one that has shipped. */
-export const MIGRATIONS: readonly Migration[] = [foundation, probeCatalogue, sampleChanges, auth];
+export const MIGRATIONS: readonly Migration[] = [foundation, probeCatalogue, sampleChanges, auth, estate];

@@ -1,0 +1,210 @@
+import { createRoute, z } from "@hono/zod-openapi";
+import { connectionAccess, hasAdminPermission } from "../auth/rbac.ts";
+import { seal } from "../auth/secret-box.ts";
+import {
+  type ConnectionFields,
+  connectionJson,
+  createConnection,
+  deleteConnection,
+  listConnections,
+  readableConnection,
+  updateConnection,
+} from "../datastore/connections.ts";
+import { USER, admin, authority, guarded } from "../http/access.ts";
+import { ApiError } from "../http/errors.ts";
+import { isValidHost } from "../http/host.ts";
+import { IdParam, json, jsonBody, noContent } from "../http/params.ts";
+import { newRouter } from "../http/router.ts";
+import { errorResponses } from "../http/schemas.ts";
+import { withMonitoredClient } from "../monitored/client.ts";
+import type { Context } from "hono";
+import type { AppEnv } from "../http/context.ts";
+
+const tags = ["Connections"];
+const base = "/api/v1/connections";
+export const SSL_MODES = ["disable", "allow", "prefer", "require", "verify-ca", "verify-full"] as const;
+
+const Connection = z
+  .object({
+    id: z.number().int(),
+    name: z.string(),
+    description: z.string(),
+    host: z.string(),
+    port: z.number().int(),
+    database_name: z.string(),
+    username: z.string(),
+    sslmode: z.string(),
+    password_set: z.boolean().openapi({ description: "Whether a password is stored; it is never returned" }),
+    is_monitored: z.boolean(),
+    is_shared: z.boolean(),
+    owner_username: z.string().nullable(),
+    cluster_id: z.number().int().nullable(),
+    role: z.string().nullable(),
+    connection_error: z.string().nullable().openapi({ description: "The collector's last error reaching the server; null when healthy" }),
+    created_at: z.string(),
+    updated_at: z.string(),
+  })
+  .openapi("Connection");
+
+const fields = {
+  name: z.string().trim().min(1).max(200),
+  host: z.string().trim().refine(isValidHost, "must be a host name or an IP address"),
+  port: z.number().int().min(1).max(65535),
+  database_name: z.string().min(1).max(63).openapi({ description: "Maintenance database pglens connects to" }),
+  username: z.string().min(1).max(63),
+  password: z.string().max(1000).openapi({ description: "Stored encrypted (AES-256-GCM); never returned" }),
+  sslmode: z.enum(SSL_MODES),
+  is_monitored: z.boolean(),
+  is_shared: z.boolean().openapi({ description: "Readable by every user; needs manage_connections" }),
+  description: z.string().max(2000),
+  cluster_id: z.number().int().positive().nullable(),
+};
+
+const NewConnection = z
+  .object({
+    ...fields,
+    port: fields.port.default(5432),
+    database_name: fields.database_name.default("postgres"),
+    password: fields.password.optional(),
+    sslmode: fields.sslmode.default("prefer"),
+    is_monitored: fields.is_monitored.default(true),
+    is_shared: fields.is_shared.default(false),
+    description: fields.description.default(""),
+    cluster_id: fields.cluster_id.optional(),
+  })
+  .strict()
+  .openapi("NewConnection");
+
+const ConnectionChanges = z
+  .object({ ...fields, password: fields.password.nullable().openapi({ description: "A new password; null removes the stored one" }) })
+  .partial()
+  .strict()
+  .openapi("ConnectionChanges");
+
+const Database = z.object({ name: z.string(), owner: z.string(), encoding: z.string(), size_bytes: z.number().nullable() }).openapi("Database");
+const Current = z.object({ connection_id: z.number().int(), database_name: z.string().nullable(), name: z.string(), host: z.string(), port: z.number().int() }).openapi("CurrentConnection");
+
+const r = {
+  list: guarded(USER, createRoute({ method: "get", path: base, tags, summary: "Connections the caller may see", responses: { 200: json(z.array(Connection), "Connections"), ...errorResponses(401) } })),
+  create: guarded(
+    admin("manage_connections"),
+    createRoute({ method: "post", path: base, tags, summary: "Register a server (the caller owns it)", request: { body: jsonBody(NewConnection) }, responses: { 201: json(Connection, "Created"), ...errorResponses(400, 401, 403, 404, 409) } }),
+  ),
+  getCurrent: guarded(USER, createRoute({ method: "get", path: `${base}/current`, tags, summary: "The connection this credential selected", responses: { 200: json(Current, "Selected"), ...errorResponses(401, 404) } })),
+  setCurrent: guarded(
+    USER,
+    createRoute({
+      method: "post",
+      path: `${base}/current`,
+      tags,
+      summary: "Select a connection (and database) for this credential",
+      request: { body: jsonBody(z.object({ connection_id: z.number().int().positive(), database_name: z.string().min(1).max(63).optional() }).strict()) },
+      responses: { 200: json(Current, "Selected"), ...errorResponses(400, 401, 404) },
+    }),
+  ),
+  clearCurrent: guarded(USER, createRoute({ method: "delete", path: `${base}/current`, tags, summary: "Clear the selection", responses: { ...noContent, ...errorResponses(401) } })),
+  get: guarded(USER, createRoute({ method: "get", path: `${base}/{id}`, tags, summary: "A connection", request: { params: IdParam }, responses: { 200: json(Connection, "Connection"), ...errorResponses(401, 404) } })),
+  update: guarded(
+    USER,
+    createRoute({
+      method: "put",
+      path: `${base}/{id}`,
+      tags,
+      summary: "Update a connection (its owner, or manage_connections)",
+      request: { params: IdParam, body: jsonBody(ConnectionChanges) },
+      responses: { 200: json(Connection, "Updated"), ...errorResponses(400, 401, 403, 404, 409) },
+    }),
+  ),
+  remove: guarded(
+    USER,
+    createRoute({ method: "delete", path: `${base}/{id}`, tags, summary: "Delete a connection and its samples (its owner, or manage_connections)", request: { params: IdParam }, responses: { ...noContent, ...errorResponses(401, 403, 404) } }),
+  ),
+  databases: guarded(
+    USER,
+    createRoute({
+      method: "get",
+      path: `${base}/{id}/databases`,
+      tags,
+      summary: "Databases of the live server (asks it directly, 5 s timeout)",
+      request: { params: IdParam },
+      responses: { 200: json(z.array(Database), "Databases"), 502: json(z.object({ error: z.string() }), "The server cannot be reached"), ...errorResponses(401, 404, 503) },
+    }),
+  ),
+};
+
+/** Owner or manage_connections may change a connection the caller can see; sharing and clustering need the permission. */
+async function assertMayModify(c: Context<AppEnv>, id: number, changes: { is_shared?: boolean; cluster_id?: number | null }) {
+  const a = await authority(c);
+  const row = await readableConnection(c.get("db"), id, a);
+  const manager = hasAdminPermission(a, "manage_connections");
+  if (!manager && row.owner_user_id !== a.principal.userId) throw new ApiError(403, "only the connection's owner or a holder of manage_connections may change it");
+  if (!manager && (changes.is_shared !== undefined || changes.cluster_id !== undefined)) throw new ApiError(403, "sharing a connection or moving it between clusters needs manage_connections");
+  return row;
+}
+
+export const connectionRoutes = newRouter()
+  .openapi(r.list, async (c) => {
+    const a = await authority(c);
+    return c.json((await listConnections(c.get("db"))).filter((row) => connectionAccess(a, row) !== null).map(connectionJson), 200);
+  })
+  .openapi(r.create, async (c) => {
+    const body = c.req.valid("json");
+    const { password, ...rest } = body;
+    const fieldsToStore: ConnectionFields = {
+      ...rest,
+      cluster_id: rest.cluster_id ?? null,
+      password_secret: password ? await seal(password, c.get("config").secret) : null,
+      owner_user_id: c.get("principal")!.userId,
+    };
+    return c.json(connectionJson(await createConnection(c.get("db"), fieldsToStore)), 201);
+  })
+  .openapi(r.getCurrent, async (c) => {
+    const db = c.get("db");
+    const [current] = await db.query<{ connection_id: number; database_name: string | null }>("SELECT connection_id, database_name FROM current_connections WHERE token_hash = $1", [c.get("principal")!.tokenHash]);
+    if (!current) throw new ApiError(404, "no connection selected; POST /api/v1/connections/current selects one");
+    const row = await readableConnection(db, current.connection_id, await authority(c));
+    return c.json({ connection_id: row.id, database_name: current.database_name, name: row.name, host: row.host, port: row.port }, 200);
+  })
+  .openapi(r.setCurrent, async (c) => {
+    const { connection_id, database_name } = c.req.valid("json");
+    const db = c.get("db");
+    const row = await readableConnection(db, connection_id, await authority(c));
+    await db.query(
+      `INSERT INTO current_connections (token_hash, connection_id, database_name) VALUES ($1, $2, $3)
+       ON CONFLICT (token_hash) DO UPDATE SET connection_id = excluded.connection_id, database_name = excluded.database_name, updated_at = now()`,
+      [c.get("principal")!.tokenHash, connection_id, database_name ?? null],
+    );
+    return c.json({ connection_id: row.id, database_name: database_name ?? null, name: row.name, host: row.host, port: row.port }, 200);
+  })
+  .openapi(r.clearCurrent, async (c) => {
+    await c.get("db").query("DELETE FROM current_connections WHERE token_hash = $1", [c.get("principal")!.tokenHash]);
+    return c.body(null, 204);
+  })
+  .openapi(r.get, async (c) => c.json(connectionJson(await readableConnection(c.get("db"), c.req.valid("param").id, await authority(c))), 200))
+  .openapi(r.update, async (c) => {
+    const { id } = c.req.valid("param");
+    const { password, ...rest } = c.req.valid("json");
+    await assertMayModify(c, id, rest);
+    // Absent leaves the stored password alone; null removes it.
+    const sealed = password === undefined ? undefined : password === null ? null : await seal(password, c.get("config").secret);
+    const row = await updateConnection(c.get("db"), id, { ...rest, password_secret: sealed });
+    return c.json(connectionJson(row), 200);
+  })
+  .openapi(r.remove, async (c) => {
+    const { id } = c.req.valid("param");
+    await assertMayModify(c, id, {});
+    await c.get("db").transaction((tx) => deleteConnection(tx, id));
+    return c.body(null, 204);
+  })
+  .openapi(r.databases, async (c) => {
+    const row = await readableConnection(c.get("db"), c.req.valid("param").id, await authority(c));
+    const databases = await withMonitoredClient(row, c.get("config").secret, async (client) => {
+      const result = await client.query<{ name: string; owner: string; encoding: string; size_bytes: string | null }>(
+        `SELECT d.datname AS name, pg_get_userbyid(d.datdba) AS owner, pg_encoding_to_char(d.encoding) AS encoding,
+                CASE WHEN has_database_privilege(d.datname, 'CONNECT') THEN pg_database_size(d.datname) END AS size_bytes
+           FROM pg_database d WHERE d.datallowconn AND NOT d.datistemplate ORDER BY d.datname`,
+      );
+      return result.rows.map((d) => ({ ...d, size_bytes: d.size_bytes === null ? null : Number(d.size_bytes) }));
+    });
+    return c.json(databases, 200);
+  });
