@@ -48,12 +48,14 @@ const higher = (a: AccessLevel | null, b: AccessLevel | null) => (a === null ? b
 const lower = (a: AccessLevel | null, b: AccessLevel | null) => (a === null || b === null ? null : RANK[a] <= RANK[b] ? a : b);
 
 /**
- * What the caller may do on a connection: superusers and owners read_write; a group grant on the connection
- * (or on 0, all connections) its level; a shared connection read; a token's connection scope caps the result.
+ * What the caller may do on a connection: superusers, owners and holders of manage_connections read_write;
+ * a group grant on the connection (or on 0, all connections) its level; a shared connection read; a token's
+ * connection scope caps the result.
  */
 export function connectionAccess(a: Authority, c: ConnectionOwnership): AccessLevel | null {
   let level: AccessLevel | null = null;
-  if (a.principal.isSuperuser || c.owner_user_id === a.principal.userId) level = "read_write";
+  const manager = a.principal.isSuperuser || a.grants.admin_permissions.includes(ALL) || a.grants.admin_permissions.includes("manage_connections");
+  if (manager || c.owner_user_id === a.principal.userId) level = "read_write";
   for (const g of a.grants.connection_privileges) if (g.connection_id === c.id || g.connection_id === 0) level = higher(level, g.access_level);
   if (c.is_shared) level = higher(level, "read");
   const scoped = a.scope.connections;

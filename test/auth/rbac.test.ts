@@ -52,3 +52,11 @@ describe("admin permissions and tools", () => {
     expect(mayUseTool(authority({ superuser: true, scope: { mcp_privileges: ["*"] } }), "query_metrics")).toBe(true);
   });
 });
+
+describe("connection managers", () => {
+  it("read and write every connection, within a token's scope", () => {
+    const grants = { mcp_privileges: [], connection_privileges: [], admin_permissions: ["manage_connections"] };
+    expect(connectionAccess(authority({ grants }), conn(5, 99))).toBe("read_write");
+    expect(connectionAccess(authority({ grants, scope: { connections: [{ connection_id: 6, access_level: "read" }] } }), conn(5, 99))).toBeNull();
+  });
+});

@@ -8,7 +8,7 @@ import type { newRouter } from "../../src/http/router.ts";
 
 export function testApp(driver: Driver, options: { config?: Partial<Config>; extraRoutes?: Array<ReturnType<typeof newRouter>> } = {}) {
   const logs: Array<Record<string, unknown>> = [];
-  const config = { ...resolveConfig({}, {}), ...options.config };
+  const config = { ...resolveConfig({}, { PGLENS_SECRET: "test secret for sealing passwords" }), ...options.config };
   const log = createLogger("debug", (line) => logs.push(JSON.parse(line)));
   const app = createApp({ config, log, datastore: { open: () => driver } }, [...ROUTE_MODULES, ...(options.extraRoutes ?? [])]);
   return { app, logs, config };
