@@ -3,6 +3,8 @@ import { writeFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { createApp, openApiDocument } from "./app.ts";
 import { UsageError } from "./cli/common.ts";
+import { demoCommand } from "./cli/demo.ts";
+import { collectOnce, startCollector } from "./collector/collect.ts";
 import { samplesCommand } from "./cli/samples.ts";
 import { tokenCommand } from "./cli/tokens.ts";
 import { userCommand } from "./cli/users.ts";
@@ -19,6 +21,7 @@ Usage: pglens <command> [options]
 Commands:
   serve                 run the HTTP service (default; PORT, default 8080)
   migrate               apply pending datastore migrations and exit
+  collect [--once]      run only the collector (every second; --once: one round, then exit)
   openapi [--out FILE]  print the OpenAPI document (or write it to FILE)
   user create NAME [--superuser] [--service-account] [--password-file FILE|-]
                         create a user; the password is prompted for unless given by file or stdin
@@ -27,6 +30,9 @@ Commands:
                         create an API (service) token; it is printed once
   token list [--json]   list API tokens (never the secrets)
   token delete ID       revoke a token
+  demo [--server URL] [--history-only]
+                        register a reachable local PostgreSQL (default postgres://postgres@127.0.0.1:5432)
+                        for collection, or load a generated day of history as a demo connection
   samples import --connection-id N --probe P [FILE|-]
                         load NDJSON sample rows (collected_at + columns, one per line)
                         through the sample writer; all or nothing
@@ -69,8 +75,31 @@ async function main(argv: string[]): Promise<number> {
       } else process.stdout.write(doc);
       return 0;
     }
+    case "collect": {
+      const { values } = parseArgs({ args: rest, options: { once: { type: "boolean" } } });
+      const config = loadNodeConfig();
+      const log = createLogger(config.log_level);
+      const driver = await openMigratedDatastore(config, log);
+      if (values.once) {
+        const tick = await collectOnce(driver, config, log);
+        console.error(`collected ${tick.outcomes.reduce((n, o) => n + o.rows, 0)} rows from ${tick.claimed} due probes; ${tick.unreachable.length} server(s) unreachable`);
+        await driver.close();
+        return 0;
+      }
+      const collector = startCollector(driver, config, log);
+      const stop = async () => {
+        await collector.stop();
+        await driver.close();
+        process.exit(0);
+      };
+      process.once("SIGTERM", stop);
+      process.once("SIGINT", stop);
+      return -1;
+    }
     case "samples":
       return samplesCommand(rest);
+    case "demo":
+      return demoCommand(rest);
     case "user":
       return userCommand(rest);
     case "token":

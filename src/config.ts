@@ -52,6 +52,9 @@ export const configSchema = z.strictObject({
       lockout_after_failures: z.coerce.number().int().min(0).default(10),
     })
     .default({ session_hours: 24, max_failed_logins_per_address: 10, max_failed_logins_per_account: 5, failure_window_minutes: 15, lockout_after_failures: 10 }),
+  collector: z.strictObject({ enabled: z.stringbool().or(z.boolean()).default(true) }).default({ enabled: true }),
+  /** The embedded datastore's first start loads a demo connection. */
+  demo: z.stringbool().or(z.boolean()).default(true),
   builtins: z.strictObject({ tools: toolSwitches.default({}) }).default({ tools: {} }),
 });
 
@@ -71,6 +74,8 @@ export const ENV_KEYS: Record<string, string[]> = {
   PGLENS_SECRET: ["secret"],
   PGLENS_ADMIN_USERNAME: ["admin", "username"],
   PGLENS_ADMIN_PASSWORD: ["admin", "password"],
+  PGLENS_COLLECTOR: ["collector", "enabled"],
+  PGLENS_DEMO: ["demo"],
 };
 
 export class ConfigError extends Error {

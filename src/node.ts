@@ -9,6 +9,7 @@ import type { Config } from "./config.ts";
 import { migrate } from "./datastore/migrate.ts";
 import { datastoreSettings, describeDatastore } from "./datastore/settings.ts";
 import { ensureFirstSuperuser } from "./auth/bootstrap.ts";
+import { startCollector } from "./collector/collect.ts";
 import { ensureEmbeddedAdmin } from "./embedded-admin.ts";
 import { embeddedSecret } from "./embedded-secret.ts";
 import type { Logger } from "./log.ts";
@@ -39,14 +40,24 @@ export async function openMigratedDatastore(config: Config, log: Logger): Promis
   }
 }
 
+/** The embedded datastore's first start: a demo connection with a generated day of history to look at. */
+async function ensureDemoOnFirstStart(driver: Driver, config: Config, log: Logger): Promise<void> {
+  if (!config.demo || (await driver.query("SELECT 1 FROM connections LIMIT 1")).length > 0) return;
+  const { createDemoConnection } = await import("./cli/demo.ts");
+  const { id, rows } = await createDemoConnection(driver);
+  log.info("loaded a generated day of history as a demo connection; `npx pglens demo` registers a real local server", { connection_id: id, rows });
+}
+
 export async function runServer(config: Config, log: Logger): Promise<void> {
   const driver = await openMigratedDatastore(config, log);
   await ensureFirstSuperuser(driver, config, log);
   if (driver.kind === "pglite") {
     if (!config.secret) config = { ...config, secret: embeddedSecret(config.datastore.data_dir) };
     await ensureEmbeddedAdmin(driver, config.datastore.data_dir, log);
+    await ensureDemoOnFirstStart(driver, config, log);
   }
   const app = createApp({ config, log, datastore: { open: () => driver }, clientAddress: (c) => getConnInfo(c).remote.address });
+  const collector = config.collector.enabled ? startCollector(driver, config, log) : undefined;
   const server = serve({ fetch: app.fetch, port: config.port, hostname: config.host }, (info) => {
     log.info("pglens listening", { version: VERSION, url: `http://${config.host === "0.0.0.0" ? "localhost" : config.host}:${info.port}` });
   });
@@ -59,6 +70,7 @@ export async function runServer(config: Config, log: Logger): Promise<void> {
     // Stop accepting, let in-flight requests finish, then release the datastore.
     const force = setTimeout(() => process.exit(1), 10_000).unref();
     server.close(async () => {
+      await collector?.stop();
       await driver.close().catch(() => {});
       clearTimeout(force);
       process.exit(0);

@@ -4,6 +4,7 @@ import { openNetworkDriver } from "../drivers/network.ts";
 import { createApp } from "./app.ts";
 import { type Config, configFromBindings } from "./config.ts";
 import { ensureFirstSuperuser } from "./auth/bootstrap.ts";
+import { collectOnce } from "./collector/collect.ts";
 import { migrate } from "./datastore/migrate.ts";
 import { datastoreSettings } from "./datastore/settings.ts";
 import { createLogger, type Logger } from "./log.ts";
@@ -75,10 +76,24 @@ export default {
     return state.app.fetch(request, env, ctx);
   },
 
+  /** Cron Trigger: collect from the monitored servers whose probes are due. */
   async scheduled(controller: ScheduledController, env: Bindings, ctx: ExecutionContext): Promise<void> {
     const state = boot(env);
-    ctx.waitUntil(ensureMigrated(state));
-    // Periodic work (collection, alert evaluation) hooks in here as it is built.
     state.log.info("scheduled tick", { cron: controller.cron, scheduled_time: new Date(controller.scheduledTime).toISOString() });
+    ctx.waitUntil(
+      (async () => {
+        await ensureMigrated(state);
+        if (!state.config.collector.enabled) return;
+        const driver = openNetworkDriver(datastoreSettings(state.config));
+        try {
+          const tick = await collectOnce(driver, state.config, state.log);
+          state.log.info("collection tick", { claimed: tick.claimed, stored_rows: tick.outcomes.reduce((n, o) => n + o.rows, 0), unreachable: tick.unreachable.length });
+        } catch (err) {
+          state.log.error("collection tick failed", { error: (err as Error).message });
+        } finally {
+          await driver.close().catch(() => {});
+        }
+      })(),
+    );
   },
 };

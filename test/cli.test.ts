@@ -21,6 +21,13 @@ describe("pglens CLI", () => {
     const login = await fetch(`http://127.0.0.1:${port}/api/v1/auth/login`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ username: "admin", password }) });
     expect(login.status).toBe(200);
     expect(output()).not.toContain(password);
+    // ...and a demo connection with a generated day of history, so there is something to look at.
+    const { token } = await login.json();
+    const auth = { authorization: `Bearer ${token}` };
+    const [demo] = await (await fetch(`http://127.0.0.1:${port}/api/v1/connections`, { headers: auth })).json();
+    expect(demo.name).toMatch(/^demo-/);
+    const series = await (await fetch(`http://127.0.0.1:${port}/api/v1/metrics/query?probe_name=pg_stat_database&connection_id=${demo.id}&metrics=xact_commit_per_sec,blk_read_time_pct&time_range=24h`, { headers: auth })).json();
+    expect(series.every((s: { data: Array<{ value: number | null }> }) => s.data.filter((p) => p.value !== null).length > 100)).toBe(true);
     child.kill("SIGTERM");
     const [code] = await once(child, "exit");
     expect(code).toBe(0);
@@ -67,6 +74,23 @@ describe("pglens CLI", () => {
     expect(await authenticate(db, issued.token)).toBeNull();
     expect((await runCli(["token", "create", "--user", "nobody"], env)).stderr).toContain("no user named `nobody`");
     expect((await runCli(["token", "create"], env)).code).toBe(2);
+    await db.close();
+    await database.drop();
+  });
+
+  it("registers a reachable server with `pglens demo --server`, or loads history without one", async () => {
+    const database = await createTestDatabase(inject("pg17Url"));
+    const env = { PGLENS_DATASTORE_URL: database.url, PGLENS_SECRET: "demo test secret value" };
+    expect((await runCli(["demo"], env)).stderr).toContain("create a user first");
+    const dir = mkdtempSync(join(tmpdir(), "pglens-demo-"));
+    writeFileSync(join(dir, "pw"), "a fine long passphrase\n");
+    await runCli(["user", "create", "alice", "--password-file", join(dir, "pw")], env);
+    const registered = await runCli(["demo", "--server", inject("pg17Url")], env);
+    expect(registered.stderr).toMatch(/registered 127.0.0.1:\d+ as connection \d+/);
+    const history = await runCli(["demo", "--history-only"], env);
+    expect(history.stderr).toMatch(/loaded a generated day of history \([\d,]+ rows\) as connection \d+/);
+    const db = openPg(database.url);
+    expect(await db.query("SELECT is_monitored FROM connections ORDER BY id")).toEqual([{ is_monitored: true }, { is_monitored: false }]);
     await db.close();
     await database.drop();
   });

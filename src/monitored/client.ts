@@ -10,7 +10,11 @@ export const APPLICATION_NAME = "pglens";
 
 /** The monitored server could not be reached or refused us; the message is safe to show. */
 export class MonitoredServerError extends Error {
-  constructor(message: string) {
+  constructor(
+    message: string,
+    /** SQLSTATE or system error code of the cause, when there is one. */
+    readonly code?: string,
+  ) {
     super(message);
     this.name = "MonitoredServerError";
   }
@@ -40,13 +44,16 @@ export async function withMonitoredClient<T>(conn: ConnectionRow, secret: string
     application_name: APPLICATION_NAME,
     connectionTimeoutMillis: options.connectTimeoutMs ?? 5000,
     statement_timeout: options.statementTimeoutMs ?? 10_000,
+    // pglens only ever reads monitored servers; the server refuses writes in this session.
+    options: "-c default_transaction_read_only=on",
   });
   client.on("error", () => {}); // a dropped idle session must not crash the process
   try {
     await client.connect();
   } catch (err) {
     await client.end().catch(() => {});
-    throw new MonitoredServerError(`cannot reach connection ${conn.id} (${conn.host}:${conn.port}): ${(err as Error).message || (err as { code?: string }).code}`);
+    const code = (err as { code?: string }).code;
+    throw new MonitoredServerError(`cannot reach connection ${conn.id} (${conn.host}:${conn.port}): ${(err as Error).message || code}`, code);
   }
   try {
     return await work(client);

@@ -18,3 +18,10 @@ export const INDEX_COLUMNS: ProbeColumn[] = [
   counter("idx_blks_read", "Index blocks read from disk"),
   counter("idx_blks_hit", "Index buffer hits"),
 ];
+
+/** Index statistics joined with their block I/O, from the `all` or `user` views. */
+export function indexStatsSql(which: "all" | "user", major: number): string {
+  return `SELECT i.schemaname, i.indexrelname, i.relname, i.relid, i.indexrelid, i.idx_scan, ${major >= 16 ? "i.last_idx_scan" : "NULL::timestamptz AS last_idx_scan"},
+                 i.idx_tup_read, i.idx_tup_fetch, io.idx_blks_read, io.idx_blks_hit
+            FROM pg_stat_${which}_indexes i LEFT JOIN pg_statio_${which}_indexes io USING (indexrelid)`;
+}

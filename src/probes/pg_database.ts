@@ -19,4 +19,13 @@ export const pgDatabase: ProbeDefinition = {
     gauge("age_datminmxid", "Age of the oldest multixact id", "integer"),
     gauge("database_size_bytes", "Size on disk (bytes)"),
   ],
+  collect: {
+    runs: "server",
+    sql: () => [
+      `SELECT datname, datdba, encoding, datistemplate, datallowconn, datconnlimit, age(datfrozenxid) AS age_datfrozenxid,
+              mxid_age(datminmxid) AS age_datminmxid,
+              CASE WHEN has_database_privilege(datname, 'CONNECT') THEN pg_database_size(datname) END AS database_size_bytes
+         FROM pg_database`,
+    ],
+  },
 };

@@ -14,4 +14,8 @@ export const pgExtension: ProbeDefinition = {
     dim("extversion", "Installed version"),
     dim("schema_name", "Schema holding the extension's objects"),
   ],
+  collect: {
+    runs: "each_database",
+    sql: () => [`SELECT e.extname, e.extversion, n.nspname AS schema_name FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace`],
+  },
 };

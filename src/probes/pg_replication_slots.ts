@@ -28,4 +28,13 @@ export const pgReplicationSlots: ProbeDefinition = {
     ],
     "stats_reset",
   ),
+  collect: {
+    runs: "server",
+    sql: () => [
+      `SELECT s.slot_name, s.slot_type, s.active, s.wal_status, s.safe_wal_size,
+              CASE WHEN pg_is_in_recovery() OR s.restart_lsn IS NULL THEN NULL ELSE pg_wal_lsn_diff(pg_current_wal_lsn(), s.restart_lsn) END AS retained_bytes,
+              st.spill_txns, st.spill_count, st.spill_bytes, st.stream_txns, st.stream_count, st.stream_bytes, st.total_txns, st.total_bytes, st.stats_reset
+         FROM pg_replication_slots s LEFT JOIN pg_stat_replication_slots st USING (slot_name)`,
+    ],
+  },
 };

@@ -25,4 +25,11 @@ export const pgSettings: ProbeDefinition = {
     dim("sourceline", "Line in that file", "integer"),
     dim("pending_restart", "Changed in the file but needs a restart", "boolean"),
   ],
+  collect: {
+    runs: "server",
+    sql: () => [
+      `SELECT name, setting, unit, category, short_desc, context, vartype, source, min_val, max_val, boot_val, reset_val,
+              sourcefile, sourceline, pending_restart FROM pg_settings`,
+    ],
+  },
 };

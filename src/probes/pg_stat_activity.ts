@@ -31,4 +31,13 @@ export const pgStatActivity: ProbeDefinition = {
     dim("query", "Most recent query text"),
     dim("backend_type", "Type of backend"),
   ],
+  collect: {
+    runs: "server",
+    sql: () => [
+      `SELECT pid, datid, datname, leader_pid, usesysid, usename, application_name, client_addr::text AS client_addr, client_hostname, client_port,
+              backend_start, xact_start, query_start, state_change, wait_event_type, wait_event, state, backend_xid::text AS backend_xid,
+              backend_xmin::text AS backend_xmin, query, backend_type
+         FROM pg_stat_activity WHERE pid <> pg_backend_pid()`,
+    ],
+  },
 };

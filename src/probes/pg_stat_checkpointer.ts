@@ -27,4 +27,17 @@ export const pgStatCheckpointer: ProbeDefinition = {
     "stats_reset",
     { buffers_clean: "bgwriter_stats_reset", maxwritten_clean: "bgwriter_stats_reset", buffers_alloc: "bgwriter_stats_reset" },
   ),
+  collect: {
+    runs: "server",
+    sql: (major) => [
+      major >= 17
+        ? `SELECT c.num_timed, c.num_requested, c.restartpoints_timed, c.restartpoints_req, c.restartpoints_done, c.write_time, c.sync_time,
+                  c.buffers_written, c.stats_reset, b.buffers_clean, b.maxwritten_clean, b.buffers_alloc, b.stats_reset AS bgwriter_stats_reset
+             FROM pg_stat_checkpointer c CROSS JOIN pg_stat_bgwriter b`
+        : `SELECT checkpoints_timed AS num_timed, checkpoints_req AS num_requested, checkpoint_write_time AS write_time,
+                  checkpoint_sync_time AS sync_time, buffers_checkpoint AS buffers_written, stats_reset, buffers_clean, maxwritten_clean,
+                  buffers_alloc, stats_reset AS bgwriter_stats_reset
+             FROM pg_stat_bgwriter`,
+    ],
+  },
 };

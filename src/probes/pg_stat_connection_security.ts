@@ -22,4 +22,12 @@ export const pgStatConnectionSecurity: ProbeDefinition = {
     dim("gss_encrypted", "Whether GSSAPI encryption is used", "boolean"),
     dim("credentials_delegated", "Whether GSSAPI credentials were delegated (PostgreSQL 16+)", "boolean"),
   ],
+  collect: {
+    runs: "server",
+    sql: (major) => [
+      `SELECT s.pid, s.ssl, s.version AS ssl_version, s.cipher, s.bits, s.client_dn, s.client_serial::text AS client_serial, s.issuer_dn,
+              g.gss_authenticated, g.principal, g.encrypted AS gss_encrypted, ${major >= 16 ? "g.credentials_delegated" : "NULL::boolean AS credentials_delegated"}
+         FROM pg_stat_ssl s LEFT JOIN pg_stat_gssapi g USING (pid)`,
+    ],
+  },
 };

@@ -19,4 +19,12 @@ export const pgStatDatabaseConflicts: ProbeDefinition = {
     counter("confl_deadlock", "Queries cancelled because of deadlocks"),
     counter("confl_active_logicalslot", "Logical slots invalidated by conflicts (PostgreSQL 16+)"),
   ],
+  collect: {
+    runs: "each_database",
+    sql: (major) => [
+      `SELECT datid, datname, confl_tablespace, confl_lock, confl_snapshot, confl_bufferpin, confl_deadlock,
+              ${major >= 16 ? "confl_active_logicalslot" : "NULL::bigint AS confl_active_logicalslot"}
+         FROM pg_stat_database_conflicts WHERE datname = current_database()`,
+    ],
+  },
 };

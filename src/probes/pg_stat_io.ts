@@ -35,4 +35,18 @@ export const pgStatIo: ProbeDefinition = {
     ],
     "stats_reset",
   ),
+  collect: {
+    runs: "server",
+    sql: (major) =>
+      major < 16
+        ? null
+        : [
+            `SELECT backend_type, object, context, reads, read_time, writes, write_time, writebacks, writeback_time, extends, extend_time,
+                    ${major >= 18 ? "NULL::bigint AS op_bytes" : "op_bytes"}, hits, evictions, reuses, fsyncs, fsync_time, stats_reset
+               FROM pg_stat_io`,
+            `SELECT 'slru' AS backend_type, name AS object, 'normal' AS context, blks_read AS reads, blks_written AS writes, blks_hit AS hits,
+                    blks_zeroed, blks_exists, flushes, truncates, stats_reset
+               FROM pg_stat_slru`,
+          ],
+  },
 };

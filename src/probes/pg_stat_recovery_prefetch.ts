@@ -23,4 +23,11 @@ export const pgStatRecoveryPrefetch: ProbeDefinition = {
     ],
     "stats_reset",
   ),
+  collect: {
+    runs: "server",
+    sql: (major) =>
+      major < 15
+        ? null
+        : [`SELECT prefetch, hit, skip_init, skip_new, skip_fpw, skip_rep, wal_distance, block_distance, io_depth, stats_reset FROM pg_stat_recovery_prefetch`],
+  },
 };

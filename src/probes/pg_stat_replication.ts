@@ -42,4 +42,18 @@ export const pgStatReplication: ProbeDefinition = {
     dim("sender_host", "Primary the receiver is connected to"),
     dim("sender_port", "Port of the primary", "integer"),
   ],
+  collect: {
+    runs: "server",
+    sql: () => [
+      `SELECT pid, 'primary' AS role, usesysid, usename, application_name, client_addr::text AS client_addr, client_hostname, client_port,
+              backend_start, backend_xmin::text AS backend_xmin, state, sent_lsn::text AS sent_lsn, write_lsn::text AS write_lsn,
+              flush_lsn::text AS flush_lsn, replay_lsn::text AS replay_lsn, extract(epoch FROM write_lag)::float8 AS write_lag,
+              extract(epoch FROM flush_lag)::float8 AS flush_lag, extract(epoch FROM replay_lag)::float8 AS replay_lag, sync_priority, sync_state, reply_time
+         FROM pg_stat_replication WHERE NOT pg_is_in_recovery() AND pid IS NOT NULL`,
+      `SELECT pid, 'standby' AS role, status AS receiver_status, receive_start_lsn::text AS receive_start_lsn, received_tli,
+              written_lsn::text AS written_lsn, flushed_lsn::text AS receiver_flushed_lsn, last_msg_send_time, last_msg_receipt_time,
+              latest_end_lsn::text AS latest_end_lsn, latest_end_time, sender_host, sender_port
+         FROM pg_stat_wal_receiver WHERE pid IS NOT NULL`,
+    ],
+  },
 };

@@ -41,4 +41,25 @@ export const pgStatStatements: ProbeDefinition = {
     ],
     "stats_reset",
   ),
+  collect: {
+    runs: "each_database",
+    extension: "pg_stat_statements",
+    // The view is server-wide: each database stores the statements that ran in it, the 1000 costliest.
+    sql: (major, { extensionSchema = "public" }) => {
+      const s = `"${extensionSchema.replace(/"/g, '""')}"`;
+      const timings =
+        major >= 17
+          ? "p.shared_blk_read_time, p.shared_blk_write_time, p.local_blk_read_time, p.local_blk_write_time"
+          : "p.blk_read_time AS shared_blk_read_time, p.blk_write_time AS shared_blk_write_time";
+      return [
+        `SELECT p.queryid, p.userid, p.dbid, p.toplevel, p.query, p.calls, p.total_exec_time, p.min_exec_time, p.max_exec_time, p.mean_exec_time,
+                p.stddev_exec_time, p.rows, p.shared_blks_hit, p.shared_blks_read, p.shared_blks_dirtied, p.shared_blks_written, p.local_blks_hit,
+                p.local_blks_read, p.local_blks_dirtied, p.local_blks_written, p.temp_blks_read, p.temp_blks_written, ${timings},
+                (SELECT i.stats_reset FROM ${s}.pg_stat_statements_info i) AS stats_reset
+           FROM ${s}.pg_stat_statements p
+          WHERE p.queryid IS NOT NULL AND p.dbid = (SELECT oid FROM pg_database WHERE datname = current_database())
+          ORDER BY p.total_exec_time DESC LIMIT 1000`,
+      ];
+    },
+  },
 };

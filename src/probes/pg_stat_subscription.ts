@@ -27,4 +27,20 @@ export const pgStatSubscription: ProbeDefinition = {
     ],
     "stats_reset",
   ),
+  collect: {
+    runs: "server",
+    // One row per subscription: its apply worker (table sync and parallel apply workers are left out).
+    sql: (major) => [
+      major >= 16
+        ? `SELECT s.subid, s.subname, s.worker_type, s.pid, s.leader_pid, s.relid, s.received_lsn::text AS received_lsn, s.last_msg_send_time,
+                  s.last_msg_receipt_time, s.latest_end_lsn::text AS latest_end_lsn, s.latest_end_time, st.apply_error_count, st.sync_error_count, st.stats_reset
+             FROM pg_stat_subscription s LEFT JOIN pg_stat_subscription_stats st USING (subid)
+            WHERE s.worker_type IS NULL OR s.worker_type = 'apply'`
+        : `SELECT s.subid, s.subname, s.pid, s.relid, s.received_lsn::text AS received_lsn, s.last_msg_send_time, s.last_msg_receipt_time,
+                  s.latest_end_lsn::text AS latest_end_lsn, s.latest_end_time
+                  ${major >= 15 ? ", st.apply_error_count, st.sync_error_count, st.stats_reset" : ""}
+             FROM pg_stat_subscription s ${major >= 15 ? "LEFT JOIN pg_stat_subscription_stats st USING (subid)" : ""}
+            WHERE s.relid IS NULL`,
+    ],
+  },
 };

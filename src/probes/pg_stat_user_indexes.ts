@@ -1,4 +1,4 @@
-import { INDEX_COLUMNS, INDEX_KEYS } from "./index-columns.ts";
+import { INDEX_COLUMNS, INDEX_KEYS, indexStatsSql } from "./index-columns.ts";
 import type { ProbeDefinition } from "./types.ts";
 
 export const pgStatUserIndexes: ProbeDefinition = {
@@ -9,4 +9,5 @@ export const pgStatUserIndexes: ProbeDefinition = {
   defaultRetentionDays: 7,
   keys: INDEX_KEYS,
   columns: INDEX_COLUMNS,
+  collect: { runs: "each_database", sql: (major) => [indexStatsSql("user", major)] },
 };

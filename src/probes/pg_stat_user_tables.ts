@@ -1,4 +1,4 @@
-import { TABLE_COLUMNS, TABLE_KEYS } from "./table-columns.ts";
+import { TABLE_COLUMNS, TABLE_KEYS, tableStatsSql } from "./table-columns.ts";
 import type { ProbeDefinition } from "./types.ts";
 
 export const pgStatUserTables: ProbeDefinition = {
@@ -9,4 +9,5 @@ export const pgStatUserTables: ProbeDefinition = {
   defaultRetentionDays: 7,
   keys: TABLE_KEYS,
   columns: TABLE_COLUMNS,
+  collect: { runs: "each_database", sql: () => [tableStatsSql("user")] },
 };

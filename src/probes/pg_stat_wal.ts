@@ -30,4 +30,15 @@ export const pgStatWal: ProbeDefinition = {
     "stats_reset",
     { archived_count: "archiver_stats_reset", failed_count: "archiver_stats_reset" },
   ),
+  collect: {
+    runs: "server",
+    sql: (major) => [
+      // PostgreSQL 18 moved WAL write and sync counts and times to pg_stat_io.
+      `SELECT w.wal_records, w.wal_fpi, w.wal_bytes, w.wal_buffers_full,
+              ${major >= 18 ? "NULL::bigint AS wal_write, NULL::bigint AS wal_sync, NULL::float8 AS wal_write_time, NULL::float8 AS wal_sync_time" : "w.wal_write, w.wal_sync, w.wal_write_time, w.wal_sync_time"},
+              w.stats_reset, a.archived_count, a.last_archived_wal, a.last_archived_time, a.failed_count, a.last_failed_wal,
+              a.last_failed_time, a.stats_reset AS archiver_stats_reset
+         FROM pg_stat_wal w CROSS JOIN pg_stat_archiver a`,
+    ],
+  },
 };

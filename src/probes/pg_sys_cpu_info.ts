@@ -23,4 +23,12 @@ export const pgSysCpuInfo: ProbeDefinition = {
     gauge("l2cache_size", "L2 cache size"),
     gauge("l3cache_size", "L3 cache size"),
   ],
+  collect: {
+    runs: "server",
+    extension: "system_stats",
+    sql: () => [
+      `SELECT vendor, description, model_name, processor_type, architecture, logical_processor, physical_processor, no_of_cores, clock_speed_hz,
+              l1dcache_size, l1icache_size, l2cache_size, l3cache_size FROM pg_sys_cpu_info()`,
+    ],
+  },
 };

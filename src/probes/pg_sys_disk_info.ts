@@ -21,4 +21,12 @@ export const pgSysDiskInfo: ProbeDefinition = {
     gauge("used_inodes", "Used inodes"),
     gauge("free_inodes", "Free inodes"),
   ],
+  collect: {
+    runs: "server",
+    extension: "system_stats",
+    sql: () => [
+      `SELECT coalesce(mount_point, drive_letter, file_system) AS mount_point, file_system, drive_letter, drive_type, file_system_type,
+              total_space, used_space, free_space, total_inodes, used_inodes, free_inodes FROM pg_sys_disk_info()`,
+    ],
+  },
 };

@@ -14,4 +14,9 @@ export const pgSysLoadAvgInfo: ProbeDefinition = {
     gauge("load_avg_ten_minutes", "Load average over 10 minutes", "real"),
     gauge("load_avg_fifteen_minutes", "Load average over 15 minutes (null on Linux)", "real"),
   ],
+  collect: {
+    runs: "server",
+    extension: "system_stats",
+    sql: () => [`SELECT load_avg_one_minute, load_avg_five_minutes, load_avg_ten_minutes, load_avg_fifteen_minutes FROM pg_sys_load_avg_info()`],
+  },
 };

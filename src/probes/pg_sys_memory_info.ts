@@ -22,4 +22,12 @@ export const pgSysMemoryInfo: ProbeDefinition = {
     gauge("total_page_file", "Page file size (bytes; Windows)"),
     gauge("avail_page_file", "Available page file (bytes; Windows)"),
   ],
+  collect: {
+    runs: "server",
+    extension: "system_stats",
+    sql: () => [
+      `SELECT total_memory, used_memory, free_memory, swap_total, swap_used, swap_free, cache_total, kernel_total, kernel_paged,
+              kernel_non_paged, total_page_file, avail_page_file FROM pg_sys_memory_info()`,
+    ],
+  },
 };

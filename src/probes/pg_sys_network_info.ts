@@ -24,4 +24,12 @@ export const pgSysNetworkInfo: ProbeDefinition = {
     counter("rx_dropped", "Incoming packets dropped"),
     gauge("link_speed_mbps", "Link speed (Mbit/s)"),
   ],
+  collect: {
+    runs: "server",
+    extension: "system_stats",
+    sql: () => [
+      `SELECT interface_name, ip_address, tx_bytes, tx_packets, tx_errors, tx_dropped, rx_bytes, rx_packets, rx_errors, rx_dropped, link_speed_mbps
+         FROM pg_sys_network_info()`,
+    ],
+  },
 };

@@ -37,3 +37,12 @@ export const TABLE_COLUMNS: ProbeColumn[] = [
   counter("tidx_blks_read", "TOAST index blocks read from disk"),
   counter("tidx_blks_hit", "TOAST index buffer hits"),
 ];
+
+/** Table statistics joined with their block I/O, from the `all` or `user` views. */
+export function tableStatsSql(which: "all" | "user"): string {
+  return `SELECT t.schemaname, t.relname, t.relid, t.seq_scan, t.seq_tup_read, t.idx_scan, t.idx_tup_fetch, t.n_tup_ins, t.n_tup_upd, t.n_tup_del,
+                 t.n_tup_hot_upd, t.n_live_tup, t.n_dead_tup, t.n_mod_since_analyze, t.last_vacuum, t.last_autovacuum, t.last_analyze,
+                 t.last_autoanalyze, t.vacuum_count, t.autovacuum_count, t.analyze_count, t.autoanalyze_count, io.heap_blks_read, io.heap_blks_hit,
+                 io.idx_blks_read, io.idx_blks_hit, io.toast_blks_read, io.toast_blks_hit, io.tidx_blks_read, io.tidx_blks_hit
+            FROM pg_stat_${which}_tables t LEFT JOIN pg_statio_${which}_tables io USING (relid)`;
+}

@@ -30,6 +30,16 @@ export interface ProbeColumn {
 
 export type ProbeScope = "server" | "database" | "system";
 
+/** How the collector gathers a probe on a monitored server. */
+export interface ProbeCollection {
+  /** `server`: once, in the maintenance database; `each_database`: in every connectable database (rows get database_name). */
+  runs: "server" | "each_database";
+  /** An extension the probe needs in the database it runs in; the probe is skipped where it is missing. */
+  extension?: string;
+  /** The statements to run for a server major version (their rows are stored together), or null when the version lacks the view. */
+  sql(major: number, context: { extensionSchema?: string }): string[] | null;
+}
+
 export interface ProbeDefinition {
   name: string;
   description: string;
@@ -41,4 +51,5 @@ export interface ProbeDefinition {
   keys: readonly string[];
   /** Every stored column except connection_id and collected_at, in table order; keys included. */
   columns: readonly ProbeColumn[];
+  collect: ProbeCollection;
 }

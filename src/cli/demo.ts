@@ -1,0 +1,79 @@
+/** `pglens demo`: something real to look at, at once. */
+import { parseArgs } from "node:util";
+import pg from "pg";
+import type { Driver } from "../../drivers/types.ts";
+import { seal } from "../auth/secret-box.ts";
+import { loadDemoHistory } from "../collector/demo-history.ts";
+import { createConnection } from "../datastore/connections.ts";
+import { countUsers } from "../datastore/users.ts";
+import { loadNodeConfig } from "../config-file.ts";
+import { embeddedSecret } from "../embedded-secret.ts";
+import { UsageError, withDatastore } from "./common.ts";
+
+const LOCAL = "postgres://postgres@127.0.0.1:5432/postgres";
+
+/** Registers a demo connection holding a generated day of samples; the caller decides when. */
+export async function createDemoConnection(db: Driver): Promise<{ id: number; rows: number }> {
+  const conn = await createConnection(db, {
+    name: `demo-${Date.now().toString(36)}`,
+    host: "demo.invalid",
+    port: 5432,
+    database_name: "postgres",
+    username: "demo",
+    password_secret: null,
+    sslmode: "disable",
+    is_monitored: false,
+    is_shared: true,
+    description: "Generated history to explore pglens; delete it when you have your own servers",
+    cluster_id: null,
+    owner_user_id: null,
+  });
+  return { id: conn.id, rows: await loadDemoHistory(db, conn.id) };
+}
+
+async function reachable(url: string): Promise<boolean> {
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 2000 });
+  client.on("error", () => {});
+  try {
+    await client.connect();
+    await client.query("SELECT 1");
+    return true;
+  } catch {
+    return false;
+  } finally {
+    await client.end().catch(() => {});
+  }
+}
+
+export async function demoCommand(args: string[]): Promise<number> {
+  const { values } = parseArgs({ args, options: { server: { type: "string" }, "history-only": { type: "boolean" } } });
+  const config = loadNodeConfig();
+  const secret = config.secret ?? (config.datastore.url ? undefined : embeddedSecret(config.datastore.data_dir));
+  return withDatastore(async (db) => {
+    if ((await countUsers(db)) === 0) throw new UsageError("create a user first (start the service once, or `pglens user create`)");
+    const server = values.server ?? LOCAL;
+    if (!values["history-only"] && (await reachable(server))) {
+      const url = new URL(server);
+      const conn = await createConnection(db, {
+        name: `local-${url.hostname}-${url.port || 5432}`,
+        host: url.hostname,
+        port: Number(url.port || 5432),
+        database_name: url.pathname.slice(1) || "postgres",
+        username: decodeURIComponent(url.username || "postgres"),
+        password_secret: url.password ? await seal(decodeURIComponent(url.password), secret) : null,
+        sslmode: "disable",
+        is_monitored: true,
+        is_shared: true,
+        description: "Registered by pglens demo",
+        cluster_id: null,
+        owner_user_id: null,
+      });
+      console.error(`registered ${url.hostname}:${url.port || 5432} as connection ${conn.id}; the collector in \`npm start\` samples it from now on`);
+      return 0;
+    }
+    if (values.server) throw new UsageError(`cannot reach ${values.server}`);
+    const { id, rows } = await createDemoConnection(db);
+    console.error(`no PostgreSQL answered on 127.0.0.1:5432; loaded a generated day of history (${rows.toLocaleString("en-US")} rows) as connection ${id}`);
+    return 0;
+  });
+}

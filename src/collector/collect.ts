@@ -1,0 +1,112 @@
+/**
+ * One collector tick, the same on Node (a timer) and on Workers (the Cron Trigger): find the (connection,
+ * probe) pairs that are due by their effective interval, claim them through the datastore so no other
+ * instance runs them too, run each server with bounded concurrency, record outcomes, and now and then drop
+ * expired partitions.
+ */
+import type { Driver } from "../../drivers/types.ts";
+import type { Config } from "../config.ts";
+import { type ConnectionRow, listConnections } from "../datastore/connections.ts";
+import { effectiveProbeConfigs } from "../datastore/probe-configs.ts";
+import type { Logger } from "../log.ts";
+import { dropExpiredPartitions } from "./retention.ts";
+import { runConnection } from "./run-connection.ts";
+import {
+  type Candidate,
+  type ProbeOutcome,
+  backingOff,
+  claimDue,
+  claimMaintenance,
+  recordOutcomes,
+  recordReachable,
+  recordUnreachable,
+  releaseClaims,
+} from "./schedule-store.ts";
+
+export interface CollectOptions {
+  /** Servers collected at once. */
+  concurrency?: number;
+  statementTimeoutMs?: number;
+}
+
+export interface TickResult {
+  claimed: number;
+  outcomes: ProbeOutcome[];
+  unreachable: Array<{ connectionId: number; error: string }>;
+  droppedPartitions: string[];
+}
+
+const RETENTION_EVERY_SECONDS = 3600;
+
+async function eachLimited<T>(items: readonly T[], limit: number, work: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  const lanes = Array.from({ length: Math.min(limit, items.length) }, async () => {
+    while (next < items.length) await work(items[next++]);
+  });
+  await Promise.all(lanes);
+}
+
+export async function collectOnce(db: Driver, config: Config, log: Logger, options: CollectOptions = {}): Promise<TickResult> {
+  const result: TickResult = { claimed: 0, outcomes: [], unreachable: [], droppedPartitions: [] };
+  const waiting = await backingOff(db);
+  const connections = (await listConnections(db)).filter((c) => c.is_monitored && !waiting.has(c.id));
+  if (connections.length) {
+    const effective = await effectiveProbeConfigs(db, connections.map((c) => c.id));
+    const candidates: Candidate[] = connections.flatMap((c) =>
+      [...effective.get(c.id)!.values()].filter((e) => e.is_enabled).map((e) => ({ connectionId: c.id, probe: e.probe_name, intervalSeconds: e.collection_interval_seconds })),
+    );
+    const claimed = await claimDue(db, candidates);
+    result.claimed = claimed.length;
+    const byConnection = new Map<number, Candidate[]>();
+    for (const c of claimed) byConnection.set(c.connectionId, [...(byConnection.get(c.connectionId) ?? []), c]);
+    const rows = new Map<number, ConnectionRow>(connections.map((c) => [c.id, c]));
+
+    await eachLimited([...byConnection.entries()], options.concurrency ?? 4, async ([id, work]) => {
+      const conn = rows.get(id)!;
+      try {
+        const run = await runConnection(db, conn, work, config.secret, options.statementTimeoutMs ?? 10_000);
+        if (!run.reachable) {
+          const shortest = Math.min(...work.map((w) => w.intervalSeconds));
+          await recordUnreachable(db, id, run.error!, Math.max(5, Math.min(shortest, 60)));
+          await releaseClaims(db, id, work.map((w) => w.probe));
+          result.unreachable.push({ connectionId: id, error: run.error! });
+          log.warn("monitored server unreachable", { connection_id: id, error: run.error });
+          return;
+        }
+        await recordReachable(db, id);
+        await recordOutcomes(db, run.outcomes);
+        result.outcomes.push(...run.outcomes);
+        for (const o of run.outcomes.filter((x) => x.status === "error")) log.warn("probe failed", { connection_id: id, probe: o.probe, error: o.error });
+      } catch (err) {
+        // The datastore failing under us: let the claims lapse and report.
+        log.error("collection run failed", { connection_id: id, error: (err as Error).message });
+      }
+    });
+  }
+  if (await claimMaintenance(db, "retention", RETENTION_EVERY_SECONDS)) {
+    result.droppedPartitions = await dropExpiredPartitions(db);
+    if (result.droppedPartitions.length) log.info("dropped expired partitions", { partitions: result.droppedPartitions });
+  }
+  return result;
+}
+
+/** Node: tick every `everyMs` until stopped; a tick never overlaps the previous one. */
+export function startCollector(db: Driver, config: Config, log: Logger, everyMs = 1000): { stop(): Promise<void> } {
+  let stopped = false;
+  let current: Promise<unknown> = Promise.resolve();
+  const loop = async () => {
+    while (!stopped) {
+      current = collectOnce(db, config, log).catch((err: Error) => log.error("collector tick failed", { error: err.message }));
+      await current;
+      if (!stopped) await new Promise((r) => setTimeout(r, everyMs));
+    }
+  };
+  void loop();
+  log.info("collector started");
+  return {
+    async stop() {
+      stopped = true;
+      await current;
+    },
+  };
+}

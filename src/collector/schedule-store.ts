@@ -1,0 +1,103 @@
+/** The collector's bookkeeping in the datastore: which (connection, probe) is due, who claimed it, how it went. */
+import type { Queryable } from "../../drivers/types.ts";
+
+export interface Candidate {
+  connectionId: number;
+  probe: string;
+  intervalSeconds: number;
+}
+
+export interface ProbeOutcome {
+  connectionId: number;
+  probe: string;
+  status: "ok" | "unavailable" | "error";
+  collectedAt: Date;
+  rows: number;
+  error?: string;
+  /** Do not try again before this time (unavailable probes wait long, not in a tight loop). */
+  notBefore?: Date;
+  /** Time spent querying the server and storing the sample. */
+  durationMs?: number;
+}
+
+const LEASE_SECONDS = 120;
+
+/**
+ * Claims the candidates that are due: their interval has passed since the last run, no back-off holds them,
+ * and no other instance holds a live claim. The row-level UPDATE makes concurrent claimers exclusive.
+ */
+export async function claimDue(db: Queryable, candidates: readonly Candidate[]): Promise<Candidate[]> {
+  if (candidates.length === 0) return [];
+  const ids = candidates.map((c) => c.connectionId);
+  const probes = candidates.map((c) => c.probe);
+  const intervals = candidates.map((c) => c.intervalSeconds);
+  await db.query(
+    `INSERT INTO probe_schedule (connection_id, probe_name) SELECT * FROM unnest($1::int[], $2::text[]) ON CONFLICT DO NOTHING`,
+    [ids, probes],
+  );
+  const claimed = await db.query<{ connection_id: number; probe_name: string }>(
+    `UPDATE probe_schedule s SET claimed_until = now() + make_interval(secs => ${LEASE_SECONDS})
+       FROM unnest($1::int[], $2::text[], $3::int[]) AS c(connection_id, probe_name, interval_seconds)
+      WHERE s.connection_id = c.connection_id AND s.probe_name = c.probe_name
+        AND (s.last_run_at IS NULL OR s.last_run_at <= now() - make_interval(secs => c.interval_seconds))
+        AND (s.not_before IS NULL OR s.not_before <= now())
+        AND (s.claimed_until IS NULL OR s.claimed_until < now())
+      RETURNING s.connection_id, s.probe_name`,
+    [ids, probes, intervals],
+  );
+  const key = (id: number, probe: string) => `${id}\u0000${probe}`;
+  const got = new Set(claimed.map((c) => key(c.connection_id, c.probe_name)));
+  return candidates.filter((c) => got.has(key(c.connectionId, c.probe)));
+}
+
+export async function recordOutcomes(db: Queryable, outcomes: readonly ProbeOutcome[]): Promise<void> {
+  for (const o of outcomes) {
+    await db.query(
+      `UPDATE probe_schedule SET last_run_at = $3, claimed_until = NULL, last_status = $4, last_error = $5, last_rows = $6, not_before = $7,
+              last_success_at = CASE WHEN $4 = 'ok' THEN $3 ELSE last_success_at END
+        WHERE connection_id = $1 AND probe_name = $2`,
+      [o.connectionId, o.probe, o.collectedAt.toISOString(), o.status, o.error ?? null, o.rows, o.notBefore?.toISOString() ?? null],
+    );
+  }
+}
+
+/** Lets claims go without a run (the server could not be reached): the back-off decides when to try again. */
+export async function releaseClaims(db: Queryable, connectionId: number, probes: readonly string[]): Promise<void> {
+  await db.query("UPDATE probe_schedule SET claimed_until = NULL WHERE connection_id = $1 AND probe_name = ANY($2::text[])", [connectionId, probes]);
+}
+
+const MAX_BACKOFF_SECONDS = 600;
+
+/** Notes that a server could not be reached: the error shows on the connection, retries back off exponentially. */
+export async function recordUnreachable(db: Queryable, connectionId: number, error: string, baseSeconds: number): Promise<void> {
+  await db.query("UPDATE connections SET connection_error = $2 WHERE id = $1", [connectionId, error]);
+  await db.query(
+    `INSERT INTO connection_health (connection_id, consecutive_failures, retry_at) VALUES ($1, 1, now() + make_interval(secs => $2))
+     ON CONFLICT (connection_id) DO UPDATE SET consecutive_failures = connection_health.consecutive_failures + 1,
+       retry_at = now() + make_interval(secs => least($3, $2 * power(2, connection_health.consecutive_failures)))`,
+    [connectionId, baseSeconds, MAX_BACKOFF_SECONDS],
+  );
+}
+
+export async function recordReachable(db: Queryable, connectionId: number): Promise<void> {
+  await db.query("UPDATE connections SET connection_error = NULL WHERE id = $1 AND connection_error IS NOT NULL", [connectionId]);
+  await db.query("DELETE FROM connection_health WHERE connection_id = $1", [connectionId]);
+}
+
+/** Connections in back-off: not to be tried before their retry time. */
+export async function backingOff(db: Queryable): Promise<Set<number>> {
+  const rows = await db.query<{ connection_id: number }>("SELECT connection_id FROM connection_health WHERE retry_at > now()");
+  return new Set(rows.map((r) => r.connection_id));
+}
+
+/** Claims a periodic maintenance task if its period has passed; one instance wins. */
+export async function claimMaintenance(db: Queryable, task: string, everySeconds: number): Promise<boolean> {
+  await db.query("INSERT INTO maintenance_runs (task) VALUES ($1) ON CONFLICT DO NOTHING", [task]);
+  const rows = await db.query(
+    `UPDATE maintenance_runs SET last_run_at = now(), claimed_until = now() + interval '10 minutes'
+      WHERE task = $1 AND (last_run_at IS NULL OR last_run_at <= now() - make_interval(secs => $2)) AND (claimed_until IS NULL OR claimed_until < now())
+      RETURNING task`,
+    [task, everySeconds],
+  );
+  return rows.length > 0;
+}

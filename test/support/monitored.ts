@@ -1,0 +1,21 @@
+/** Registers a real PostgreSQL server as a monitored connection, its password sealed like the API does. */
+import type { Queryable } from "../../drivers/types.ts";
+import { seal } from "../../src/auth/secret-box.ts";
+
+export const TEST_SECRET = "test secret for sealing passwords";
+
+export async function registerServer(db: Queryable, name: string, serverUrl: string): Promise<number> {
+  const url = new URL(serverUrl);
+  const password = url.password ? await seal(decodeURIComponent(url.password), TEST_SECRET) : null;
+  const [row] = await db.query<{ id: number }>(
+    `INSERT INTO connections (name, host, port, database_name, username, password_secret, sslmode, is_monitored, is_shared)
+     VALUES ($1, $2, $3, $4, $5, $6, 'disable', true, true) RETURNING id`,
+    [name, url.hostname, Number(url.port || 5432), url.pathname.slice(1) || "postgres", decodeURIComponent(url.username), password],
+  );
+  return row.id;
+}
+
+/** Every probe at `seconds`, so a test sees several runs quickly. */
+export async function collectEvery(db: Queryable, seconds: number): Promise<void> {
+  await db.query("UPDATE probe_configs SET collection_interval_seconds = $1 WHERE scope = 'global'", [seconds]);
+}
