@@ -52,6 +52,12 @@ export const configSchema = z.strictObject({
       lockout_after_failures: z.coerce.number().int().min(0).default(10),
     })
     .default({ session_hours: 24, max_failed_logins_per_address: 10, max_failed_logins_per_account: 5, failure_window_minutes: 15, lockout_after_failures: 10 }),
+  live_tools: z
+    .strictObject({
+      statement_timeout_ms: z.coerce.number().int().min(100).max(600_000).default(15_000),
+      max_rows: z.coerce.number().int().min(1).max(100_000).default(1000),
+    })
+    .default({ statement_timeout_ms: 15_000, max_rows: 1000 }),
   collector: z.strictObject({ enabled: z.stringbool().or(z.boolean()).default(true) }).default({ enabled: true }),
   /** The embedded datastore's first start loads a demo connection. */
   demo: z.stringbool().or(z.boolean()).default(true),

@@ -1,9 +1,10 @@
 /** Runs a tool by name with the same checks everywhere: enabled, arguments valid, errors as readable results. */
 import { z } from "zod";
 import { mayUseTool } from "../auth/rbac.ts";
-import { type Config, isToolEnabled } from "../config.ts";
+import { isToolEnabled } from "../config.ts";
 import { InputError, NotFoundError } from "../errors.ts";
 import { describeIssues } from "../http/validation.ts";
+import { MonitoredServerError } from "../monitored/client.ts";
 import type { Logger } from "../log.ts";
 import { type ToolContext, ToolError } from "./tool.ts";
 import { TOOLS } from "./tools/index.ts";
@@ -15,7 +16,7 @@ export interface ToolResult {
 
 const text = (t: string, isError = false): ToolResult => ({ content: [{ type: "text", text: t }], isError });
 
-export async function callTool(name: string, args: unknown, ctx: ToolContext & { config: Config; log: Logger }): Promise<ToolResult> {
+export async function callTool(name: string, args: unknown, ctx: ToolContext & { log: Logger }): Promise<ToolResult> {
   const tool = TOOLS.find((t) => t.name === name);
   if (!tool) return text(`unknown tool \`${name}\`; GET /api/v1/mcp/tools lists the tools`, true);
   if (!isToolEnabled(ctx.config, tool.name)) return text(`tool \`${name}\` is disabled by configuration (builtins.tools.${name})`, true);
@@ -25,7 +26,7 @@ export async function callTool(name: string, args: unknown, ctx: ToolContext & {
   try {
     return text(await tool.run(parsed.data, ctx));
   } catch (err) {
-    if (err instanceof ToolError || err instanceof InputError || err instanceof NotFoundError) return text((err as Error).message, true);
+    if (err instanceof ToolError || err instanceof InputError || err instanceof NotFoundError || err instanceof MonitoredServerError) return text((err as Error).message, true);
     throw err; // datastore outages and bugs reach the caller's error handling
   }
 }

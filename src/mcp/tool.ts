@@ -2,13 +2,14 @@
 import type { z } from "zod";
 import type { Driver } from "../../drivers/types.ts";
 import type { Authority } from "../auth/rbac.ts";
-import type { BuiltinTool } from "../config.ts";
+import type { BuiltinTool, Config } from "../config.ts";
 
 export interface ToolContext {
   db: Driver;
   now: number;
   /** The caller's rights: tools check connections against them. */
   access: Authority;
+  config: Config;
 }
 
 export interface ToolDefinition<Schema extends z.ZodObject = z.ZodObject> {

@@ -2,6 +2,7 @@ import { authRoutes } from "./auth.ts";
 import { clusterRoutes } from "./clusters.ts";
 import { connectionRoutes } from "./connections.ts";
 import { healthRoutes } from "./health.ts";
+import { mcpRoutes } from "./mcp.ts";
 import { mcpToolRoutes } from "./mcp-tools.ts";
 import { metricsRoutes } from "./metrics.ts";
 import { probeConfigRoutes } from "./probe-configs.ts";
@@ -25,4 +26,5 @@ export const ROUTE_MODULES = [
   serverInfoRoutes,
   metricsRoutes,
   mcpToolRoutes,
+  mcpRoutes,
 ];

@@ -1,0 +1,133 @@
+/**
+ * Attempts to write, to reach beyond the database, or to hold the server through the live tools. They run
+ * as a non-superuser pg_monitor role (which may even write `victim`, so refusals come from the read-only
+ * transaction, not from missing grants). Every attempt must fail with a clear message and change nothing.
+ */
+import { existsSync } from "node:fs";
+import pg from "pg";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { callTool } from "../../src/mcp/call.ts";
+import { loadAuthority } from "../../src/auth/rbac.ts";
+import { resolveConfig } from "../../src/config.ts";
+import { createLogger } from "../../src/log.ts";
+import { migratedDatastore, type TestDatastore } from "../support/datastore.ts";
+import { TEST_SECRET, registerServer } from "../support/monitored.ts";
+import { startEmbeddedPostgres, type TestServer } from "../support/postgres.ts";
+
+let server: TestServer;
+let store: TestDatastore;
+let admin: pg.Client;
+let bystander: pg.Client;
+let conn: number;
+let call: (name: string, args: Record<string, unknown>) => ReturnType<typeof callTool>;
+
+const MONITOR_PASSWORD = "monitor password 123";
+
+beforeAll(async () => {
+  server = await startEmbeddedPostgres();
+  admin = new pg.Client({ connectionString: server.url });
+  await admin.connect();
+  await admin.query(`
+    CREATE TABLE victim (id int PRIMARY KEY, note text);
+    INSERT INTO victim VALUES (1, 'original');
+    CREATE SEQUENCE victim_seq;
+    CREATE FUNCTION evil() RETURNS int LANGUAGE plpgsql AS $$ BEGIN INSERT INTO victim VALUES (99, 'evil'); RETURN 1; END $$;
+    CREATE PROCEDURE evil_proc() LANGUAGE plpgsql AS $$ BEGIN DELETE FROM victim; END $$;
+    CREATE ROLE pglens_monitor LOGIN PASSWORD '${MONITOR_PASSWORD}' IN ROLE pg_monitor;
+    GRANT SELECT, INSERT, UPDATE, DELETE ON victim TO pglens_monitor;
+    GRANT USAGE, UPDATE ON SEQUENCE victim_seq TO pglens_monitor;
+    GRANT CREATE ON SCHEMA public TO pglens_monitor;`);
+  bystander = new pg.Client({ connectionString: server.url, application_name: "bystander" });
+  bystander.on("error", () => {});
+  await bystander.connect();
+
+  store = await migratedDatastore("pglite");
+  const url = new URL(server.url);
+  url.username = "pglens_monitor";
+  url.password = MONITOR_PASSWORD;
+  conn = await registerServer(store.db, "victim-server", url.toString());
+  const [root] = await store.db.query<{ id: number }>("INSERT INTO users (username, is_superuser) VALUES ('root', true) RETURNING id");
+  const access = await loadAuthority(store.db, { userId: root.id, username: "root", isSuperuser: true, via: "api_token", tokenHash: "x" });
+  const config = resolveConfig({ live_tools: { statement_timeout_ms: 1500 } }, { PGLENS_SECRET: TEST_SECRET });
+  call = (name, args) => callTool(name, { connection_id: conn, ...args }, { db: store.db, now: Date.now(), access, config, log: createLogger("error") });
+});
+
+afterAll(async () => {
+  await bystander.end().catch(() => {});
+  await admin.end();
+  await store.close();
+  await server.stop();
+});
+
+const QUERIES: Array<[string, RegExp]> = [
+  ["INSERT INTO victim VALUES (2, 'x')", /read-only transaction/],
+  ["UPDATE victim SET note = 'changed'", /read-only transaction/],
+  ["DELETE FROM victim", /read-only transaction/],
+  ["SELECT 1; DELETE FROM victim", /multiple commands/],
+  ["COMMIT; DELETE FROM victim", /multiple commands/],
+  ["SET TRANSACTION READ WRITE", /read-only transaction|read-write mode/],
+  ["WITH gone AS (DELETE FROM victim RETURNING *) SELECT * FROM gone", /read-only transaction/],
+  ["SELECT evil()", /read-only transaction/],
+  ["SELECT nextval('victim_seq')", /read-only transaction/],
+  ["DO $$ BEGIN DELETE FROM victim; END $$", /read-only transaction/],
+  ["CALL evil_proc()", /read-only transaction/],
+  ["CREATE TEMP TABLE scratch (x int)", /read-only transaction/],
+  ["CREATE TABLE owned (x int)", /read-only transaction/],
+  ["COPY victim TO PROGRAM 'touch /tmp/pglens-pwned-program'", /permission denied|superuser|pg_execute_server_program|read-only/],
+  ["COPY (SELECT 1) TO '/tmp/pglens-pwned-file'", /permission denied|superuser|pg_write_server_files|read-only/],
+  ["SELECT pg_read_file('/etc/passwd')", /permission denied/],
+  ["SELECT lo_import('/etc/passwd')", /permission denied|read-only/],
+  ["SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'bystander'", /permission denied|must be a (member|superuser)/],
+  ["LOCK TABLE victim IN ACCESS EXCLUSIVE MODE", /refused: the statement took AccessExclusiveLock on victim/],
+  ["SELECT pg_advisory_lock(42)", /refused: the statement took ExclusiveLock on advisory/],
+  ["SELECT * FROM victim FOR UPDATE", /read-only transaction/],
+  ["SELECT pg_sleep(3600)", /statement timeout/],
+  ["VACUUM victim", /transaction block/],
+  ["ALTER SYSTEM SET work_mem = '1GB'", /transaction block|permission denied/],
+  ["SELECT dblink_exec('dbname=postgres', 'DELETE FROM victim')", /does not exist/],
+];
+
+const EXPLAINS: Array<[Record<string, unknown>, RegExp]> = [
+  [{ statement: "INSERT INTO victim VALUES (3, 'x')", analyze: true }, /read-only transaction/],
+  [{ statement: "DELETE FROM victim", analyze: true, buffers: true }, /read-only transaction/],
+  [{ statement: "SELECT 1; DELETE FROM victim" }, /multiple commands/],
+  [{ statement: "SELECT evil()", analyze: true }, /read-only transaction/],
+  [{ statement: "SELECT pg_sleep(3600)", analyze: true }, /statement timeout/],
+  [{ statement: "UPDATE victim SET note = 'x' RETURNING *", analyze: true, format: "json" }, /read-only transaction/],
+];
+
+describe("query_database refuses", () => {
+  it.each(QUERIES)("%s", async (query, message) => {
+    const result = await call("query_database", { query });
+    expect(result.isError).toBe(true);
+    expect(result.content[0].text).toMatch(message);
+  });
+});
+
+describe("execute_explain refuses", () => {
+  it.each(EXPLAINS)("%o", async (args, message) => {
+    const result = await call("execute_explain", args);
+    expect(result.isError).toBe(true);
+    expect(result.content[0].text).toMatch(message);
+  });
+});
+
+describe("after every attempt", () => {
+  it("leaves the database, the files and the other sessions as they were", async () => {
+    expect((await admin.query("SELECT id, note FROM victim ORDER BY id")).rows).toEqual([{ id: 1, note: "original" }]);
+    expect((await admin.query("SELECT to_regclass('owned') AS t")).rows).toEqual([{ t: null }]);
+    expect((await admin.query("SELECT last_value, is_called FROM victim_seq")).rows).toEqual([{ last_value: "1", is_called: false }]);
+    expect(existsSync("/tmp/pglens-pwned-program") || existsSync("/tmp/pglens-pwned-file")).toBe(false);
+    expect((await bystander.query("SELECT 1 AS alive")).rows).toEqual([{ alive: 1 }]);
+    const leftovers = await admin.query("SELECT count(*)::int AS n FROM pg_stat_activity WHERE usename = 'pglens_monitor'");
+    expect(leftovers.rows[0].n).toBe(0);
+  });
+
+  it("still answers honest questions, cutting long results with a note", async () => {
+    const result = await call("query_database", { query: "SELECT g FROM generate_series(1, 50) g", max_rows: 10 });
+    expect(result.isError).toBe(false);
+    expect(result.content[0].text).toMatch(/\n10\n[^\n]*>>>\n\(10 rows; more rows exist: only the first 10 are shown/);
+    const show = await call("query_database", { query: "SHOW default_transaction_read_only" });
+    expect(show.content[0].text).toMatch(/default_transaction_read_only\non\n/);
+  });
+});
