@@ -74,20 +74,11 @@ export async function assertReadableConnections(db: Queryable, ids: readonly num
   if (refused !== undefined) throw new NotFoundError(`connection ${refused} not found`);
 }
 
-export interface ConnectionFields {
-  name: string;
-  host: string;
-  port: number;
-  database_name: string;
-  username: string;
-  password_secret: string | null;
-  sslmode: string;
-  is_monitored: boolean;
-  is_shared: boolean;
-  description: string;
-  cluster_id: number | null;
-  owner_user_id: number | null;
-}
+/** What a caller stores on a connection; the rest is the datastore's. */
+export type ConnectionFields = Pick<
+  ConnectionRow,
+  "name" | "host" | "port" | "database_name" | "username" | "password_secret" | "sslmode" | "is_monitored" | "is_shared" | "description" | "cluster_id" | "owner_user_id"
+>;
 
 const FIELDS: ReadonlyArray<keyof ConnectionFields> = ["name", "host", "port", "database_name", "username", "password_secret", "sslmode", "is_monitored", "is_shared", "description", "cluster_id", "owner_user_id"];
 

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { extended, withReadOnlyTransaction } from "../../monitored/read-only.ts";
-import { defineTool, ToolError } from "../tool.ts";
-import { fence, liveTarget, targetArgs } from "./live-target.ts";
+import { defineTool } from "../tool.ts";
+import { fence, liveTarget, refusal, targetArgs } from "./live-target.ts";
 
 export const executeExplain = defineTool({
   name: "execute_explain",
@@ -24,10 +24,7 @@ export const executeExplain = defineTool({
     const options = [`ANALYZE ${args.analyze ? "true" : "false"}`, `BUFFERS ${args.buffers ? "true" : "false"}`, `FORMAT ${args.format === "json" ? "JSON" : "TEXT"}`];
     const result = await withReadOnlyTransaction(conn, ctx.config.secret, { database, statementTimeoutMs: ctx.config.live_tools.statement_timeout_ms }, (client) =>
       client.query(extended(`EXPLAIN (${options.join(", ")}) ${args.statement}`)),
-    ).catch((err: Error & { code?: string }) => {
-      if (err.name === "MonitoredServerError" || err.name === "LockRefusedError") throw new ToolError(err.message);
-      throw new ToolError(`the database refused the statement: ${err.message}${err.code ? ` (SQLSTATE ${err.code})` : ""}`);
-    });
+    ).catch(refusal("statement"));
     const lines = (result.rows as unknown[][]).map((r) => (typeof r[0] === "string" ? r[0] : JSON.stringify(r[0], null, 2)));
     return fence(`Plan on connection ${conn.id} (${conn.name}), database ${database}${args.analyze ? " (executed, then rolled back)" : ""}.`, lines.join("\n"));
   },

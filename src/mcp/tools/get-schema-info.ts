@@ -1,8 +1,8 @@
 import { z } from "zod";
 import { withReadOnlyTransaction } from "../../monitored/read-only.ts";
-import { defineTool, ToolError } from "../tool.ts";
+import { defineTool } from "../tool.ts";
 import { toTsv } from "../tsv.ts";
-import { fence, liveTarget, targetArgs } from "./live-target.ts";
+import { fence, liveTarget, refusal, targetArgs } from "./live-target.ts";
 
 const MAX_ROWS = 5000;
 
@@ -54,10 +54,7 @@ export const getSchemaInfo = defineTool({
     const { conn, database } = await liveTarget(ctx, args);
     const result = await withReadOnlyTransaction(conn, ctx.config.secret, { database, statementTimeoutMs: ctx.config.live_tools.statement_timeout_ms }, (client) =>
       client.query({ text: SCHEMA_SQL, values: [args.schema_name ?? null, args.table_name ?? null], rowMode: "array" }),
-    ).catch((err: Error) => {
-      if (err.name === "MonitoredServerError" || err.name === "LockRefusedError") throw new ToolError(err.message);
-      throw new ToolError(`the database refused the schema query: ${err.message}`);
-    });
+    ).catch(refusal("schema query"));
     const rows = (result.rows as unknown[][]).map(([schema, table, , item, name, detail, nullable, def, estimate]) => [schema, table, item, name, detail, nullable, def, estimate]);
     const truncated = rows.length > MAX_ROWS;
     const header = ["schema_name", "table_name", "item", "name", "detail", "nullable", "default", "row_estimate"];

@@ -1,8 +1,8 @@
 import { z } from "zod";
 import { extended, withReadOnlyTransaction } from "../../monitored/read-only.ts";
-import { defineTool, ToolError } from "../tool.ts";
+import { defineTool } from "../tool.ts";
 import { toTsv } from "../tsv.ts";
-import { fence, liveTarget, targetArgs } from "./live-target.ts";
+import { fence, liveTarget, refusal, targetArgs } from "./live-target.ts";
 
 const MAX_CELL = 10_000;
 
@@ -37,10 +37,7 @@ export const queryDatabase = defineTool({
         await client.query("ROLLBACK TO SAVEPOINT pglens_cursor");
         return client.query(extended(args.query));
       }
-    }).catch((err: Error & { code?: string }) => {
-      if (err.name === "MonitoredServerError" || err.name === "LockRefusedError") throw new ToolError(err.message);
-      throw new ToolError(`the database refused the query: ${err.message}${err.code ? ` (SQLSTATE ${err.code})` : ""}`);
-    });
+    }).catch(refusal("query"));
     const fields = (result.fields ?? []).map((f) => f.name);
     const rows = (result.rows as unknown[][]) ?? [];
     const truncated = rows.length > limit;
