@@ -6,12 +6,11 @@ import { deleteSession } from "../datastore/sessions.ts";
 import { PUBLIC, USER, authority, guarded } from "../http/access.ts";
 import { SESSION_COOKIE } from "../http/authenticate.ts";
 import { ApiError } from "../http/errors.ts";
+import { json } from "../http/params.ts";
 import { newRouter } from "../http/router.ts";
 import { errorResponses } from "../http/schemas.ts";
 import { enabledTools } from "../mcp/tools/index.ts";
 import { VERSION } from "../version.ts";
-
-const json = <T extends z.ZodType>(schema: T, description: string) => ({ description, content: { "application/json": { schema } } });
 
 const loginRoute = guarded(
   PUBLIC,

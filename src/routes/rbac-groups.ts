@@ -1,7 +1,6 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import type { Queryable } from "../../drivers/types.ts";
+import { checkConnectionIds, checkMcpIdentifiers } from "../auth/grant-references.ts";
 import { ACCESS_LEVELS, ADMIN_PERMISSIONS, ALL } from "../auth/permissions.ts";
-import { InputError } from "../errors.ts";
 import {
   addMember,
   createGroup,
@@ -43,19 +42,6 @@ const MemberParams = z.object({
 });
 
 const groupJson = (g: { id: number; name: string; description: string; created_at: Date }) => ({ id: g.id, name: g.name, description: g.description, created_at: g.created_at.toISOString() });
-
-async function checkMcpIdentifiers(db: Queryable, identifiers: readonly string[]) {
-  const known = new Set((await db.query<{ identifier: string }>("SELECT identifier FROM mcp_privileges")).map((r) => r.identifier));
-  const unknown = identifiers.filter((i) => i !== ALL && !known.has(i));
-  if (unknown.length) throw new InputError(`unknown MCP privilege ${unknown.map((u) => `\`${u}\``).join(", ")}; GET /api/v1/rbac/privileges/mcp lists them`);
-}
-
-export async function checkConnectionIds(db: Queryable, ids: readonly number[]) {
-  const wanted = ids.filter((id) => id !== 0);
-  const found = new Set((await db.query<{ id: number }>("SELECT id FROM connections WHERE id = ANY($1::int[])", [wanted])).map((r) => r.id));
-  const missing = wanted.filter((id) => !found.has(id));
-  if (missing.length) throw new InputError(`connection ${missing.join(", ")} does not exist (0 means every connection)`);
-}
 
 const r = {
   list: guarded(MANAGE_GROUPS, createRoute({ method: "get", path: base, tags, summary: "List groups", responses: { 200: json(z.object({ groups: z.array(Group.extend({ member_count: z.number().int() })) }), "Groups"), ...errorResponses(401, 403) } })),

@@ -1,14 +1,13 @@
 import { createRoute, z } from "@hono/zod-openapi";
+import { checkConnectionIds, checkMcpIdentifiers } from "../auth/grant-references.ts";
 import { issueApiToken } from "../auth/issue-token.ts";
 import { ACCESS_LEVELS, ADMIN_PERMISSIONS, ALL } from "../auth/permissions.ts";
 import { clearTokenScope, deleteApiToken, getApiToken, getTokenScope, listApiTokens, setTokenScope, type ApiTokenRow } from "../datastore/api-tokens.ts";
-import { InputError } from "../errors.ts";
 import { admin, guarded } from "../http/access.ts";
 import { ApiError } from "../http/errors.ts";
 import { IdParam, json, jsonBody, noContent } from "../http/params.ts";
 import { newRouter } from "../http/router.ts";
 import { errorResponses } from "../http/schemas.ts";
-import { checkConnectionIds } from "./rbac-groups.ts";
 
 const tags = ["RBAC"];
 const base = "/api/v1/rbac/tokens";
@@ -111,11 +110,7 @@ export const rbacTokenRoutes = newRouter()
     const db = c.get("db");
     await getApiToken(db, id);
     if (scope.connections) await checkConnectionIds(db, scope.connections.map((s) => s.connection_id));
-    if (scope.mcp_privileges) {
-      const known = new Set((await db.query<{ identifier: string }>("SELECT identifier FROM mcp_privileges")).map((p) => p.identifier));
-      const unknown = scope.mcp_privileges.filter((p) => p !== ALL && !known.has(p));
-      if (unknown.length) throw new InputError(`unknown MCP privilege ${unknown.map((u) => `\`${u}\``).join(", ")}; GET /api/v1/rbac/privileges/mcp lists them`);
-    }
+    if (scope.mcp_privileges) await checkMcpIdentifiers(db, scope.mcp_privileges);
     await db.transaction((tx) => setTokenScope(tx, id, scope));
     return c.json(await getTokenScope(db, id), 200);
   })
