@@ -1,19 +1,10 @@
 /** The `pglens` command. */
-import { writeFileSync } from "node:fs";
 import { parseArgs } from "node:util";
-import { createApp, openApiDocument } from "./app.ts";
-import { UsageError } from "./cli/common.ts";
-import { demoCommand } from "./cli/demo.ts";
-import { collectOnce, startCollector } from "./collector/collect.ts";
-import { samplesCommand } from "./cli/samples.ts";
-import { tokenCommand } from "./cli/tokens.ts";
-import { userCommand } from "./cli/users.ts";
-import { loadNodeConfig } from "./config-file.ts";
+import { UsageError } from "./cli/usage-error.ts";
 import { InputError, NotFoundError } from "./errors.ts";
-import { createLogger } from "./log.ts";
-import { openMigratedDatastore, runServer } from "./node.ts";
 import { VERSION } from "./version.ts";
 
+// Each command loads only the modules it needs: a CLI call should not pay for the whole app's start-up.
 const USAGE = `pglens ${VERSION}: PostgreSQL monitoring service
 
 Usage: pglens <command> [options]
@@ -54,11 +45,13 @@ async function main(argv: string[]): Promise<number> {
       console.log(VERSION);
       return 0;
     case "serve": {
+      const [{ loadNodeConfig }, { createLogger }, { runServer }] = await Promise.all([import("./config-file.ts"), import("./log.ts"), import("./node.ts")]);
       const config = loadNodeConfig();
       await runServer(config, createLogger(config.log_level));
       return -1; // keeps running until a signal
     }
     case "migrate": {
+      const [{ loadNodeConfig }, { createLogger }, { openMigratedDatastore }] = await Promise.all([import("./config-file.ts"), import("./log.ts"), import("./datastore/open-migrated.ts")]);
       const config = loadNodeConfig();
       const driver = await openMigratedDatastore(config, createLogger(config.log_level));
       await driver.close();
@@ -66,6 +59,7 @@ async function main(argv: string[]): Promise<number> {
     }
     case "openapi": {
       const { values } = parseArgs({ args: rest, options: { out: { type: "string" } } });
+      const [{ loadNodeConfig }, { createLogger }, { createApp, openApiDocument }, { writeFileSync }] = await Promise.all([import("./config-file.ts"), import("./log.ts"), import("./app.ts"), import("node:fs")]);
       const config = loadNodeConfig({});
       const unused = { open: () => { throw new Error("the OpenAPI generator does not use the datastore"); } };
       const doc = `${JSON.stringify(openApiDocument(createApp({ config, log: createLogger("error"), datastore: unused })), null, 2)}\n`;
@@ -77,6 +71,7 @@ async function main(argv: string[]): Promise<number> {
     }
     case "collect": {
       const { values } = parseArgs({ args: rest, options: { once: { type: "boolean" } } });
+      const [{ loadNodeConfig }, { createLogger }, { openMigratedDatastore }, { collectOnce, startCollector }] = await Promise.all([import("./config-file.ts"), import("./log.ts"), import("./datastore/open-migrated.ts"), import("./collector/collect.ts")]);
       const config = loadNodeConfig();
       const log = createLogger(config.log_level);
       const driver = await openMigratedDatastore(config, log);
@@ -97,13 +92,13 @@ async function main(argv: string[]): Promise<number> {
       return -1;
     }
     case "samples":
-      return samplesCommand(rest);
+      return (await import("./cli/samples.ts")).samplesCommand(rest);
     case "demo":
-      return demoCommand(rest);
+      return (await import("./cli/demo.ts")).demoCommand(rest);
     case "user":
-      return userCommand(rest);
+      return (await import("./cli/users.ts")).userCommand(rest);
     case "token":
-      return tokenCommand(rest);
+      return (await import("./cli/tokens.ts")).tokenCommand(rest);
     default:
       throw new UsageError(`unknown command "${command}"\n\n${USAGE}`);
   }

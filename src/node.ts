@@ -1,44 +1,16 @@
 /** Node entry: open the datastore, migrate, serve the app, shut down gracefully. */
 import { serve } from "@hono/node-server";
 import { getConnInfo } from "@hono/node-server/conninfo";
-import { isUnavailable } from "../drivers/errors.ts";
-import { openDriver } from "../drivers/open.ts";
 import type { Driver } from "../drivers/types.ts";
 import { createApp } from "./app.ts";
 import type { Config } from "./config.ts";
-import { migrate } from "./datastore/migrate.ts";
-import { datastoreSettings, describeDatastore } from "./datastore/settings.ts";
+import { openMigratedDatastore } from "./datastore/open-migrated.ts";
 import { ensureFirstSuperuser } from "./auth/bootstrap.ts";
 import { startCollector } from "./collector/collect.ts";
 import { ensureEmbeddedAdmin } from "./embedded-admin.ts";
 import { embeddedSecret } from "./embedded-secret.ts";
 import type { Logger } from "./log.ts";
 import { VERSION } from "./version.ts";
-
-const STARTUP_RETRY_MS = 2000;
-const STARTUP_DEADLINE_MS = 30_000;
-
-/** Opens the datastore and applies migrations, waiting up to 30 s for a datastore that is still starting. */
-export async function openMigratedDatastore(config: Config, log: Logger): Promise<Driver> {
-  const settings = datastoreSettings(config);
-  const driver = await openDriver(settings);
-  const where = describeDatastore(settings, driver.kind);
-  const deadline = Date.now() + STARTUP_DEADLINE_MS;
-  for (;;) {
-    try {
-      const { applied, version } = await migrate(driver);
-      log.info("datastore ready", { datastore: where, schema_version: version, applied: applied.map((m) => `${m.version}_${m.name}`) });
-      return driver;
-    } catch (err) {
-      if (!isUnavailable(err) || Date.now() > deadline) {
-        await driver.close().catch(() => {});
-        throw new Error(`cannot prepare the datastore (${where}): ${(err as Error).message}`, { cause: err });
-      }
-      log.warn("datastore not reachable yet; retrying", { datastore: where, error: (err as Error).message });
-      await new Promise((r) => setTimeout(r, STARTUP_RETRY_MS));
-    }
-  }
-}
 
 /** The embedded datastore's first start: a demo connection with a generated day of history to look at. */
 async function ensureDemoOnFirstStart(driver: Driver, config: Config, log: Logger): Promise<void> {

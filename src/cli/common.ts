@@ -2,10 +2,7 @@
 import type { Driver } from "../../drivers/types.ts";
 import { loadNodeConfig } from "../config-file.ts";
 import { createLogger } from "../log.ts";
-import { openMigratedDatastore } from "../node.ts";
-
-/** Wrong usage: exit code 2 with the message. */
-export class UsageError extends Error {}
+import { openMigratedDatastore } from "../datastore/open-migrated.ts";
 
 /** Opens the configured datastore (migrated) for one command; info-level chatter is kept off the terminal. */
 export async function withDatastore<T>(work: (db: Driver) => Promise<T>): Promise<T> {

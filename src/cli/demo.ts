@@ -8,7 +8,8 @@ import { createConnection } from "../datastore/connections.ts";
 import { countUsers } from "../datastore/users.ts";
 import { loadNodeConfig } from "../config-file.ts";
 import { embeddedSecret } from "../embedded-secret.ts";
-import { UsageError, withDatastore } from "./common.ts";
+import { withDatastore } from "./common.ts";
+import { UsageError } from "./usage-error.ts";
 
 const LOCAL = "postgres://postgres@127.0.0.1:5432/postgres";
 

@@ -2,7 +2,7 @@
 import { readFileSync } from "node:fs";
 import { createInterface } from "node:readline";
 import { Writable } from "node:stream";
-import { UsageError } from "./common.ts";
+import { UsageError } from "./usage-error.ts";
 
 async function prompt(question: string): Promise<string> {
   let muted = false;

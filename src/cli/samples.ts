@@ -3,7 +3,8 @@ import { createReadStream } from "node:fs";
 import { createInterface } from "node:readline";
 import { parseArgs } from "node:util";
 import { importSamples } from "../collector/import.ts";
-import { UsageError, withDatastore } from "./common.ts";
+import { withDatastore } from "./common.ts";
+import { UsageError } from "./usage-error.ts";
 
 export async function samplesCommand(args: string[]): Promise<number> {
   const [sub, ...rest] = args;

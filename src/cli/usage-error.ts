@@ -1,0 +1,2 @@
+/** Wrong usage of the `pglens` command: exit code 2 with the message. */
+export class UsageError extends Error {}
