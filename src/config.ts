@@ -17,6 +17,12 @@ export const BUILTIN_TOOLS = [
 ] as const;
 export type BuiltinTool = (typeof BUILTIN_TOOLS)[number];
 
+/** A list given as YAML sequence or as one comma-separated string (environment variables). */
+const commaList = z.preprocess(
+  (v) => (typeof v === "string" ? v.split(",").map((x) => x.trim()).filter(Boolean) : v),
+  z.array(z.string().min(1)),
+);
+
 const LOG_LEVELS = ["debug", "info", "warn", "error"] as const;
 
 const toolSwitches = z.strictObject(Object.fromEntries(BUILTIN_TOOLS.map((t) => [t, z.boolean().optional()])) as Record<BuiltinTool, z.ZodOptional<z.ZodBoolean>>);
@@ -56,8 +62,18 @@ export const configSchema = z.strictObject({
     .strictObject({
       statement_timeout_ms: z.coerce.number().int().min(100).max(600_000).default(15_000),
       max_rows: z.coerce.number().int().min(1).max(100_000).default(1000),
+      /** Role the live tools SET LOCAL ROLE to when the monitored login is a superuser or similarly powerful. */
+      role: z.string().min(1).max(63).optional(),
+      max_result_bytes: z.coerce.number().int().min(1024).max(256 * 1024 * 1024).default(10 * 1024 * 1024),
+      max_sessions_per_connection: z.coerce.number().int().min(1).max(100).default(4),
+      max_sessions_per_user: z.coerce.number().int().min(1).max(100).default(4),
     })
-    .default({ statement_timeout_ms: 15_000, max_rows: 1000 }),
+    .default({ statement_timeout_ms: 15_000, max_rows: 1000, max_result_bytes: 10 * 1024 * 1024, max_sessions_per_connection: 4, max_sessions_per_user: 4 }),
+  /** Peers (CIDRs or addresses) whose X-Forwarded-For / X-Forwarded-Proto headers are believed. */
+  trusted_proxies: commaList.default([]),
+  /** Largest request body accepted, in bytes (413 beyond). */
+  max_body_bytes: z.coerce.number().int().min(1024).max(100 * 1024 * 1024).default(1024 * 1024),
+  mcp: z.strictObject({ allowed_origins: commaList.default([]) }).default({ allowed_origins: [] }),
   collector: z.strictObject({ enabled: z.stringbool().or(z.boolean()).default(true) }).default({ enabled: true }),
   /** The embedded datastore's first start loads a demo connection. */
   demo: z.stringbool().or(z.boolean()).default(true),
@@ -82,6 +98,10 @@ export const ENV_KEYS: Record<string, string[]> = {
   PGLENS_ADMIN_PASSWORD: ["admin", "password"],
   PGLENS_COLLECTOR: ["collector", "enabled"],
   PGLENS_DEMO: ["demo"],
+  PGLENS_LIVE_TOOLS_ROLE: ["live_tools", "role"],
+  PGLENS_TRUSTED_PROXIES: ["trusted_proxies"],
+  PGLENS_MCP_ALLOWED_ORIGINS: ["mcp", "allowed_origins"],
+  PGLENS_MAX_BODY_BYTES: ["max_body_bytes"],
 };
 
 export class ConfigError extends Error {

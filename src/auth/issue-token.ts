@@ -15,11 +15,11 @@ export interface IssuedToken {
   expires_at: string | null;
 }
 
-export async function issueApiToken(db: Queryable, request: { owner: string; note?: string; expires?: string }): Promise<IssuedToken> {
+export async function issueApiToken(db: Queryable, request: { owner: string; note?: string; expires?: string; createdBy?: number }): Promise<IssuedToken> {
   const expiresAt = parseExpiry(request.expires);
   const owner = await findUserByName(db, request.owner);
   if (!owner) throw new InputError(`no user named \`${request.owner}\``);
   const token = newApiToken();
-  const id = await createApiToken(db, { tokenHash: await tokenHash(token), userId: owner.id, note: request.note ?? "", expiresAt });
+  const id = await createApiToken(db, { tokenHash: await tokenHash(token), userId: owner.id, note: request.note ?? "", expiresAt, createdBy: request.createdBy });
   return { id, token, owner: owner.username, owner_is_superuser: owner.is_superuser, note: request.note ?? "", expires_at: expiresAt?.toISOString() ?? null };
 }

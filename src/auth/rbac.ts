@@ -1,11 +1,11 @@
 /**
  * RBAC decisions. A user's rights come from the groups it belongs to (groups nest: members of a group get the
- * grants of every group it belongs to); a superuser has every right. An API token may carry a scope, which
- * only narrows: each scoped dimension (connections, MCP items, admin permissions) is intersected with the
- * owner's rights, for superusers too.
+ * grants of every group it belongs to); a superuser has every right. An API token may carry a scope: its
+ * rights are then the intersection of the owner's rights and the scope's allow-lists (connections, MCP items,
+ * admin permissions), for superusers too, and a scoped token never acts as a superuser.
  */
 import type { Queryable } from "../../drivers/types.ts";
-import { type TokenScope, getTokenScope } from "../datastore/api-tokens.ts";
+import { type TokenScope, getTokenScope, isScoped } from "../datastore/api-tokens.ts";
 import { type Grants, userGroupsAndGrants } from "../datastore/groups.ts";
 import { type AccessLevel, ALL } from "./permissions.ts";
 import type { Principal } from "./principal.ts";
@@ -25,6 +25,9 @@ export async function loadAuthority(db: Queryable, principal: Principal): Promis
   return { principal, groups, grants, scope };
 }
 
+/** Superuser powers need a superuser's session or unscoped token. */
+export const actsAsSuperuser = (a: Authority) => a.principal.isSuperuser && !isScoped(a.scope);
+
 const allows = (list: readonly string[] | undefined, item: string) => list === undefined || list.includes(ALL) || list.includes(item);
 
 export function hasAdminPermission(a: Authority, permission: string): boolean {
@@ -43,9 +46,16 @@ export interface ConnectionOwnership {
   is_shared: boolean;
 }
 
-const RANK: Record<AccessLevel, number> = { read: 1, read_write: 2 };
+export const RANK: Record<AccessLevel, number> = { read: 1, read_write: 2 };
 const higher = (a: AccessLevel | null, b: AccessLevel | null) => (a === null ? b : b === null ? a : RANK[a] >= RANK[b] ? a : b);
 const lower = (a: AccessLevel | null, b: AccessLevel | null) => (a === null || b === null ? null : RANK[a] <= RANK[b] ? a : b);
+
+/** Whether the caller holds `level` on every connection, present and future (a grant on connection 0). */
+export function holdsAllConnections(a: Authority, level: AccessLevel): boolean {
+  const atLeast = (g: { connection_id: number; access_level: AccessLevel }) => g.connection_id === 0 && RANK[g.access_level] >= RANK[level];
+  const owned = a.principal.isSuperuser || a.grants.connection_privileges.some(atLeast);
+  return owned && (a.scope.connections === undefined || a.scope.connections.some(atLeast));
+}
 
 /**
  * What the caller may do on a connection: superusers, owners and holders of manage_connections read_write;

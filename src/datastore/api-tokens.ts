@@ -12,22 +12,25 @@ export interface ApiTokenRow {
   note: string;
   created_at: Date;
   expires_at: Date | null;
+  last_used_at: Date | null;
+  created_by: string | null;
   token_prefix: string;
 }
 
-export async function createApiToken(db: Queryable, t: { tokenHash: string; userId: number; note: string; expiresAt: Date | null }): Promise<number> {
-  const [row] = await db.query<{ id: number }>("INSERT INTO api_tokens (token_hash, user_id, note, expires_at) VALUES ($1, $2, $3, $4) RETURNING id", [
+export async function createApiToken(db: Queryable, t: { tokenHash: string; userId: number; note: string; expiresAt: Date | null; createdBy?: number }): Promise<number> {
+  const [row] = await db.query<{ id: number }>("INSERT INTO api_tokens (token_hash, user_id, note, expires_at, created_by) VALUES ($1, $2, $3, $4, $5) RETURNING id", [
     t.tokenHash,
     t.userId,
     t.note,
     t.expiresAt?.toISOString() ?? null,
+    t.createdBy ?? null,
   ]);
   return row.id;
 }
 
 const SELECT_TOKENS = `SELECT t.id, t.user_id, u.username, u.is_superuser, u.is_service_account, t.note, t.created_at, t.expires_at,
-                              left(t.token_hash, 12) AS token_prefix
-                         FROM api_tokens t JOIN users u ON u.id = t.user_id`;
+                              t.last_used_at, creator.username AS created_by, left(t.token_hash, 12) AS token_prefix
+                         FROM api_tokens t JOIN users u ON u.id = t.user_id LEFT JOIN users creator ON creator.id = t.created_by`;
 
 export const listApiTokens = (db: Queryable) => db.query<ApiTokenRow>(`${SELECT_TOKENS} ORDER BY t.id DESC`);
 
@@ -41,28 +44,32 @@ export async function deleteApiToken(db: Queryable, id: number): Promise<void> {
   if ((await db.query("DELETE FROM api_tokens WHERE id = $1 RETURNING id", [id])).length === 0) throw new NotFoundError(`token ${id} not found`);
 }
 
+/**
+ * What a scoped token may do, as allow-lists: a token without a scope acts with its owner's rights; once
+ * scoped, each dimension lists all it may use (an empty list: nothing of that kind). Unscoped: `{}`.
+ */
 export interface TokenScope {
-  /** Absent: that dimension is not restricted. */
   connections?: Array<{ connection_id: number; access_level: AccessLevel }>;
   mcp_privileges?: string[];
   admin_permissions?: string[];
 }
 
+export const isScoped = (scope: TokenScope) => scope.connections !== undefined;
+
 export async function getTokenScope(db: Queryable, tokenId: number): Promise<TokenScope> {
-  const [connections, mcp, admin] = await Promise.all([
+  const [[token], connections, mcp, admin] = await Promise.all([
+    db.query<{ scoped: boolean }>("SELECT scoped FROM api_tokens WHERE id = $1", [tokenId]),
     db.query<{ connection_id: number; access_level: AccessLevel }>("SELECT connection_id, access_level FROM token_connection_scope WHERE token_id = $1 ORDER BY connection_id", [tokenId]),
     db.query<{ identifier: string }>("SELECT identifier FROM token_mcp_scope WHERE token_id = $1 ORDER BY identifier", [tokenId]),
     db.query<{ permission: string }>("SELECT permission FROM token_admin_scope WHERE token_id = $1 ORDER BY permission", [tokenId]),
   ]);
-  const scope: TokenScope = {};
-  if (connections.length) scope.connections = connections;
-  if (mcp.length) scope.mcp_privileges = mcp.map((m) => m.identifier);
-  if (admin.length) scope.admin_permissions = admin.map((a) => a.permission);
-  return scope;
+  if (!token?.scoped) return {};
+  return { connections, mcp_privileges: mcp.map((m) => m.identifier), admin_permissions: admin.map((a) => a.permission) };
 }
 
-/** Replaces each dimension present in `scope` (an empty list lifts that restriction). */
+/** Scopes the token (if it was not) and replaces each dimension present in `scope`; the others keep their lists. */
 export async function setTokenScope(db: Queryable, tokenId: number, scope: TokenScope): Promise<void> {
+  await db.query("UPDATE api_tokens SET scoped = true WHERE id = $1", [tokenId]);
   if (scope.connections) {
     await db.query("DELETE FROM token_connection_scope WHERE token_id = $1", [tokenId]);
     for (const c of scope.connections) await db.query("INSERT INTO token_connection_scope VALUES ($1, $2, $3)", [tokenId, c.connection_id, c.access_level]);
@@ -77,6 +84,8 @@ export async function setTokenScope(db: Queryable, tokenId: number, scope: Token
   }
 }
 
+/** Back to the owner's full rights. */
 export async function clearTokenScope(db: Queryable, tokenId: number): Promise<void> {
-  await setTokenScope(db, tokenId, { connections: [], mcp_privileges: [], admin_permissions: [] });
+  for (const table of ["token_connection_scope", "token_mcp_scope", "token_admin_scope"]) await db.query(`DELETE FROM ${table} WHERE token_id = $1`, [tokenId]);
+  await db.query("UPDATE api_tokens SET scoped = false WHERE id = $1", [tokenId]);
 }

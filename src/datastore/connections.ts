@@ -12,6 +12,8 @@ export interface ConnectionRow {
   username: string;
   password_secret: string | null;
   sslmode: string;
+  ssl_root_cert: string | null;
+  allow_cleartext_password: boolean;
   is_monitored: boolean;
   is_shared: boolean;
   description: string;
@@ -36,6 +38,8 @@ export function connectionJson(c: ConnectionRow) {
     database_name: c.database_name,
     username: c.username,
     sslmode: c.sslmode,
+    ssl_root_cert: c.ssl_root_cert,
+    allow_cleartext_password: c.allow_cleartext_password,
     password_set: c.password_secret !== null,
     is_monitored: c.is_monitored,
     is_shared: c.is_shared,
@@ -77,10 +81,10 @@ export async function assertReadableConnections(db: Queryable, ids: readonly num
 /** What a caller stores on a connection; the rest is the datastore's. */
 export type ConnectionFields = Pick<
   ConnectionRow,
-  "name" | "host" | "port" | "database_name" | "username" | "password_secret" | "sslmode" | "is_monitored" | "is_shared" | "description" | "cluster_id" | "owner_user_id"
+  "name" | "host" | "port" | "database_name" | "username" | "password_secret" | "sslmode" | "ssl_root_cert" | "allow_cleartext_password" | "is_monitored" | "is_shared" | "description" | "cluster_id" | "owner_user_id"
 >;
 
-const FIELDS: ReadonlyArray<keyof ConnectionFields> = ["name", "host", "port", "database_name", "username", "password_secret", "sslmode", "is_monitored", "is_shared", "description", "cluster_id", "owner_user_id"];
+const FIELDS: ReadonlyArray<keyof ConnectionFields> = ["name", "host", "port", "database_name", "username", "password_secret", "sslmode", "ssl_root_cert", "allow_cleartext_password", "is_monitored", "is_shared", "description", "cluster_id", "owner_user_id"];
 
 async function mapConflicts<T>(work: () => Promise<T>, name: string | undefined): Promise<T> {
   try {
@@ -105,7 +109,7 @@ export async function updateConnection(db: Queryable, id: number, changes: Parti
   const keys = FIELDS.filter((k) => changes[k] !== undefined);
   if (keys.length) {
     // A changed address or credential starts from a clean slate: the collector reports anew.
-    const resetsError = keys.some((k) => ["host", "port", "database_name", "username", "password_secret", "sslmode"].includes(k));
+    const resetsError = keys.some((k) => ["host", "port", "database_name", "username", "password_secret", "sslmode", "ssl_root_cert", "allow_cleartext_password"].includes(k));
     await mapConflicts(
       () =>
         db.query(

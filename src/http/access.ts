@@ -5,7 +5,7 @@
  */
 import type { RouteConfig } from "@hono/zod-openapi";
 import type { Context, MiddlewareHandler } from "hono";
-import { type Authority, hasAdminPermission, loadAuthority } from "../auth/rbac.ts";
+import { type Authority, actsAsSuperuser, hasAdminPermission, loadAuthority } from "../auth/rbac.ts";
 import type { AdminPermission } from "../auth/permissions.ts";
 import type { AppEnv } from "./context.ts";
 import { ApiError } from "./errors.ts";
@@ -60,7 +60,7 @@ export function requireAccess(access: Access): MiddlewareHandler<AppEnv> {
       const message = c.get("credentialRejected") ? "invalid or expired token" : "authentication required: send `Authorization: Bearer <token>`";
       throw new ApiError(401, message, UNAUTHENTICATED);
     }
-    if (access.kind === "superuser" && !principal.isSuperuser) throw new ApiError(403, "this requires a superuser");
+    if (access.kind === "superuser" && !actsAsSuperuser(await authority(c))) throw new ApiError(403, "this requires a superuser (with a session or an unscoped token)");
     if (access.kind === "admin" && !hasAdminPermission(await authority(c), access.permission)) throw new ApiError(403, `this requires the ${access.permission} permission`);
     return next();
   };

@@ -11,6 +11,64 @@ import { withMonitoredClient } from "./client.ts";
 export interface ReadOnlyOptions {
   database?: string;
   statementTimeoutMs: number;
+  /** live_tools.role: what to SET LOCAL ROLE to when the login role is too powerful for callers' SQL. */
+  role?: string;
+}
+
+/** The live tools refuse to run callers' SQL with powers a read-only transaction does not contain. */
+export class PowerfulRoleError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "PowerfulRoleError";
+  }
+}
+
+// Superusers, replication roles and the server-file/program roles can act outside a read-only transaction
+// (COPY TO PROGRAM, files, dblink_exec, replication slots, other sessions).
+const POWERS = `SELECT r.rolname, r.rolsuper, r.rolreplication,
+       pg_has_role(r.oid, 'pg_execute_server_program', 'MEMBER') AS execute_server_program,
+       pg_has_role(r.oid, 'pg_write_server_files', 'MEMBER') AS write_server_files,
+       pg_has_role(r.oid, 'pg_read_server_files', 'MEMBER') AS read_server_files
+  FROM pg_roles r WHERE r.rolname = current_user`;
+
+interface Powers {
+  rolname: string;
+  rolsuper: boolean;
+  rolreplication: boolean;
+  execute_server_program: boolean;
+  write_server_files: boolean;
+  read_server_files: boolean;
+}
+
+/** The current role's name and the powers it holds that a read-only transaction does not contain. */
+export async function rolePowers(client: pg.Client): Promise<{ role: string; powers: string[] }> {
+  const [r] = (await client.query<Powers>(POWERS)).rows;
+  if (r.rolsuper) return { role: r.rolname, powers: ["superuser"] };
+  const powers = [
+    r.rolreplication && "replication",
+    r.execute_server_program && "pg_execute_server_program",
+    r.write_server_files && "pg_write_server_files",
+    r.read_server_files && "pg_read_server_files",
+  ].filter((p): p is string => typeof p === "string");
+  return { role: r.rolname, powers };
+}
+
+const quoteIdent = (name: string) => `"${name.replace(/"/g, '""')}"`;
+
+/** Inside the transaction: switch to live_tools.role when the login is powerful; refuse when that is not possible. */
+async function restrictRole(client: pg.Client, conn: ConnectionRow, role: string | undefined): Promise<void> {
+  const login = await rolePowers(client);
+  if (!login.powers.length) return;
+  if (!role) {
+    throw new PowerfulRoleError(
+      `refused: connection ${conn.id} logs in as ${login.role} (${login.powers.join(", ")}), which can act outside a read-only transaction; monitor with a pg_monitor role or set live_tools.role`,
+    );
+  }
+  await client.query(`SET LOCAL ROLE ${quoteIdent(role)}`).catch((err: Error) => {
+    throw new PowerfulRoleError(`refused: cannot switch to live_tools.role ${role} on connection ${conn.id}: ${err.message}`);
+  });
+  const restricted = await rolePowers(client);
+  if (restricted.powers.length) throw new PowerfulRoleError(`refused: live_tools.role ${role} itself has ${restricted.powers.join(", ")}; name a role with pg_monitor and nothing more`);
 }
 
 /** The statement grabbed a lock that would block other sessions; the work is rolled back. */
@@ -37,6 +95,7 @@ export async function withReadOnlyTransaction<T>(conn: ConnectionRow, secret: st
     async (client) => {
       await client.query("BEGIN READ ONLY");
       try {
+        await restrictRole(client, conn, options.role);
         await client.query("SET LOCAL lock_timeout = '2s'");
         await client.query(`SET LOCAL idle_in_transaction_session_timeout = '${Math.max(1000, options.statementTimeoutMs * 2)}ms'`);
         const result = await work(client);

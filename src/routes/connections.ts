@@ -1,8 +1,10 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { connectionAccess, hasAdminPermission } from "../auth/rbac.ts";
+import { actsAsSuperuser, connectionAccess, hasAdminPermission, mayUseTool } from "../auth/rbac.ts";
 import { seal } from "../auth/secret-box.ts";
+import type { Authority } from "../auth/rbac.ts";
 import {
   type ConnectionFields,
+  type ConnectionRow,
   connectionJson,
   createConnection,
   deleteConnection,
@@ -34,6 +36,8 @@ const Connection = z
     database_name: z.string(),
     username: z.string(),
     sslmode: z.string(),
+    ssl_root_cert: z.string().nullable().openapi({ description: "PEM CA bundle that verify-ca/verify-full check the server's certificate against (default: the system's CAs)" }),
+    allow_cleartext_password: z.boolean().openapi({ description: "Whether the password may be sent in clear text to a server that asks for it over a link without TLS" }),
     password_set: z.boolean().openapi({ description: "Whether a password is stored; it is never returned" }),
     is_monitored: z.boolean(),
     is_shared: z.boolean(),
@@ -53,7 +57,13 @@ const fields = {
   database_name: z.string().min(1).max(63).openapi({ description: "Maintenance database pglens connects to" }),
   username: z.string().min(1).max(63),
   password: z.string().max(1000).openapi({ description: "Stored encrypted (AES-256-GCM); never returned" }),
-  sslmode: z.enum(SSL_MODES),
+  sslmode: z.enum(SSL_MODES).openapi({ description: "disable/allow/prefer: no TLS; require: TLS without certificate checks (unless ssl_root_cert is set, as libpq); verify-ca: the certificate must chain to ssl_root_cert or the system CAs; verify-full: and name the host" }),
+  ssl_root_cert: z
+    .string()
+    .max(200_000)
+    .refine((pem) => pem.includes("-----BEGIN CERTIFICATE-----"), "must be PEM text with at least one -----BEGIN CERTIFICATE----- block")
+    .nullable(),
+  allow_cleartext_password: z.boolean(),
   is_monitored: z.boolean(),
   is_shared: z.boolean().openapi({ description: "Readable by every user; needs manage_connections" }),
   description: z.string().max(2000),
@@ -67,6 +77,8 @@ const NewConnection = z
     database_name: fields.database_name.default("postgres"),
     password: fields.password.optional(),
     sslmode: fields.sslmode.default("prefer"),
+    ssl_root_cert: fields.ssl_root_cert.default(null),
+    allow_cleartext_password: fields.allow_cleartext_password.default(false),
     is_monitored: fields.is_monitored.default(true),
     is_shared: fields.is_shared.default(false),
     description: fields.description.default(""),
@@ -127,19 +139,35 @@ const r = {
       tags,
       summary: "Databases of the live server (asks it directly, 5 s timeout)",
       request: { params: IdParam },
-      responses: { 200: json(z.array(Database), "Databases"), 502: json(z.object({ error: z.string() }), "The server cannot be reached"), ...errorResponses(401, 404, 503) },
+      responses: { 200: json(z.array(Database), "Databases"), 502: json(z.object({ error: z.string() }), "The server cannot be reached"), ...errorResponses(401, 403, 404, 503) },
     }),
   ),
 };
 
-/** Owner or manage_connections may change a connection the caller can see; sharing and clustering need the permission. */
+/**
+ * Changing a connection needs read_write on it (its owner, manage_connections or a read_write grant, within
+ * the token's scope); sharing and clustering need manage_connections.
+ */
 async function assertMayModify(c: Context<AppEnv>, id: number, changes: { is_shared?: boolean; cluster_id?: number | null }) {
   const a = await authority(c);
   const row = await readableConnection(c.get("db"), id, a);
-  const manager = hasAdminPermission(a, "manage_connections");
-  if (!manager && row.owner_user_id !== a.principal.userId) throw new ApiError(403, "only the connection's owner or a holder of manage_connections may change it");
-  if (!manager && (changes.is_shared !== undefined || changes.cluster_id !== undefined)) throw new ApiError(403, "sharing a connection or moving it between clusters needs manage_connections");
+  if (connectionAccess(a, row) !== "read_write") throw new ApiError(403, "changing this connection needs read_write on it: be its owner, hold manage_connections or a read_write grant");
+  if (!hasAdminPermission(a, "manage_connections") && (changes.is_shared !== undefined || changes.cluster_id !== undefined)) throw new ApiError(403, "sharing a connection or moving it between clusters needs manage_connections");
   return row;
+}
+
+/** Fields that decide where, and how safely, the stored password is sent. */
+const PASSWORD_ROUTE = ["host", "port", "database_name", "username", "sslmode", "ssl_root_cert", "allow_cleartext_password"] as const;
+
+/**
+ * The stored password must not follow a connection to an endpoint its owner did not choose: whoever
+ * re-points it (or weakens its TLS) re-enters the password, unless they own the connection or are a superuser.
+ */
+function assertPasswordFollowsOwner(c: Context<AppEnv>, a: Authority, row: ConnectionRow, changes: Record<string, unknown>, password: string | null | undefined) {
+  const moved = PASSWORD_ROUTE.filter((k) => changes[k] !== undefined && changes[k] !== row[k]);
+  if (!moved.length || row.password_secret === null || password !== undefined) return;
+  if (row.owner_user_id === a.principal.userId || actsAsSuperuser(a)) return;
+  throw new ApiError(400, `changing ${moved.join(", ")} sends the stored password somewhere new: give \`password\` in the same request (only the owner or a superuser may keep the stored one)`);
 }
 
 export const connectionRoutes = newRouter()
@@ -184,7 +212,8 @@ export const connectionRoutes = newRouter()
   .openapi(r.update, async (c) => {
     const { id } = c.req.valid("param");
     const { password, ...rest } = c.req.valid("json");
-    await assertMayModify(c, id, rest);
+    const current = await assertMayModify(c, id, rest);
+    assertPasswordFollowsOwner(c, await authority(c), current, rest, password);
     // Absent leaves the stored password alone; null removes it.
     const sealed = password === undefined ? undefined : password === null ? null : await seal(password, c.get("config").secret);
     const row = await updateConnection(c.get("db"), id, { ...rest, password_secret: sealed });
@@ -197,7 +226,10 @@ export const connectionRoutes = newRouter()
     return c.body(null, 204);
   })
   .openapi(r.databases, async (c) => {
-    const row = await readableConnection(c.get("db"), c.req.valid("param").id, await authority(c));
+    const a = await authority(c);
+    const row = await readableConnection(c.get("db"), c.req.valid("param").id, a);
+    // A live session on the server with the stored credential is the get_schema_info tool's right, not mere read.
+    if (!mayUseTool(a, "get_schema_info")) throw new ApiError(403, "listing a server's databases live needs the get_schema_info MCP privilege");
     const databases = await withMonitoredClient(row, c.get("config").secret, async (client) => {
       const result = await client.query<{ name: string; owner: string; encoding: string; size_bytes: string | null }>(
         `SELECT d.datname AS name, pg_get_userbyid(d.datdba) AS owner, pg_encoding_to_char(d.encoding) AS encoding,

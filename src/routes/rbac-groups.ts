@@ -16,7 +16,13 @@ import {
   setMcpGrants,
   updateGroup,
 } from "../datastore/groups.ts";
-import { SUPERUSER, admin, guarded } from "../http/access.ts";
+import { assertCovers, grantsAuthority, groupAuthority } from "../auth/escalation.ts";
+import { RANK, actsAsSuperuser } from "../auth/rbac.ts";
+import { getUser } from "../datastore/users.ts";
+import { SUPERUSER, admin, authority, guarded } from "../http/access.ts";
+import { ApiError } from "../http/errors.ts";
+import type { AppEnv } from "../http/context.ts";
+import type { Context } from "hono";
 import { IdParam, json, jsonBody, noContent } from "../http/params.ts";
 import { newRouter } from "../http/router.ts";
 import { errorResponses } from "../http/schemas.ts";
@@ -40,6 +46,14 @@ const MemberParams = z.object({
   type: z.enum(["user", "group"]),
   memberId: z.coerce.number().int().positive(),
 });
+
+const NO_GRANTS = { mcp_privileges: [], connection_privileges: [], admin_permissions: [] };
+
+/** Only a superuser may change anything about a superuser account, its group memberships included. */
+async function assertMayTouchMember(c: Context<AppEnv>, member: { type: "user" | "group"; id: number }) {
+  if (member.type !== "user") return;
+  if ((await getUser(c.get("db"), member.id)).is_superuser && !actsAsSuperuser(await authority(c))) throw new ApiError(403, "only a superuser can change the groups of a superuser account");
+}
 
 const groupJson = (g: { id: number; name: string; description: string; created_at: Date }) => ({ id: g.id, name: g.name, description: g.description, created_at: g.created_at.toISOString() });
 
@@ -131,11 +145,17 @@ export const rbacGroupRoutes = newRouter()
   .openapi(r.addMember, async (c) => {
     const body = c.req.valid("json");
     const member = "user_id" in body ? { type: "user" as const, id: body.user_id } : { type: "group" as const, id: body.group_id };
-    await addMember(c.get("db"), c.req.valid("param").id, member);
+    const { id } = c.req.valid("param");
+    const db = c.get("db");
+    await assertMayTouchMember(c, member);
+    // The member (and, for a group, everyone in it) receives what this group and its ancestors hold.
+    await assertCovers(db, await authority(c), await groupAuthority(db, id), `adding a member to group ${id}`);
+    await addMember(db, id, member);
     return c.body(null, 204);
   })
   .openapi(r.removeMember, async (c) => {
     const { id, type, memberId } = c.req.valid("param");
+    await assertMayTouchMember(c, { type, id: memberId });
     await removeMember(c.get("db"), id, { type, id: memberId });
     return c.body(null, 204);
   })
@@ -144,7 +164,11 @@ export const rbacGroupRoutes = newRouter()
   .openapi(r.putMcp, async (c) => {
     const { id } = c.req.valid("param");
     const { mcp_privileges } = c.req.valid("json");
-    await checkMcpIdentifiers(c.get("db"), mcp_privileges);
+    const db = c.get("db");
+    await checkMcpIdentifiers(db, mcp_privileges);
+    const held = (await directGrants(db, id)).mcp_privileges;
+    const added = mcp_privileges.filter((p) => !held.includes(p));
+    await assertCovers(db, await authority(c), grantsAuthority({ ...NO_GRANTS, mcp_privileges: added }), `granting ${added.join(", ")} to group ${id}`);
     await c.get("db").transaction((tx) => setMcpGrants(tx, id, mcp_privileges));
     return c.json({ mcp_privileges: (await directGrants(c.get("db"), id)).mcp_privileges }, 200);
   })
@@ -152,7 +176,11 @@ export const rbacGroupRoutes = newRouter()
   .openapi(r.putConnections, async (c) => {
     const { id } = c.req.valid("param");
     const { connection_privileges } = c.req.valid("json");
-    await checkConnectionIds(c.get("db"), connection_privileges.map((g) => g.connection_id));
+    const db = c.get("db");
+    await checkConnectionIds(db, connection_privileges.map((g) => g.connection_id));
+    const held = (await directGrants(db, id)).connection_privileges;
+    const added = connection_privileges.filter((g) => !held.some((h) => h.connection_id === g.connection_id && RANK[h.access_level] >= RANK[g.access_level]));
+    await assertCovers(db, await authority(c), grantsAuthority({ ...NO_GRANTS, connection_privileges: added }), `granting these connection privileges to group ${id}`);
     await c.get("db").transaction((tx) => setConnectionGrants(tx, id, connection_privileges));
     return c.json({ connection_privileges: (await directGrants(c.get("db"), id)).connection_privileges }, 200);
   })

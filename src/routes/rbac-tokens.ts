@@ -1,9 +1,13 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { checkConnectionIds, checkMcpIdentifiers } from "../auth/grant-references.ts";
+import { assertCovers, userAuthority } from "../auth/escalation.ts";
 import { issueApiToken } from "../auth/issue-token.ts";
+import { type Authority, actsAsSuperuser, hasAdminPermission } from "../auth/rbac.ts";
+import { findUserByName } from "../datastore/users.ts";
 import { ACCESS_LEVELS, ADMIN_PERMISSIONS, ALL } from "../auth/permissions.ts";
-import { clearTokenScope, deleteApiToken, getApiToken, getTokenScope, listApiTokens, setTokenScope, type ApiTokenRow } from "../datastore/api-tokens.ts";
-import { admin, guarded } from "../http/access.ts";
+import { type TokenScope, clearTokenScope, deleteApiToken, getApiToken, getTokenScope, isScoped, listApiTokens, setTokenScope, type ApiTokenRow } from "../datastore/api-tokens.ts";
+import { admin, authority, guarded } from "../http/access.ts";
+import type { Queryable } from "../../drivers/types.ts";
 import { ApiError } from "../http/errors.ts";
 import { IdParam, json, jsonBody, noContent } from "../http/params.ts";
 import { newRouter } from "../http/router.ts";
@@ -20,7 +24,10 @@ const Scope = z
     admin_permissions: z.array(z.enum([...ADMIN_PERMISSIONS, ALL])).optional(),
   })
   .strict()
-  .openapi("TokenScope", { description: "Each dimension present restricts the token to what it lists (it can only narrow the owner's rights); an absent or empty one does not restrict" });
+  .openapi("TokenScope", {
+    description:
+      "Allow-lists: a scoped token may use only what its scope lists, within its owner's rights. Setting any dimension scopes the token; a dimension never set is empty (nothing of that kind); `[]` means nothing. DELETE .../scope returns the token to its owner's full rights.",
+  });
 
 const ScopeOut = Scope.extend({ admin_permissions: z.array(z.string()).optional() }).openapi("TokenScopeView");
 
@@ -34,6 +41,8 @@ const Token = z
     token_prefix: z.string().openapi({ description: "First 12 hex digits of the token's SHA-256, to tell tokens apart" }),
     created_at: z.string(),
     expires_at: z.string().nullable(),
+    last_used_at: z.string().nullable().openapi({ description: "Last authenticated use, to the minute" }),
+    created_by: z.string().nullable().openapi({ description: "Who minted it; differs from the owner for tokens made for another user" }),
     scope: ScopeOut,
   })
   .openapi("ApiToken");
@@ -42,7 +51,7 @@ const NewToken = z
   .object({
     owner_username: z.string().min(1).optional().openapi({ description: "Owner of the token; default the caller" }),
     note: z.string().max(500).optional(),
-    expires_in: z.string().optional().openapi({ description: "12h, 30d, 2w, 6m, 1y or never (default)" }),
+    expires_in: z.string().optional().openapi({ description: "12h, 30d, 2w, 6m, 1y or never; default never for the caller's own token, 30d for another user's" }),
   })
   .strict();
 
@@ -54,16 +63,23 @@ const r = {
   list: guarded(MANAGE_TOKENS, createRoute({ method: "get", path: base, tags, summary: "List API tokens (never the secrets)", responses: { 200: json(z.object({ tokens: z.array(Token) }), "Tokens"), ...errorResponses(401, 403) } })),
   create: guarded(
     MANAGE_TOKENS,
-    createRoute({ method: "post", path: base, tags, summary: "Create an API token; the secret is in this answer only", request: { body: jsonBody(NewToken) }, responses: { 201: json(Created, "Created"), ...errorResponses(400, 401, 403) } }),
+    createRoute({ method: "post", path: base, tags, summary: "Create an API token; the secret is in this answer only", request: { body: jsonBody(NewToken) }, responses: { 201: json(Created, "Created"), ...errorResponses(400, 401, 403, 404) } }),
   ),
   remove: guarded(MANAGE_TOKENS, createRoute({ method: "delete", path: `${base}/{id}`, tags, summary: "Delete (revoke) a token", request: { params: IdParam }, responses: { ...noContent, ...errorResponses(401, 403, 404) } })),
   getScope: guarded(MANAGE_TOKENS, createRoute({ method: "get", path: `${base}/{id}/scope`, tags, summary: "A token's scope", request: { params: IdParam }, responses: { 200: json(ScopeOut, "Scope"), ...errorResponses(401, 403, 404) } })),
   putScope: guarded(
     MANAGE_TOKENS,
-    createRoute({ method: "put", path: `${base}/{id}/scope`, tags, summary: "Set the dimensions given; the others keep their value", request: { params: IdParam, body: jsonBody(Scope) }, responses: { 200: json(ScopeOut, "Scope"), ...errorResponses(400, 401, 403, 404) } }),
+    createRoute({ method: "put", path: `${base}/{id}/scope`, tags, summary: "Scope a token: set the dimensions given (the others keep their lists; never set = empty); only to rights the caller holds", request: { params: IdParam, body: jsonBody(Scope) }, responses: { 200: json(ScopeOut, "Scope"), ...errorResponses(400, 401, 403, 404) } }),
   ),
-  clearScope: guarded(MANAGE_TOKENS, createRoute({ method: "delete", path: `${base}/{id}/scope`, tags, summary: "Remove every scope restriction", request: { params: IdParam }, responses: { ...noContent, ...errorResponses(401, 403, 404) } })),
+  clearScope: guarded(MANAGE_TOKENS, createRoute({ method: "delete", path: `${base}/{id}/scope`, tags, summary: "Remove the scope (the token gets its owner's full rights); only when the caller holds them", request: { params: IdParam }, responses: { ...noContent, ...errorResponses(401, 403, 404) } })),
 };
+
+const DEFAULT_EXPIRY_FOR_OTHERS = "30d";
+
+/** The rights `token` would have with `scope`: its owner's, narrowed by the scope. */
+async function tokenAuthority(db: Queryable, token: ApiTokenRow, scope: TokenScope): Promise<Authority> {
+  return { ...(await userAuthority(db, { id: token.user_id, username: token.username, is_superuser: token.is_superuser })), scope };
+}
 
 async function tokenJson(db: Parameters<typeof getTokenScope>[0], t: ApiTokenRow) {
   return {
@@ -75,6 +91,8 @@ async function tokenJson(db: Parameters<typeof getTokenScope>[0], t: ApiTokenRow
     token_prefix: t.token_prefix,
     created_at: t.created_at.toISOString(),
     expires_at: t.expires_at?.toISOString() ?? null,
+    last_used_at: t.last_used_at?.toISOString() ?? null,
+    created_by: t.created_by,
     scope: await getTokenScope(db, t.id),
   };
 }
@@ -86,11 +104,21 @@ export const rbacTokenRoutes = newRouter()
   })
   .openapi(r.create, async (c) => {
     const body = c.req.valid("json");
-    const caller = c.get("principal")!;
-    const issued = await c.get("db").transaction(async (tx) => {
-      const t = await issueApiToken(tx, { owner: body.owner_username ?? caller.username, note: body.note, expires: body.expires_in });
-      // A token acts with its owner's rights: only a superuser may mint one for a superuser.
-      if (t.owner_is_superuser && !caller.isSuperuser) throw new ApiError(403, "only a superuser can create tokens owned by a superuser");
+    const db = c.get("db");
+    const caller = await authority(c);
+    const ownerName = body.owner_username ?? caller.principal.username;
+    const owner = await findUserByName(db, ownerName);
+    const forOther = owner !== undefined && owner.id !== caller.principal.userId;
+    if (forOther) {
+      // A token for someone else acts as them: it takes managing users and holding everything they hold.
+      if (!hasAdminPermission(caller, "manage_users")) throw new ApiError(403, "creating a token for another user also needs the manage_users permission");
+      if (owner.is_superuser && !actsAsSuperuser(caller)) throw new ApiError(403, "only a superuser can create tokens owned by a superuser");
+      await assertCovers(db, caller, await userAuthority(db, owner), `a token for ${owner.username}`);
+    }
+    const issued = await db.transaction(async (tx) => {
+      const t = await issueApiToken(tx, { owner: ownerName, note: body.note, expires: body.expires_in ?? (forOther ? DEFAULT_EXPIRY_FOR_OTHERS : undefined), createdBy: caller.principal.userId });
+      // A scoped token mints only tokens as narrow as itself.
+      if (isScoped(caller.scope)) await setTokenScope(tx, t.id, caller.scope);
       return t;
     });
     return c.json({ id: issued.id, token: issued.token, owner: issued.owner, note: issued.note, expires_at: issued.expires_at }, 201);
@@ -108,15 +136,24 @@ export const rbacTokenRoutes = newRouter()
     const { id } = c.req.valid("param");
     const scope = c.req.valid("json");
     const db = c.get("db");
-    await getApiToken(db, id);
+    const token = await getApiToken(db, id);
     if (scope.connections) await checkConnectionIds(db, scope.connections.map((s) => s.connection_id));
     if (scope.mcp_privileges) await checkMcpIdentifiers(db, scope.mcp_privileges);
-    await db.transaction((tx) => setTokenScope(tx, id, scope));
+    const current = await getTokenScope(db, id);
+    const next: TokenScope = {
+      connections: scope.connections ?? current.connections ?? [],
+      mcp_privileges: scope.mcp_privileges ?? current.mcp_privileges ?? [],
+      admin_permissions: scope.admin_permissions ?? current.admin_permissions ?? [],
+    };
+    await assertCovers(db, await authority(c), await tokenAuthority(db, token, next), `this scope for token ${id}`);
+    await db.transaction((tx) => setTokenScope(tx, id, next));
     return c.json(await getTokenScope(db, id), 200);
   })
   .openapi(r.clearScope, async (c) => {
     const { id } = c.req.valid("param");
-    await getApiToken(c.get("db"), id);
-    await c.get("db").transaction((tx) => clearTokenScope(tx, id));
+    const db = c.get("db");
+    const token = await getApiToken(db, id);
+    await assertCovers(db, await authority(c), await tokenAuthority(db, token, {}), `removing the scope of token ${id}`);
+    await db.transaction((tx) => clearTokenScope(tx, id));
     return c.body(null, 204);
   });

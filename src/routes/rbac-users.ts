@@ -1,9 +1,14 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { checkPasswordPolicy, hashPassword } from "../auth/passwords.ts";
-import { effectiveGrants, loadAuthority } from "../auth/rbac.ts";
+import { assertCovers, userAuthority } from "../auth/escalation.ts";
+import { actsAsSuperuser, effectiveGrants } from "../auth/rbac.ts";
 import { deleteUserSessions } from "../datastore/sessions.ts";
 import { createUser, deleteUser, getUser, listUsers, updateUser, userJson } from "../datastore/users.ts";
-import { admin, guarded } from "../http/access.ts";
+import { admin, authority, guarded } from "../http/access.ts";
+import type { AppEnv } from "../http/context.ts";
+import type { Context } from "hono";
+import type { Queryable } from "../../drivers/types.ts";
+import type { User as UserRow } from "../datastore/users.ts";
 import { ApiError } from "../http/errors.ts";
 import { IdParam, json, jsonBody, noContent } from "../http/params.ts";
 import { newRouter } from "../http/router.ts";
@@ -69,12 +74,12 @@ const update = guarded(
     tags,
     summary: "Update a user (enabled: true also lifts a lockout; a new password ends its sessions)",
     request: { params: IdParam, body: jsonBody(UserChanges) },
-    responses: { 200: json(User, "Updated"), ...errorResponses(400, 401, 403, 404) },
+    responses: { 200: json(User, "Updated"), ...errorResponses(400, 401, 403, 404, 409) },
   }),
 );
 const remove = guarded(
   MANAGE_USERS,
-  createRoute({ method: "delete", path: `${base}/{id}`, tags, summary: "Delete a user with its sessions and tokens", request: { params: IdParam }, responses: { ...noContent, ...errorResponses(401, 403, 404) } }),
+  createRoute({ method: "delete", path: `${base}/{id}`, tags, summary: "Delete a user with its sessions and tokens", request: { params: IdParam }, responses: { ...noContent, ...errorResponses(401, 403, 404, 409) } }),
 );
 const privileges = guarded(
   MANAGE_USERS,
@@ -85,11 +90,28 @@ function requireSuperuserFor(isSuperuserChange: boolean | undefined, callerIsSup
   if (isSuperuserChange !== undefined && !callerIsSuperuser) throw new ApiError(403, "only a superuser can grant or remove superuser status");
 }
 
+/**
+ * Changing or deleting an account is acting as it (a new password logs in as it): only a superuser may touch
+ * a superuser account, and anyone else only accounts whose rights they hold themselves.
+ */
+async function assertMayManage(c: Context<AppEnv>, target: UserRow, action: string) {
+  const caller = await authority(c);
+  if (target.is_superuser && !actsAsSuperuser(caller)) throw new ApiError(403, "only a superuser can change or delete a superuser account");
+  await assertCovers(c.get("db"), caller, await userAuthority(c.get("db"), target), action);
+}
+
+/** The last enabled superuser cannot remove itself: nobody could administer pglens afterwards. */
+async function assertNotLastSuperuser(db: Queryable, target: UserRow) {
+  if (!target.is_superuser || !target.enabled) return;
+  const [{ n }] = await db.query<{ n: number }>("SELECT count(*)::int AS n FROM users WHERE is_superuser AND enabled AND id <> $1", [target.id]);
+  if (n === 0) throw new ApiError(409, `${target.username} is the last enabled superuser; make another superuser first`);
+}
+
 export const rbacUserRoutes = newRouter()
   .openapi(list, async (c) => c.json({ users: (await listUsers(c.get("db"))).map(userJson) }, 200))
   .openapi(create, async (c) => {
     const body = c.req.valid("json");
-    requireSuperuserFor(body.is_superuser, c.get("principal")!.isSuperuser);
+    requireSuperuserFor(body.is_superuser, actsAsSuperuser(await authority(c)));
     let passwordHash: string | null = null;
     if (!body.is_service_account) {
       if (!body.password) throw new ApiError(400, "body field `password`: required for a user who logs in (or set is_service_account)");
@@ -111,9 +133,11 @@ export const rbacUserRoutes = newRouter()
   .openapi(update, async (c) => {
     const { id } = c.req.valid("param");
     const body = c.req.valid("json");
-    requireSuperuserFor(body.is_superuser, c.get("principal")!.isSuperuser);
     const db = c.get("db");
     const target = await getUser(db, id);
+    requireSuperuserFor(body.is_superuser, actsAsSuperuser(await authority(c)));
+    await assertMayManage(c, target, `changing user ${target.username}`);
+    if (body.is_superuser === false || body.enabled === false) await assertNotLastSuperuser(db, target);
     if (body.password !== undefined) {
       if (target.is_service_account) throw new ApiError(400, "body field `password`: a service account has no password");
       checkPasswordPolicy(body.password, target.username);
@@ -127,12 +151,16 @@ export const rbacUserRoutes = newRouter()
     return c.json(userJson(user), 200);
   })
   .openapi(remove, async (c) => {
-    await deleteUser(c.get("db"), c.req.valid("param").id);
+    const db = c.get("db");
+    const target = await getUser(db, c.req.valid("param").id);
+    await assertMayManage(c, target, `deleting user ${target.username}`);
+    await assertNotLastSuperuser(db, target);
+    await deleteUser(db, target.id);
     return c.body(null, 204);
   })
   .openapi(privileges, async (c) => {
     const db = c.get("db");
     const user = await getUser(db, c.req.valid("param").id);
-    const a = await loadAuthority(db, { userId: user.id, username: user.username, isSuperuser: user.is_superuser, via: "session", tokenHash: "" });
+    const a = await userAuthority(db, user);
     return c.json({ username: user.username, is_superuser: user.is_superuser, groups: a.groups, ...effectiveGrants(a) }, 200);
   });

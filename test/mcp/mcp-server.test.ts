@@ -7,7 +7,7 @@ import { addMember, createGroup, setMcpGrants } from "../../src/datastore/groups
 import { testApp } from "../support/app.ts";
 import { bearer, userWithToken } from "../support/auth.ts";
 import { mcpClient, textOf } from "../support/mcp-client.ts";
-import { TEST_SECRET, registerServer } from "../support/monitored.ts";
+import { TEST_SECRET, monitorRoleUrl, registerServer } from "../support/monitored.ts";
 import { serveOnFreePort } from "../support/node-server.ts";
 import { createTestDatabase } from "../support/postgres.ts";
 import { startWorker, type TestWorker } from "../support/worker.ts";
@@ -25,8 +25,9 @@ beforeAll(async () => {
   db = openPg(database.url);
   await migrate(db);
   root = (await userWithToken(db, "root", { superuser: true })).token;
-  conn = await registerServer(db, "live", inject("pg17Url"));
-  other = await registerServer(db, "other", inject("pg17Url"));
+  const monitor = await monitorRoleUrl(inject("pg17Url"));
+  conn = await registerServer(db, "live", monitor);
+  other = await registerServer(db, "other", monitor);
   await writeSamples(db, { connectionId: conn, probe: "pg_stat_wal", rows: [{ collected_at: new Date(Date.now() - 60_000).toISOString(), wal_records: 5 }] });
   node = await serveOnFreePort(testApp(db).app.fetch);
   worker = await startWorker({ PGLENS_DATASTORE_URL: database.url, PGLENS_SECRET: TEST_SECRET });
@@ -90,7 +91,7 @@ describe("MCP access control", () => {
     await granted.close();
 
     const scoped = await fetch(`${node.url}/api/v1/rbac/tokens`, { method: "POST", headers: { ...bearer(root), "content-type": "application/json" }, body: JSON.stringify({ owner_username: "analyst" }) }).then((r) => r.json());
-    await fetch(`${node.url}/api/v1/rbac/tokens/${scoped.id}/scope`, { method: "PUT", headers: { ...bearer(root), "content-type": "application/json" }, body: JSON.stringify({ connections: [{ connection_id: conn, access_level: "read" }] }) });
+    await fetch(`${node.url}/api/v1/rbac/tokens/${scoped.id}/scope`, { method: "PUT", headers: { ...bearer(root), "content-type": "application/json" }, body: JSON.stringify({ connections: [{ connection_id: conn, access_level: "read" }], mcp_privileges: ["query_database"] }) });
     const narrow = await mcpClient(node.url, scoped.token);
     expect((await narrow.callTool({ name: "query_database", arguments: { connection_id: conn, query: "SELECT 1" } })).isError).toBeFalsy();
     const denied = await narrow.callTool({ name: "query_database", arguments: { connection_id: other, query: "SELECT 1" } });

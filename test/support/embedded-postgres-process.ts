@@ -25,6 +25,7 @@ const server = new EmbeddedPostgres({
   password: "postgres",
   persistent,
   createPostgresUser: true,
+  authMethod: "scram-sha-256", // as a real server: pglens refuses cleartext passwords over plain TCP
   postgresFlags: ["-c", "shared_preload_libraries=pg_stat_statements", "-c", "max_connections=200"],
   onLog: () => {},
 });

@@ -19,3 +19,27 @@ export async function registerServer(db: Queryable, name: string, serverUrl: str
 export async function collectEvery(db: Queryable, seconds: number): Promise<void> {
   await db.query("UPDATE probe_configs SET collection_interval_seconds = $1 WHERE scope = 'global'", [seconds]);
 }
+
+export const MONITOR_ROLE = "pglens_monitor";
+export const MONITOR_PASSWORD = "monitor password 123";
+
+/**
+ * The URL of a pg_monitor login on the server (made once per server): the role the live tools are meant to
+ * run as. A superuser URL would make them refuse (see the Security model in README.md).
+ */
+export async function monitorRoleUrl(serverUrl: string): Promise<string> {
+  const { default: pg } = await import("pg");
+  const admin = new pg.Client({ connectionString: serverUrl });
+  await admin.connect();
+  try {
+    await admin.query(`DO $$ BEGIN
+        CREATE ROLE ${MONITOR_ROLE} LOGIN PASSWORD '${MONITOR_PASSWORD}' IN ROLE pg_monitor;
+      EXCEPTION WHEN duplicate_object THEN NULL; END $$`);
+  } finally {
+    await admin.end();
+  }
+  const url = new URL(serverUrl);
+  url.username = MONITOR_ROLE;
+  url.password = MONITOR_PASSWORD;
+  return url.toString();
+}

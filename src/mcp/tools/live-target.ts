@@ -29,6 +29,9 @@ export async function liveTarget(ctx: ToolContext, args: { connection_id?: numbe
   return { conn, database: database ?? conn.database_name };
 }
 
+/** How live tools open their read-only transaction on `database`. */
+export const liveOptions = (ctx: ToolContext, database: string) => ({ database, statementTimeoutMs: ctx.config.live_tools.statement_timeout_ms, role: ctx.config.live_tools.role });
+
 /**
  * Rows from a monitored database are data an assistant will read, not instructions: they are fenced by a
  * random marker that cannot appear in them by chance, and the text around says so.
@@ -41,7 +44,7 @@ export function fence(intro: string, body: string, after = ""): string {
 /** How a live tool reports a failure: the database's own words (and SQLSTATE), or why we refused. */
 export function refusal(what: string) {
   return (err: Error & { code?: string }): never => {
-    if (err.name === "MonitoredServerError" || err.name === "LockRefusedError") throw new ToolError(err.message);
+    if (["MonitoredServerError", "LockRefusedError", "PowerfulRoleError"].includes(err.name)) throw new ToolError(err.message);
     throw new ToolError(`the database refused the ${what}: ${err.message}${err.code ? ` (SQLSTATE ${err.code})` : ""}`);
   };
 }

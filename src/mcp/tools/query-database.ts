@@ -2,7 +2,7 @@ import { z } from "zod";
 import { extended, withReadOnlyTransaction } from "../../monitored/read-only.ts";
 import { defineTool } from "../tool.ts";
 import { toTsv } from "../tsv.ts";
-import { fence, liveTarget, refusal, targetArgs } from "./live-target.ts";
+import { fence, liveTarget, refusal, targetArgs, liveOptions } from "./live-target.ts";
 
 const MAX_CELL = 10_000;
 
@@ -24,7 +24,7 @@ export const queryDatabase = defineTool({
   async run(args, ctx) {
     const { conn, database } = await liveTarget(ctx, args);
     const limit = Math.min(args.max_rows ?? 100, ctx.config.live_tools.max_rows);
-    const result = await withReadOnlyTransaction(conn, ctx.config.secret, { database, statementTimeoutMs: ctx.config.live_tools.statement_timeout_ms }, async (client) => {
+    const result = await withReadOnlyTransaction(conn, ctx.config.secret, liveOptions(ctx, database), async (client) => {
       // A query that can be a cursor is fetched through one, so only the rows needed ever leave the server.
       await client.query("SAVEPOINT pglens_cursor");
       try {
