@@ -20,6 +20,8 @@ let admin: pg.Client;
 let bystander: pg.Client;
 let conn: number;
 let call: (name: string, args: Record<string, unknown>) => ReturnType<typeof callTool>;
+let superConn: number;
+let callAs: (config: Record<string, unknown>, name: string, args: Record<string, unknown>) => ReturnType<typeof callTool>;
 
 const MONITOR_PASSWORD = "monitor password 123";
 
@@ -36,7 +38,10 @@ beforeAll(async () => {
     CREATE ROLE pglens_monitor LOGIN PASSWORD '${MONITOR_PASSWORD}' IN ROLE pg_monitor;
     GRANT SELECT, INSERT, UPDATE, DELETE ON victim TO pglens_monitor;
     GRANT USAGE, UPDATE ON SEQUENCE victim_seq TO pglens_monitor;
-    GRANT CREATE ON SCHEMA public TO pglens_monitor;`);
+    GRANT CREATE ON SCHEMA public TO pglens_monitor;
+    CREATE EXTENSION dblink;
+    CREATE ROLE pglens_live NOLOGIN IN ROLE pg_monitor;
+    GRANT SELECT, INSERT, UPDATE, DELETE ON victim TO pglens_live;`);
   bystander = new pg.Client({ connectionString: server.url, application_name: "bystander" });
   bystander.on("error", () => {});
   await bystander.connect();
@@ -50,6 +55,9 @@ beforeAll(async () => {
   const access = await loadAuthority(store.db, { userId: root.id, username: "root", isSuperuser: true, via: "api_token", tokenHash: "x" });
   const config = resolveConfig({ live_tools: { statement_timeout_ms: 1500 } }, { PGLENS_SECRET: TEST_SECRET });
   call = (name, args) => callTool(name, { connection_id: conn, ...args }, { db: store.db, now: Date.now(), access, config, log: createLogger("error") });
+  superConn = await registerServer(store.db, "superuser-login", server.url);
+  callAs = (live, name, args) =>
+    callTool(name, { connection_id: superConn, ...args }, { db: store.db, now: Date.now(), access, config: resolveConfig({ live_tools: { statement_timeout_ms: 1500, ...live } }, { PGLENS_SECRET: TEST_SECRET }), log: createLogger("error") });
 });
 
 afterAll(async () => {
@@ -84,7 +92,7 @@ const QUERIES: Array<[string, RegExp]> = [
   ["SELECT pg_sleep(3600)", /statement timeout/],
   ["VACUUM victim", /transaction block/],
   ["ALTER SYSTEM SET work_mem = '1GB'", /transaction block|permission denied/],
-  ["SELECT dblink_exec('dbname=postgres', 'DELETE FROM victim')", /does not exist/],
+  ["SELECT dblink_exec('dbname=postgres', 'DELETE FROM victim')", /password or GSSAPI delegated credentials required|password is required/],
 ];
 
 const EXPLAINS: Array<[Record<string, unknown>, RegExp]> = [
@@ -112,6 +120,49 @@ describe("execute_explain refuses", () => {
   });
 });
 
+// Finding 4: on a superuser login the read-only transaction alone does not hold (dblink_exec, COPY TO PROGRAM,
+// server files, pg_authid, other sessions, replication slots, statistics, checkpoints).
+const SUPERUSER_ATTACKS: Array<[string, RegExp]> = [
+  ["SELECT dblink_exec('dbname=postgres user=postgres', 'DELETE FROM victim')", /password or GSSAPI delegated credentials required|password is required/],
+  ["SELECT dblink_exec('dbname=postgres user=postgres', 'CHECKPOINT')", /password or GSSAPI delegated credentials required|password is required/],
+  ["COPY victim TO PROGRAM 'touch /tmp/pglens-pwned-program'", /permission denied|pg_execute_server_program|read-only/],
+  ["COPY (SELECT 1) TO '/tmp/pglens-pwned-file'", /permission denied|pg_write_server_files|read-only/],
+  ["SELECT pg_read_file('/etc/passwd')", /permission denied/],
+  ["SELECT rolname, rolpassword FROM pg_authid", /permission denied/],
+  ["SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'bystander'", /permission denied|must be a (member|superuser)/],
+  ["SELECT pg_cancel_backend(pid) FROM pg_stat_activity WHERE application_name = 'bystander'", /permission denied|must be a (member|superuser)/],
+  ["SELECT pg_create_physical_replication_slot('pglens_pwned', true)", /permission denied|must be superuser or replication|read-only/],
+  ["SELECT pg_stat_reset()", /permission denied/],
+];
+
+describe("on a superuser login", () => {
+  it("the live tools refuse, naming the fix, when live_tools.role is not set", async () => {
+    for (const [name, args] of [["query_database", { query: "SELECT 1" }], ["execute_explain", { statement: "SELECT 1" }], ["get_schema_info", {}]] as const) {
+      const result = await callAs({}, name, args);
+      expect(result.isError).toBe(true);
+      expect(result.content[0].text).toMatch(/logs in as postgres \(superuser\).*monitor with a pg_monitor role or set live_tools.role/);
+    }
+  });
+
+  it.each(SUPERUSER_ATTACKS)("with live_tools.role, refuses %s", async (query, message) => {
+    const result = await callAs({ role: "pglens_live" }, "query_database", { query });
+    expect(result.isError).toBe(true);
+    expect(result.content[0].text).toMatch(message);
+  });
+
+  it("with live_tools.role, explain analyze cannot write through dblink either, and honest queries run as that role", async () => {
+    const plan = await callAs({ role: "pglens_live" }, "execute_explain", { statement: "SELECT dblink_exec('dbname=postgres user=postgres', 'DELETE FROM victim')", analyze: true });
+    expect(plan.isError).toBe(true);
+    const who = await callAs({ role: "pglens_live" }, "query_database", { query: "SELECT current_user AS who" });
+    expect(who.content[0].text).toMatch(/\nwho\npglens_live\n/);
+  });
+
+  it("refuses a live_tools.role that is itself powerful", async () => {
+    const result = await callAs({ role: "postgres" }, "query_database", { query: "SELECT 1" });
+    expect(result.content[0].text).toMatch(/live_tools.role postgres itself has superuser/);
+  });
+});
+
 describe("after every attempt", () => {
   it("leaves the database, the files and the other sessions as they were", async () => {
     expect((await admin.query("SELECT id, note FROM victim ORDER BY id")).rows).toEqual([{ id: 1, note: "original" }]);
@@ -121,6 +172,7 @@ describe("after every attempt", () => {
     expect((await bystander.query("SELECT 1 AS alive")).rows).toEqual([{ alive: 1 }]);
     const leftovers = await admin.query("SELECT count(*)::int AS n FROM pg_stat_activity WHERE usename = 'pglens_monitor'");
     expect(leftovers.rows[0].n).toBe(0);
+    expect((await admin.query("SELECT count(*)::int AS n FROM pg_replication_slots")).rows[0].n).toBe(0);
   });
 
   it("still answers honest questions, cutting long results with a note", async () => {
