@@ -1,5 +1,6 @@
 /** createApp(deps): the one Hono application, identical on Node and on Workers. */
 import type { Context } from "hono";
+import { bodyLimit } from "hono/body-limit";
 import { requestId } from "hono/request-id";
 import { secureHeaders } from "hono/secure-headers";
 import { USER, accessOf, declareAccess, requireAccess } from "./http/access.ts";
@@ -26,6 +27,8 @@ const documentConfig = {
 export function createApp(deps: AppDeps, modules: ReadonlyArray<ReturnType<typeof newRouter>> = ROUTE_MODULES) {
   const app = newRouter();
   app.use("*", requestId());
+  // Refuse oversized bodies as they arrive, before anything (authentication included) reads them.
+  app.use("*", bodyLimit({ maxSize: deps.config.max_body_bytes, onError: (c) => c.json({ error: `request body too large: at most ${deps.config.max_body_bytes} bytes (max_body_bytes)` }, 413) }));
   app.use("*", provideDeps(deps));
   app.use("*", requestLog);
   app.use("*", resolvePrincipal);

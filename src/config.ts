@@ -55,9 +55,9 @@ export const configSchema = z.strictObject({
       max_failed_logins_per_address: z.coerce.number().int().min(1).default(10),
       max_failed_logins_per_account: z.coerce.number().int().min(1).default(5),
       failure_window_minutes: z.coerce.number().int().min(1).default(15),
-      lockout_after_failures: z.coerce.number().int().min(0).default(10),
+      lockout_after_failures: z.coerce.number().int().min(0).default(0),
     })
-    .default({ session_hours: 24, max_failed_logins_per_address: 10, max_failed_logins_per_account: 5, failure_window_minutes: 15, lockout_after_failures: 10 }),
+    .default({ session_hours: 24, max_failed_logins_per_address: 10, max_failed_logins_per_account: 5, failure_window_minutes: 15, lockout_after_failures: 0 }),
   live_tools: z
     .strictObject({
       statement_timeout_ms: z.coerce.number().int().min(100).max(600_000).default(15_000),

@@ -10,6 +10,7 @@ import { startCollector } from "./collector/collect.ts";
 import { ensureEmbeddedAdmin } from "./embedded-admin.ts";
 import { embeddedSecret } from "./embedded-secret.ts";
 import type { Logger } from "./log.ts";
+import { proxyTrust } from "./trusted-proxies.ts";
 import { VERSION } from "./version.ts";
 
 /** The embedded datastore's first start: a demo connection with a generated day of history to look at. */
@@ -28,7 +29,14 @@ export async function runServer(config: Config, log: Logger): Promise<void> {
     await ensureEmbeddedAdmin(driver, config.datastore.data_dir, log);
     await ensureDemoOnFirstStart(driver, config, log);
   }
-  const app = createApp({ config, log, datastore: { open: () => driver }, clientAddress: (c) => getConnInfo(c).remote.address });
+  const proxies = proxyTrust(config.trusted_proxies);
+  const app = createApp({
+    config,
+    log,
+    datastore: { open: () => driver },
+    clientAddress: (c) => proxies.clientAddress(getConnInfo(c).remote.address, c.req.header("x-forwarded-for")),
+    forwardedHttps: (c) => proxies.forwardedHttps(getConnInfo(c).remote.address, c.req.header("x-forwarded-proto")),
+  });
   const collector = config.collector.enabled ? startCollector(driver, config, log) : undefined;
   const server = serve({ fetch: app.fetch, port: config.port, hostname: config.host }, (info) => {
     log.info("pglens listening", { version: VERSION, url: `http://${config.host === "0.0.0.0" ? "localhost" : config.host}:${info.port}` });

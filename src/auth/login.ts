@@ -1,4 +1,7 @@
-/** Password login: throttled per client address and per account, locking an account after repeated failures. */
+/**
+ * Password login: throttled per client address and per (account, address), so nobody can lock a known user
+ * out from elsewhere; an optional hard lockout (auth.lockout_after_failures, off by default) needs an admin.
+ */
 import type { Queryable } from "../../drivers/types.ts";
 import type { Config } from "../config.ts";
 import { createSession } from "../datastore/sessions.ts";
@@ -16,7 +19,7 @@ export type LoginOutcome =
 export async function login(db: Queryable, config: Config, log: Logger, attempt: { username: string; password: string; clientAddress: string }): Promise<LoginOutcome> {
   const rules = config.auth;
   const addressKey = `address:${attempt.clientAddress}`;
-  const accountKey = `account:${attempt.username.toLowerCase()}`;
+  const accountKey = `account:${attempt.username.toLowerCase()}@${attempt.clientAddress}`;
   const wait = await throttledFor(
     db,
     [

@@ -5,6 +5,7 @@
  * expired partitions.
  */
 import type { Driver } from "../../drivers/types.ts";
+import { pruneExpiredAuthState } from "../datastore/sessions.ts";
 import type { Config } from "../config.ts";
 import { type ConnectionRow, listConnections } from "../datastore/connections.ts";
 import { effectiveProbeConfigs } from "../datastore/probe-configs.ts";
@@ -22,6 +23,8 @@ import {
   recordUnreachable,
   releaseClaims,
 } from "./schedule-store.ts";
+
+const AUTH_CLEANUP_EVERY_SECONDS = 600;
 
 export interface CollectOptions {
   /** Servers collected at once. */
@@ -86,6 +89,10 @@ export async function collectOnce(db: Driver, config: Config, log: Logger, optio
   if (await claimMaintenance(db, "retention", RETENTION_EVERY_SECONDS)) {
     result.droppedPartitions = await dropExpiredPartitions(db);
     if (result.droppedPartitions.length) log.info("dropped expired partitions", { partitions: result.droppedPartitions });
+  }
+  if (await claimMaintenance(db, "auth_cleanup", AUTH_CLEANUP_EVERY_SECONDS)) {
+    const pruned = await pruneExpiredAuthState(db);
+    if (pruned) log.info("pruned expired sessions", { sessions: pruned });
   }
   return result;
 }

@@ -14,3 +14,10 @@ export async function deleteSession(db: Queryable, tokenHash: string): Promise<v
 export async function deleteUserSessions(db: Queryable, userId: number): Promise<void> {
   await db.query("DELETE FROM sessions WHERE user_id = $1", [userId]);
 }
+
+/** Expired sessions and login-throttle windows long past: removed on the collector's maintenance schedule. */
+export async function pruneExpiredAuthState(db: Queryable): Promise<number> {
+  const sessions = await db.query("DELETE FROM sessions WHERE expires_at < now() RETURNING token_hash");
+  await db.query("DELETE FROM login_throttle WHERE window_started < now() - interval '1 day'");
+  return sessions.length;
+}

@@ -9,6 +9,7 @@ import { type Authority, actsAsSuperuser, hasAdminPermission, loadAuthority } fr
 import type { AdminPermission } from "../auth/permissions.ts";
 import type { AppEnv } from "./context.ts";
 import { ApiError } from "./errors.ts";
+import { rejectNul } from "./storable-text.ts";
 
 export type Access =
   | { kind: "public" }
@@ -72,6 +73,6 @@ export function guarded<R extends RouteConfig>(access: Access, route: R): R {
     ...route,
     security: access.kind === "public" ? [] : [{ bearerAuth: [] }],
     "x-pglens-access": describeAccess(access),
-    middleware: [requireAccess(access), ...(route.middleware ? [route.middleware].flat() : [])],
+    middleware: [requireAccess(access), rejectNul, ...(route.middleware ? [route.middleware].flat() : [])],
   } as R;
 }

@@ -16,6 +16,8 @@ export interface AppDeps {
   log: Logger;
   /** The caller's network address, for login throttling; each runtime knows where to find it. */
   clientAddress?: (c: import("hono").Context) => string | undefined;
+  /** Whether a trusted reverse proxy says the request arrived over HTTPS. */
+  forwardedHttps?: (c: import("hono").Context) => boolean;
 }
 
 export interface AppEnv {
@@ -25,6 +27,8 @@ export interface AppEnv {
     db: Driver;
     log: Logger;
     clientAddress: string;
+    /** The client reached us over HTTPS (directly, or through a trusted proxy). */
+    secureTransport: boolean;
     principal?: Principal;
     /** A credential was presented but is not valid (answers 401 "invalid or expired token"). */
     credentialRejected?: boolean;

@@ -5,6 +5,7 @@ import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { isUnavailable } from "../../drivers/errors.ts";
 import { SecretUnavailableError } from "../auth/secret-box.ts";
 import { MonitoredServerError } from "../monitored/client.ts";
+import { LiveBusyError } from "../monitored/live-slots.ts";
 import { ConflictError, InputError, NotFoundError } from "../errors.ts";
 import type { AppEnv } from "./context.ts";
 
@@ -38,6 +39,7 @@ export function handleError(err: Error, c: Context<AppEnv>) {
   }
   const log = c.get("log");
   if (err instanceof MonitoredServerError) return errorResponse(c, 502, err.message);
+  if (err instanceof LiveBusyError) return errorResponse(c, 429, err.message, { "Retry-After": String(err.retryAfterSeconds) });
   if (err instanceof SecretUnavailableError) {
     log?.error("stored secrets unavailable", { request_id: c.get("requestId"), error: err.message });
     return errorResponse(c, 503, err.message);

@@ -9,6 +9,7 @@ export function provideDeps(deps: AppDeps): MiddlewareHandler<AppEnv> {
     c.set("config", deps.config);
     c.set("log", deps.log);
     c.set("clientAddress", deps.clientAddress?.(c) ?? "unknown");
+    c.set("secureTransport", new URL(c.req.url).protocol === "https:" || (deps.forwardedHttps?.(c) ?? false));
     const db = deps.datastore.open();
     c.set("db", db);
     try {

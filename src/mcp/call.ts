@@ -4,6 +4,7 @@ import { mayUseTool } from "../auth/rbac.ts";
 import { isToolEnabled } from "../config.ts";
 import { InputError, NotFoundError } from "../errors.ts";
 import { describeIssues } from "../http/validation.ts";
+import { nulPath } from "../http/storable-text.ts";
 import { MonitoredServerError } from "../monitored/client.ts";
 import type { Logger } from "../log.ts";
 import { type ToolContext, ToolError } from "./tool.ts";
@@ -21,6 +22,8 @@ export async function callTool(name: string, args: unknown, ctx: ToolContext & {
   if (!tool) return text(`unknown tool \`${name}\`; GET /api/v1/mcp/tools lists the tools`, true);
   if (!isToolEnabled(ctx.config, tool.name)) return text(`tool \`${name}\` is disabled by configuration (builtins.tools.${name})`, true);
   if (!mayUseTool(ctx.access, tool.name)) return text(`access denied: you may not use the tool \`${name}\``, true);
+  const nul = nulPath(args);
+  if (nul) return text(`invalid arguments for ${name}: argument \`${nul}\` contains a NUL character, which cannot be stored or sent`, true);
   const parsed = tool.inputSchema.safeParse(args ?? {});
   if (!parsed.success) return text(`invalid arguments for ${name}: ${describeIssues("argument", parsed.error)}`, true);
   try {

@@ -88,7 +88,7 @@ export const authRoutes = newRouter()
       httpOnly: true,
       sameSite: "Lax",
       path: "/",
-      secure: new URL(c.req.url).protocol === "https:",
+      secure: c.get("secureTransport"),
       expires: outcome.expiresAt,
     });
     return c.json({ token: outcome.token, expires_at: outcome.expiresAt.toISOString() }, 200);

@@ -26,7 +26,7 @@ import { NotFoundError } from "../errors.ts";
 import { USER, admin, authority, guarded } from "../http/access.ts";
 import type { AppEnv } from "../http/context.ts";
 import { estateView } from "../http/estate-view.ts";
-import { IdParam, json, jsonBody, noContent } from "../http/params.ts";
+import { INT_MAX, Id, IdParam, PathId, json, jsonBody, noContent } from "../http/params.ts";
 import { newRouter } from "../http/router.ts";
 import { errorResponses } from "../http/schemas.ts";
 
@@ -65,21 +65,22 @@ const RelationshipSchema = z
   })
   .openapi("ClusterRelationship");
 const NewCluster = z
-  .object({ name: z.string().trim().min(1).max(200), description: z.string().max(2000).default(""), replication_type: z.enum(REPLICATION_TYPES).default("other"), group_id: z.number().int().positive().nullable().default(null) })
+  .object({ name: z.string().trim().min(1).max(200), description: z.string().max(2000).default(""), replication_type: z.enum(REPLICATION_TYPES).default("other"), group_id: Id.nullable().default(null) })
   .strict();
 const ClusterChanges = z
-  .object({ name: z.string().trim().min(1).max(200), description: z.string().max(2000), replication_type: z.enum(REPLICATION_TYPES), group_id: z.number().int().positive().nullable() })
+  .object({ name: z.string().trim().min(1).max(200), description: z.string().max(2000), replication_type: z.enum(REPLICATION_TYPES), group_id: Id.nullable() })
   .partial()
   .strict();
 const GroupBody = z.object({ name: z.string().trim().min(1).max(200), description: z.string().max(2000).optional() }).strict();
 const DeletableId = z.object({
   id: z
     .string()
-    .regex(/^(\d+|server-\d+|cluster-replication-[\w.-]+)$/, "a cluster id (e.g. 3), server-<connection id>, or cluster-replication-<prefix>")
+    .regex(/^((?!0)\d{1,10}|server-(?!0)\d{1,10}|cluster-replication-[\w.-]+)$/, "a cluster id (e.g. 3), server-<connection id>, or cluster-replication-<prefix>")
+    .refine((id) => !/^(server-)?\d+$/.test(id) || Number(id.replace("server-", "")) <= INT_MAX, "id out of range")
     .openapi({ param: { name: "id", in: "path" }, example: "3" }),
 });
-const ServerParams = z.object({ id: z.coerce.number().int().positive(), connectionId: z.coerce.number().int().positive() });
-const RelationshipParams = z.object({ id: z.coerce.number().int().positive(), relationshipId: z.coerce.number().int().positive() });
+const ServerParams = z.object({ id: PathId, connectionId: PathId });
+const RelationshipParams = z.object({ id: PathId, relationshipId: PathId });
 
 async function visibleCluster(c: Context<AppEnv>, id: number): Promise<{ cluster: Cluster; view: Awaited<ReturnType<typeof estateView>> }> {
   const view = await estateView(c);
@@ -130,7 +131,7 @@ const r = {
       path: "/api/v1/clusters/{id}/servers",
       tags,
       summary: "Put a server in this cluster (it leaves any other)",
-      request: { params: IdParam, body: jsonBody(z.object({ connection_id: z.number().int().positive(), role: z.string().max(50).optional() }).strict()) },
+      request: { params: IdParam, body: jsonBody(z.object({ connection_id: Id, role: z.string().max(50).optional() }).strict()) },
       responses: { 200: json(Server, "The server"), ...errorResponses(400, 401, 403, 404) },
     }),
   ),
@@ -151,7 +152,7 @@ const r = {
       summary: "Record a relationship between two servers of the cluster",
       request: {
         params: IdParam,
-        body: jsonBody(z.object({ source_connection_id: z.number().int().positive(), target_connection_id: z.number().int().positive(), relationship_type: z.enum(RELATIONSHIP_TYPES) }).strict()),
+        body: jsonBody(z.object({ source_connection_id: Id, target_connection_id: Id, relationship_type: z.enum(RELATIONSHIP_TYPES) }).strict()),
       },
       responses: { 201: json(RelationshipSchema, "Created"), ...errorResponses(400, 401, 403, 404, 409) },
     }),

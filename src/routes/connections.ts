@@ -15,10 +15,12 @@ import {
 import { USER, admin, authority, guarded } from "../http/access.ts";
 import { ApiError } from "../http/errors.ts";
 import { isValidHost } from "../http/host.ts";
-import { IdParam, json, jsonBody, noContent } from "../http/params.ts";
+import { Id, IdParam, json, jsonBody, noContent } from "../http/params.ts";
 import { newRouter } from "../http/router.ts";
 import { errorResponses } from "../http/schemas.ts";
 import { withMonitoredClient } from "../monitored/client.ts";
+import { withLiveSlot } from "../monitored/live-slots.ts";
+import { liveLimits } from "../mcp/tools/live-target.ts";
 import type { Context } from "hono";
 import type { AppEnv } from "../http/context.ts";
 
@@ -67,7 +69,7 @@ const fields = {
   is_monitored: z.boolean(),
   is_shared: z.boolean().openapi({ description: "Readable by every user; needs manage_connections" }),
   description: z.string().max(2000),
-  cluster_id: z.number().int().positive().nullable(),
+  cluster_id: Id.nullable(),
 };
 
 const NewConnection = z
@@ -110,7 +112,7 @@ const r = {
       path: `${base}/current`,
       tags,
       summary: "Select a connection (and database) for this credential",
-      request: { body: jsonBody(z.object({ connection_id: z.number().int().positive(), database_name: z.string().min(1).max(63).optional() }).strict()) },
+      request: { body: jsonBody(z.object({ connection_id: Id, database_name: z.string().min(1).max(63).optional() }).strict()) },
       responses: { 200: json(Current, "Selected"), ...errorResponses(400, 401, 404) },
     }),
   ),
@@ -139,7 +141,7 @@ const r = {
       tags,
       summary: "Databases of the live server (asks it directly, 5 s timeout)",
       request: { params: IdParam },
-      responses: { 200: json(z.array(Database), "Databases"), 502: json(z.object({ error: z.string() }), "The server cannot be reached"), ...errorResponses(401, 403, 404, 503) },
+      responses: { 200: json(z.array(Database), "Databases"), 502: json(z.object({ error: z.string() }), "The server cannot be reached"), ...errorResponses(401, 403, 404, 429, 503) },
     }),
   ),
 };
@@ -230,13 +232,13 @@ export const connectionRoutes = newRouter()
     const row = await readableConnection(c.get("db"), c.req.valid("param").id, a);
     // A live session on the server with the stored credential is the get_schema_info tool's right, not mere read.
     if (!mayUseTool(a, "get_schema_info")) throw new ApiError(403, "listing a server's databases live needs the get_schema_info MCP privilege");
-    const databases = await withMonitoredClient(row, c.get("config").secret, async (client) => {
+    const databases = await withLiveSlot(c.get("db"), row.id, a.principal.userId, liveLimits(c.get("config")), () => withMonitoredClient(row, c.get("config").secret, async (client) => {
       const result = await client.query<{ name: string; owner: string; encoding: string; size_bytes: string | null }>(
         `SELECT d.datname AS name, pg_get_userbyid(d.datdba) AS owner, pg_encoding_to_char(d.encoding) AS encoding,
                 CASE WHEN has_database_privilege(d.datname, 'CONNECT') THEN pg_database_size(d.datname) END AS size_bytes
            FROM pg_database d WHERE d.datallowconn AND NOT d.datistemplate ORDER BY d.datname`,
       );
       return result.rows.map((d) => ({ ...d, size_bytes: d.size_bytes === null ? null : Number(d.size_bytes) }));
-    });
+    }));
     return c.json(databases, 200);
   });

@@ -1,3 +1,4 @@
+import { INT_MAX } from "../http/params.ts";
 import { createRoute, z } from "@hono/zod-openapi";
 import { InputError } from "../errors.ts";
 import { errorResponses } from "../http/schemas.ts";
@@ -54,7 +55,7 @@ const route = guarded(USER, createRoute({
 export function parseConnectionIds(value: string | string[]): number[] {
   const parts = (Array.isArray(value) ? value : [value]).flatMap((v) => v.split(",")).map((s) => s.trim());
   const ids = parts.map((p) => {
-    if (!/^\d+$/.test(p) || Number(p) <= 0) throw new InputError(`query parameter \`connection_id\`: ${JSON.stringify(p)} is not a connection id (a positive integer)`);
+    if (!/^\d{1,10}$/.test(p) || Number(p) <= 0 || Number(p) > INT_MAX) throw new InputError(`query parameter \`connection_id\`: ${JSON.stringify(p)} is not a connection id (a positive integer up to ${INT_MAX})`);
     return Number(p);
   });
   return [...new Set(ids)];

@@ -14,7 +14,7 @@ import {
 import { NotFoundError } from "../errors.ts";
 import { USER, admin, authority, guarded } from "../http/access.ts";
 import { assertScopeVisible } from "../http/estate-view.ts";
-import { IdParam, json, jsonBody, noContent } from "../http/params.ts";
+import { Id, IdParam, PathId, json, jsonBody, noContent } from "../http/params.ts";
 import { newRouter } from "../http/router.ts";
 import { errorResponses } from "../http/schemas.ts";
 import { findProbe } from "../probes/index.ts";
@@ -45,11 +45,11 @@ const Effective = z
   })
   .openapi("EffectiveProbeConfig");
 const Settings = z
-  .object({ is_enabled: z.boolean(), collection_interval_seconds: z.number().int().positive().max(86_400), retention_days: z.number().int().positive().max(3650) })
+  .object({ is_enabled: z.boolean(), collection_interval_seconds: Id.max(86_400), retention_days: Id.max(3650) })
   .partial()
   .strict()
   .openapi("ProbeSettings");
-const ScopeParams = z.object({ scope: z.enum(OVERRIDE_SCOPES), scopeId: z.coerce.number().int().positive() });
+const ScopeParams = z.object({ scope: z.enum(OVERRIDE_SCOPES), scopeId: PathId });
 const ProbeParams = ScopeParams.extend({ probeName: z.string().refine((p) => findProbe(p) !== undefined, "unknown probe; GET /api/v1/probe-configs lists them") });
 
 const r = {
@@ -60,7 +60,7 @@ const r = {
       path: "/api/v1/probe-configs",
       tags,
       summary: "Global probe settings, or with ?connection_id= the effective settings of one connection",
-      request: { query: z.object({ connection_id: z.coerce.number().int().positive().optional() }) },
+      request: { query: z.object({ connection_id: PathId.optional() }) },
       responses: { 200: json(z.union([z.array(ProbeConfig), z.array(Effective)]), "Settings"), ...errorResponses(400, 401, 404) },
     }),
   ),

@@ -23,7 +23,7 @@ import { SUPERUSER, admin, authority, guarded } from "../http/access.ts";
 import { ApiError } from "../http/errors.ts";
 import type { AppEnv } from "../http/context.ts";
 import type { Context } from "hono";
-import { IdParam, json, jsonBody, noContent } from "../http/params.ts";
+import { INT_MAX, Id, IdParam, PathId, json, jsonBody, noContent } from "../http/params.ts";
 import { newRouter } from "../http/router.ts";
 import { errorResponses } from "../http/schemas.ts";
 
@@ -36,15 +36,15 @@ const Group = z.object({ id: z.number().int(), name: z.string(), description: z.
 const Member = z.object({ type: z.enum(["user", "group"]), id: z.number().int(), name: z.string() });
 const GroupDetail = Group.extend({ members: z.array(Member) }).openapi("GroupDetail");
 const ConnectionGrant = z.object({
-  connection_id: z.number().int().min(0).openapi({ description: "0 means every connection" }),
+  connection_id: z.number().int().min(0).max(INT_MAX).openapi({ description: "0 means every connection" }),
   access_level: z.enum(ACCESS_LEVELS),
 });
 const Grants = z.object({ mcp_privileges: z.array(z.string()), connection_privileges: z.array(ConnectionGrant), admin_permissions: z.array(z.string()) }).openapi("Grants");
 const GroupBody = z.object({ name: z.string().min(1).max(200), description: z.string().max(1000).optional() }).strict();
 const MemberParams = z.object({
-  id: z.coerce.number().int().positive(),
+  id: PathId,
   type: z.enum(["user", "group"]),
-  memberId: z.coerce.number().int().positive(),
+  memberId: PathId,
 });
 
 const NO_GRANTS = { mcp_privileges: [], connection_privileges: [], admin_permissions: [] };
@@ -73,7 +73,7 @@ const r = {
       path: `${base}/{id}/members`,
       tags,
       summary: "Add a user or a group (groups nest; cycles are refused)",
-      request: { params: IdParam, body: jsonBody(z.union([z.object({ user_id: z.number().int().positive() }).strict(), z.object({ group_id: z.number().int().positive() }).strict()])) },
+      request: { params: IdParam, body: jsonBody(z.union([z.object({ user_id: Id }).strict(), z.object({ group_id: Id }).strict()])) },
       responses: { ...noContent, ...errorResponses(400, 401, 403, 404, 409) },
     }),
   ),

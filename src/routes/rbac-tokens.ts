@@ -9,7 +9,7 @@ import { type TokenScope, clearTokenScope, deleteApiToken, getApiToken, getToken
 import { admin, authority, guarded } from "../http/access.ts";
 import type { Queryable } from "../../drivers/types.ts";
 import { ApiError } from "../http/errors.ts";
-import { IdParam, json, jsonBody, noContent } from "../http/params.ts";
+import { INT_MAX, IdParam, json, jsonBody, noContent } from "../http/params.ts";
 import { newRouter } from "../http/router.ts";
 import { errorResponses } from "../http/schemas.ts";
 
@@ -19,7 +19,7 @@ const MANAGE_TOKENS = admin("manage_token_scopes");
 
 const Scope = z
   .object({
-    connections: z.array(z.object({ connection_id: z.number().int().min(0), access_level: z.enum(ACCESS_LEVELS) })).optional(),
+    connections: z.array(z.object({ connection_id: z.number().int().min(0).max(INT_MAX), access_level: z.enum(ACCESS_LEVELS) })).optional(),
     mcp_privileges: z.array(z.string().min(1)).optional(),
     admin_permissions: z.array(z.enum([...ADMIN_PERMISSIONS, ALL])).optional(),
   })

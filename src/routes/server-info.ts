@@ -2,7 +2,7 @@ import { createRoute, z } from "@hono/zod-openapi";
 import { readableConnection } from "../datastore/connections.ts";
 import { latestSample } from "../datastore/latest-sample.ts";
 import { USER, authority, guarded } from "../http/access.ts";
-import { json } from "../http/params.ts";
+import { PathId, json } from "../http/params.ts";
 import { newRouter } from "../http/router.ts";
 import { errorResponses } from "../http/schemas.ts";
 
@@ -40,7 +40,7 @@ const route = guarded(
     path: "/api/v1/server-info/{connection_id}",
     tags: ["Server information"],
     summary: "What the datastore knows about a server, each part with the time it was collected",
-    request: { params: z.object({ connection_id: z.coerce.number().int().positive().openapi({ param: { name: "connection_id", in: "path" } }) }) },
+    request: { params: z.object({ connection_id: PathId.openapi({ param: { name: "connection_id", in: "path" } }) }) },
     responses: { 200: json(ServerInfo, "Server information"), ...errorResponses(400, 401, 404) },
   }),
 );

@@ -1,7 +1,7 @@
 import { z } from "zod";
-import { extended, withReadOnlyTransaction } from "../../monitored/read-only.ts";
+import { extended } from "../../monitored/read-only.ts";
 import { defineTool } from "../tool.ts";
-import { fence, liveTarget, refusal, targetArgs, liveOptions } from "./live-target.ts";
+import { fence, liveTarget, refusal, targetArgs, runLive } from "./live-target.ts";
 
 export const executeExplain = defineTool({
   name: "execute_explain",
@@ -22,7 +22,7 @@ export const executeExplain = defineTool({
   async run(args, ctx) {
     const { conn, database } = await liveTarget(ctx, args);
     const options = [`ANALYZE ${args.analyze ? "true" : "false"}`, `BUFFERS ${args.buffers ? "true" : "false"}`, `FORMAT ${args.format === "json" ? "JSON" : "TEXT"}`];
-    const result = await withReadOnlyTransaction(conn, ctx.config.secret, liveOptions(ctx, database), (client) =>
+    const result = await runLive(ctx, conn, database, (client) =>
       client.query(extended(`EXPLAIN (${options.join(", ")}) ${args.statement}`)),
     ).catch(refusal("statement"));
     const lines = (result.rows as unknown[][]).map((r) => (typeof r[0] === "string" ? r[0] : JSON.stringify(r[0], null, 2)));

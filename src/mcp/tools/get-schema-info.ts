@@ -1,8 +1,7 @@
 import { z } from "zod";
-import { withReadOnlyTransaction } from "../../monitored/read-only.ts";
 import { defineTool } from "../tool.ts";
 import { toTsv } from "../tsv.ts";
-import { fence, liveTarget, refusal, targetArgs, liveOptions } from "./live-target.ts";
+import { fence, liveTarget, refusal, targetArgs, runLive } from "./live-target.ts";
 
 const MAX_ROWS = 5000;
 
@@ -52,7 +51,7 @@ export const getSchemaInfo = defineTool({
   annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
   async run(args, ctx) {
     const { conn, database } = await liveTarget(ctx, args);
-    const result = await withReadOnlyTransaction(conn, ctx.config.secret, liveOptions(ctx, database), (client) =>
+    const result = await runLive(ctx, conn, database, (client) =>
       client.query({ text: SCHEMA_SQL, values: [args.schema_name ?? null, args.table_name ?? null], rowMode: "array" }),
     ).catch(refusal("schema query"));
     const rows = (result.rows as unknown[][]).map(([schema, table, , item, name, detail, nullable, def, estimate]) => [schema, table, item, name, detail, nullable, def, estimate]);

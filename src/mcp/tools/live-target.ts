@@ -1,6 +1,10 @@
 /** The monitored database a live tool acts on: an explicit connection, or the credential's current one. */
 import { z } from "zod";
 import { readableConnection, type ConnectionRow } from "../../datastore/connections.ts";
+import type pg from "pg";
+import type { Config } from "../../config.ts";
+import { withLiveSlot } from "../../monitored/live-slots.ts";
+import { withReadOnlyTransaction } from "../../monitored/read-only.ts";
 import type { ToolContext } from "../tool.ts";
 import { ToolError } from "../tool.ts";
 
@@ -9,6 +13,7 @@ export const targetArgs = {
     .number()
     .int()
     .positive()
+    .max(2_147_483_647)
     .optional()
     .describe("Id of the monitored connection (GET /api/v1/connections lists them); default: the connection selected with POST /api/v1/connections/current"),
   database_name: z.string().min(1).max(63).optional().describe("Database on that server; default: the selected database, else the connection's maintenance database"),
@@ -29,8 +34,18 @@ export async function liveTarget(ctx: ToolContext, args: { connection_id?: numbe
   return { conn, database: database ?? conn.database_name };
 }
 
-/** How live tools open their read-only transaction on `database`. */
-export const liveOptions = (ctx: ToolContext, database: string) => ({ database, statementTimeoutMs: ctx.config.live_tools.statement_timeout_ms, role: ctx.config.live_tools.role });
+/** The caller's live-session limits from the configuration (see monitored/live-slots.ts). */
+export const liveLimits = (config: Config) => ({
+  perConnection: config.live_tools.max_sessions_per_connection,
+  perUser: config.live_tools.max_sessions_per_user,
+  holdMs: config.live_tools.statement_timeout_ms * 2 + 10_000,
+});
+
+/** Runs `work` in a read-only transaction on `database`, within the live-session limits. */
+export function runLive<T>(ctx: ToolContext, conn: ConnectionRow, database: string, work: (client: pg.Client) => Promise<T>): Promise<T> {
+  const options = { database, statementTimeoutMs: ctx.config.live_tools.statement_timeout_ms, role: ctx.config.live_tools.role };
+  return withLiveSlot(ctx.db, conn.id, ctx.access.principal.userId, liveLimits(ctx.config), () => withReadOnlyTransaction(conn, ctx.config.secret, options, work));
+}
 
 /**
  * Rows from a monitored database are data an assistant will read, not instructions: they are fenced by a
@@ -44,6 +59,7 @@ export function fence(intro: string, body: string, after = ""): string {
 /** How a live tool reports a failure: the database's own words (and SQLSTATE), or why we refused. */
 export function refusal(what: string) {
   return (err: Error & { code?: string }): never => {
+    if (err.name === "LiveBusyError") throw err; // the REST bridge answers 429, MCP an error result
     if (["MonitoredServerError", "LockRefusedError", "PowerfulRoleError"].includes(err.name)) throw new ToolError(err.message);
     throw new ToolError(`the database refused the ${what}: ${err.message}${err.code ? ` (SQLSTATE ${err.code})` : ""}`);
   };

@@ -9,7 +9,7 @@ import { toTsv } from "../tsv.ts";
 
 const input = z.object({
   probe_name: z.string().min(1).describe("Probe name from list_probes, e.g. pg_stat_database"),
-  connection_id: z.number().int().positive().describe("Id of the monitored connection"),
+  connection_id: z.number().int().positive().max(2_147_483_647).describe("Id of the monitored connection"),
   time_start: z.string().optional().describe("Window start: relative to time_end (30m, 1h, 24h, 7d) or ISO 8601; default 1h"),
   time_end: z.string().optional().describe("Window end: ISO 8601 or now (default); a future end is clamped to now"),
   buckets: z.number().int().optional().describe(`Number of time buckets, 1 to ${MAX_BUCKETS}; default 150; never narrower than the collection interval`),
