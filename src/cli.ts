@@ -21,9 +21,10 @@ Commands:
                         create an API (service) token; it is printed once
   token list [--json]   list API tokens (never the secrets)
   token delete ID       revoke a token
-  demo [--server URL] [--history-only]
+  demo [--server URL] [--monitor-role] [--history-only]
                         register a reachable local PostgreSQL (default postgres://postgres@127.0.0.1:5432)
-                        for collection, or load a generated day of history as a demo connection
+                        for collection (--monitor-role: as a pg_monitor role it creates, so the live tools
+                        work), or load a generated day of history as a demo connection
   samples import --connection-id N --probe P [FILE|-]
                         load NDJSON sample rows (collected_at + columns, one per line)
                         through the sample writer; all or nothing

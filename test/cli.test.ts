@@ -87,10 +87,17 @@ describe("pglens CLI", () => {
     await runCli(["user", "create", "alice", "--password-file", join(dir, "pw")], env);
     const registered = await runCli(["demo", "--server", inject("pg17Url")], env);
     expect(registered.stderr).toMatch(/registered 127.0.0.1:\d+ as connection \d+/);
+    expect(registered.stderr).toContain("warning: postgres is a superuser; the live tools will refuse this connection");
+    const monitored = await runCli(["demo", "--server", inject("pg17Url"), "--monitor-role"], env);
+    expect(monitored.stderr).toContain("created role pglens_monitor (pg_monitor)");
     const history = await runCli(["demo", "--history-only"], env);
     expect(history.stderr).toMatch(/loaded a generated day of history \([\d,]+ rows\) as connection \d+/);
     const db = openPg(database.url);
-    expect(await db.query("SELECT is_monitored FROM connections ORDER BY id")).toEqual([{ is_monitored: true }, { is_monitored: false }]);
+    expect(await db.query("SELECT is_monitored, username FROM connections ORDER BY id")).toEqual([
+      { is_monitored: true, username: "postgres" },
+      { is_monitored: true, username: "pglens_monitor" },
+      { is_monitored: false, username: "demo" },
+    ]);
     await db.close();
     await database.drop();
   });

@@ -1,4 +1,5 @@
 /** `pglens demo`: something real to look at, at once. */
+import { randomBytes } from "node:crypto";
 import { parseArgs } from "node:util";
 import pg from "pg";
 import type { Driver } from "../../drivers/types.ts";
@@ -48,17 +49,47 @@ async function reachable(url: string): Promise<boolean> {
   }
 }
 
+const MONITOR_ROLE = "pglens_monitor";
+
+/**
+ * Live tools refuse superuser logins: with --monitor-role, make (or refresh) a pg_monitor login role with a
+ * generated password on the server and register that instead. Answers the URL to register.
+ */
+async function monitorRole(url: string, create: boolean): Promise<string> {
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 2000 });
+  await client.connect();
+  try {
+    const [{ rolsuper }] = (await client.query<{ rolsuper: boolean }>("SELECT rolsuper FROM pg_roles WHERE rolname = current_user")).rows;
+    if (!rolsuper) return url;
+    if (!create) {
+      console.error(`warning: ${decodeURIComponent(new URL(url).username || "postgres")} is a superuser; the live tools will refuse this connection. Run again with --monitor-role to monitor as a pg_monitor role, or set live_tools.role`);
+      return url;
+    }
+    const password = randomBytes(24).toString("base64url");
+    await client.query(`DO $$ BEGIN CREATE ROLE ${MONITOR_ROLE} LOGIN IN ROLE pg_monitor; EXCEPTION WHEN duplicate_object THEN NULL; END $$`);
+    await client.query(`ALTER ROLE ${MONITOR_ROLE} LOGIN PASSWORD '${password}'`);
+    await client.query(`GRANT pg_monitor TO ${MONITOR_ROLE}`);
+    const monitored = new URL(url);
+    monitored.username = MONITOR_ROLE;
+    monitored.password = password;
+    console.error(`created role ${MONITOR_ROLE} (pg_monitor) with a generated password; pglens monitors as it`);
+    return monitored.toString();
+  } finally {
+    await client.end().catch(() => {});
+  }
+}
+
 export async function demoCommand(args: string[]): Promise<number> {
-  const { values } = parseArgs({ args, options: { server: { type: "string" }, "history-only": { type: "boolean" } } });
+  const { values } = parseArgs({ args, options: { server: { type: "string" }, "history-only": { type: "boolean" }, "monitor-role": { type: "boolean" } } });
   const config = loadNodeConfig();
   const secret = config.secret ?? (config.datastore.url ? undefined : embeddedSecret(config.datastore.data_dir));
   return withDatastore(async (db) => {
     if ((await countUsers(db)) === 0) throw new UsageError("create a user first (start the service once, or `pglens user create`)");
     const server = values.server ?? LOCAL;
     if (!values["history-only"] && (await reachable(server))) {
-      const url = new URL(server);
+      const url = new URL(await monitorRole(server, values["monitor-role"] ?? false));
       const conn = await createConnection(db, {
-        name: `local-${url.hostname}-${url.port || 5432}`,
+        name: `local-${url.hostname}-${url.port || 5432}${url.username === MONITOR_ROLE ? "-monitor" : ""}`,
         host: url.hostname,
         port: Number(url.port || 5432),
         database_name: url.pathname.slice(1) || "postgres",
