@@ -19,6 +19,8 @@ import { Id, IdParam, json, jsonBody, noContent } from "../http/params.ts";
 import { newRouter } from "../http/router.ts";
 import { errorResponses } from "../http/schemas.ts";
 import { withMonitoredClient } from "../monitored/client.ts";
+import { rolePowers } from "../monitored/read-only.ts";
+import type { Config } from "../config.ts";
 import { withLiveSlot } from "../monitored/live-slots.ts";
 import { liveLimits } from "../mcp/tools/live-target.ts";
 import type { Context } from "hono";
@@ -95,6 +97,10 @@ const ConnectionChanges = z
   .strict()
   .openapi("ConnectionChanges");
 
+const WithWarning = Connection.extend({
+  warning: z.string().optional().openapi({ description: "Present when the server's login role is too powerful for the live tools (they will refuse it, or switch to live_tools.role)" }),
+}).openapi("ConnectionWithWarning");
+
 const Database = z.object({ name: z.string(), owner: z.string(), encoding: z.string(), size_bytes: z.number().nullable() }).openapi("Database");
 const Current = z.object({ connection_id: z.number().int(), database_name: z.string().nullable(), name: z.string(), host: z.string(), port: z.number().int() }).openapi("CurrentConnection");
 
@@ -102,7 +108,7 @@ const r = {
   list: guarded(USER, createRoute({ method: "get", path: base, tags, summary: "Connections the caller may see", responses: { 200: json(z.array(Connection), "Connections"), ...errorResponses(401) } })),
   create: guarded(
     admin("manage_connections"),
-    createRoute({ method: "post", path: base, tags, summary: "Register a server (the caller owns it)", request: { body: jsonBody(NewConnection) }, responses: { 201: json(Connection, "Created"), ...errorResponses(400, 401, 403, 404, 409) } }),
+    createRoute({ method: "post", path: base, tags, summary: "Register a server (the caller owns it)", request: { body: jsonBody(NewConnection) }, responses: { 201: json(WithWarning, "Created"), ...errorResponses(400, 401, 403, 404, 409) } }),
   ),
   getCurrent: guarded(USER, createRoute({ method: "get", path: `${base}/current`, tags, summary: "The connection this credential selected", responses: { 200: json(Current, "Selected"), ...errorResponses(401, 404) } })),
   setCurrent: guarded(
@@ -126,7 +132,7 @@ const r = {
       tags,
       summary: "Update a connection (its owner, or manage_connections)",
       request: { params: IdParam, body: jsonBody(ConnectionChanges) },
-      responses: { 200: json(Connection, "Updated"), ...errorResponses(400, 401, 403, 404, 409) },
+      responses: { 200: json(WithWarning, "Updated"), ...errorResponses(400, 401, 403, 404, 409) },
     }),
   ),
   remove: guarded(
@@ -172,6 +178,25 @@ function assertPasswordFollowsOwner(c: Context<AppEnv>, a: Authority, row: Conne
   throw new ApiError(400, `changing ${moved.join(", ")} sends the stored password somewhere new: give \`password\` in the same request (only the owner or a superuser may keep the stored one)`);
 }
 
+/**
+ * Asks the server (briefly) whether its login role is a superuser or similarly powerful, so whoever registers
+ * it hears at once that the live tools will refuse it; an unreachable server gets no warning.
+ */
+async function liveToolsWarning(row: ConnectionRow, config: Config): Promise<string | undefined> {
+  if (!row.is_monitored) return undefined;
+  const login = await withMonitoredClient(row, config.secret, rolePowers, { connectTimeoutMs: 3000, statementTimeoutMs: 3000 }).catch(() => undefined);
+  if (!login?.powers.length) return undefined;
+  const what = `connection ${row.id} logs in as ${login.role} (${login.powers.join(", ")})`;
+  return config.live_tools.role
+    ? `${what}: the live tools will SET ROLE ${config.live_tools.role}, which SQL from a superuser session can undo; monitor with a pg_monitor role`
+    : `${what}: the live tools will refuse it; monitor with a pg_monitor role or set live_tools.role`;
+}
+
+const withWarning = async (row: ConnectionRow, config: Config) => {
+  const warning = await liveToolsWarning(row, config);
+  return { ...connectionJson(row), ...(warning ? { warning } : {}) };
+};
+
 export const connectionRoutes = newRouter()
   .openapi(r.list, async (c) => {
     const a = await authority(c);
@@ -186,7 +211,7 @@ export const connectionRoutes = newRouter()
       password_secret: password ? await seal(password, c.get("config").secret) : null,
       owner_user_id: c.get("principal")!.userId,
     };
-    return c.json(connectionJson(await createConnection(c.get("db"), fieldsToStore)), 201);
+    return c.json(await withWarning(await createConnection(c.get("db"), fieldsToStore), c.get("config")), 201);
   })
   .openapi(r.getCurrent, async (c) => {
     const db = c.get("db");
@@ -219,7 +244,8 @@ export const connectionRoutes = newRouter()
     // Absent leaves the stored password alone; null removes it.
     const sealed = password === undefined ? undefined : password === null ? null : await seal(password, c.get("config").secret);
     const row = await updateConnection(c.get("db"), id, { ...rest, password_secret: sealed });
-    return c.json(connectionJson(row), 200);
+    const reached = PASSWORD_ROUTE.some((k) => rest[k] !== undefined) || password !== undefined || rest.is_monitored !== undefined;
+    return c.json(reached ? await withWarning(row, c.get("config")) : connectionJson(row), 200);
   })
   .openapi(r.remove, async (c) => {
     const { id } = c.req.valid("param");

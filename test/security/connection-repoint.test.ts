@@ -3,7 +3,7 @@
  * never sent in clear text over a link without TLS unless the connection allows it. The fake server records
  * every password message it receives.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { addMember, createGroup, setAdminGrants, setMcpGrants } from "../../src/datastore/groups.ts";
 import { sslOption } from "../../src/monitored/client.ts";
 import { testApp } from "../support/app.ts";
@@ -11,6 +11,7 @@ import { userWithToken } from "../support/auth.ts";
 import { migratedDatastore, type TestDatastore } from "../support/datastore.ts";
 import { startFakePostgres, type FakePostgres } from "../support/fake-postgres.ts";
 import { client } from "../support/http.ts";
+import { monitorRoleUrl } from "../support/monitored.ts";
 
 let store: TestDatastore;
 let fake: FakePostgres;
@@ -92,5 +93,18 @@ describe("TLS options", () => {
     expect(bad.body.error).toContain("ssl_root_cert");
     const good = await send("POST", "/api/v1/connections", { token: owner, body: { name: "tls", host: "db.example", username: "app", sslmode: "verify-full", ssl_root_cert: PEM } });
     expect(good.body).toMatchObject({ sslmode: "verify-full", ssl_root_cert: PEM, allow_cleartext_password: false });
+  });
+});
+
+describe("registering a powerful login (finding 4)", () => {
+  it("warns that the live tools will refuse it, and says nothing for a pg_monitor login", async () => {
+    const su = new URL(inject("pg17Url"));
+    const body = (url: URL, name: string) => ({ name, host: url.hostname, port: Number(url.port), username: decodeURIComponent(url.username), password: decodeURIComponent(url.password), sslmode: "disable" });
+    const superuser = await send("POST", "/api/v1/connections", { token: owner, body: body(su, "superuser-login") });
+    expect(superuser.status).toBe(201);
+    expect(superuser.body.warning).toBe(`connection ${superuser.body.id} logs in as postgres (superuser): the live tools will refuse it; monitor with a pg_monitor role or set live_tools.role`);
+    const monitor = await send("POST", "/api/v1/connections", { token: owner, body: body(new URL(await monitorRoleUrl(inject("pg17Url"))), "monitor-login") });
+    expect(monitor.status).toBe(201);
+    expect(monitor.body.warning).toBeUndefined();
   });
 });

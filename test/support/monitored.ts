@@ -20,7 +20,7 @@ export async function collectEvery(db: Queryable, seconds: number): Promise<void
   await db.query("UPDATE probe_configs SET collection_interval_seconds = $1 WHERE scope = 'global'", [seconds]);
 }
 
-export const MONITOR_ROLE = "pglens_monitor";
+export const MONITOR_ROLE = "pglens_test_monitor"; // not `pglens demo --monitor-role`'s pglens_monitor, which the CLI test re-passwords
 export const MONITOR_PASSWORD = "monitor password 123";
 
 /**
@@ -34,7 +34,7 @@ export async function monitorRoleUrl(serverUrl: string): Promise<string> {
   try {
     await admin.query(`DO $$ BEGIN
         CREATE ROLE ${MONITOR_ROLE} LOGIN PASSWORD '${MONITOR_PASSWORD}' IN ROLE pg_monitor;
-      EXCEPTION WHEN duplicate_object THEN NULL; END $$`);
+      EXCEPTION WHEN duplicate_object OR unique_violation THEN NULL; END $$`);
   } finally {
     await admin.end();
   }
