@@ -24,7 +24,7 @@ export const userAuthority = (db: Queryable, user: Pick<User, "id" | "username" 
 /** The first right `target` has that `caller` lacks, described for a person; null when the caller covers it all. */
 export async function missingRight(db: Queryable, caller: Authority, target: Authority): Promise<string | null> {
   if (actsAsSuperuser(caller)) return null;
-  if (target.principal.isSuperuser && !Object.keys(target.scope).length) return "superuser status";
+  if (actsAsSuperuser(target)) return "superuser status";
   for (const permission of [ALL, ...ADMIN_PERMISSIONS]) {
     if (hasAdminPermission(target, permission) && !hasAdminPermission(caller, permission)) return `the admin permission \`${permission}\``;
   }

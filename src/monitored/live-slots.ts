@@ -4,6 +4,7 @@
  * lapses at its expiry.
  */
 import type { Queryable } from "../../drivers/types.ts";
+import type { Config } from "../config.ts";
 
 export class LiveBusyError extends Error {
   constructor(
@@ -21,6 +22,13 @@ export interface LiveLimits {
   /** How long a claim may live: past this the slot is free again even if its holder never released it. */
   holdMs: number;
 }
+
+/** The limits the configuration sets (live_tools.*). */
+export const liveLimits = (config: Config): LiveLimits => ({
+  perConnection: config.live_tools.max_sessions_per_connection,
+  perUser: config.live_tools.max_sessions_per_user,
+  holdMs: config.live_tools.statement_timeout_ms * 2 + 10_000,
+});
 
 export async function withLiveSlot<T>(db: Queryable, connectionId: number, userId: number, limits: LiveLimits, work: () => Promise<T>): Promise<T> {
   const retryAfter = Math.max(1, Math.ceil(limits.holdMs / 4000));

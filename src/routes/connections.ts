@@ -21,8 +21,7 @@ import { errorResponses } from "../http/schemas.ts";
 import { withMonitoredClient } from "../monitored/client.ts";
 import { rolePowers } from "../monitored/read-only.ts";
 import type { Config } from "../config.ts";
-import { withLiveSlot } from "../monitored/live-slots.ts";
-import { liveLimits } from "../mcp/tools/live-target.ts";
+import { liveLimits, withLiveSlot } from "../monitored/live-slots.ts";
 import type { Context } from "hono";
 import type { AppEnv } from "../http/context.ts";
 
@@ -171,7 +170,7 @@ const PASSWORD_ROUTE = ["host", "port", "database_name", "username", "sslmode", 
  * The stored password must not follow a connection to an endpoint its owner did not choose: whoever
  * re-points it (or weakens its TLS) re-enters the password, unless they own the connection or are a superuser.
  */
-function assertPasswordFollowsOwner(c: Context<AppEnv>, a: Authority, row: ConnectionRow, changes: Record<string, unknown>, password: string | null | undefined) {
+function assertPasswordFollowsOwner(a: Authority, row: ConnectionRow, changes: Record<string, unknown>, password: string | null | undefined) {
   const moved = PASSWORD_ROUTE.filter((k) => changes[k] !== undefined && changes[k] !== row[k]);
   if (!moved.length || row.password_secret === null || password !== undefined) return;
   if (row.owner_user_id === a.principal.userId || actsAsSuperuser(a)) return;
@@ -240,7 +239,7 @@ export const connectionRoutes = newRouter()
     const { id } = c.req.valid("param");
     const { password, ...rest } = c.req.valid("json");
     const current = await assertMayModify(c, id, rest);
-    assertPasswordFollowsOwner(c, await authority(c), current, rest, password);
+    assertPasswordFollowsOwner(await authority(c), current, rest, password);
     // Absent leaves the stored password alone; null removes it.
     const sealed = password === undefined ? undefined : password === null ? null : await seal(password, c.get("config").secret);
     const row = await updateConnection(c.get("db"), id, { ...rest, password_secret: sealed });

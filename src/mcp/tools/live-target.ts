@@ -2,8 +2,7 @@
 import { z } from "zod";
 import { readableConnection, type ConnectionRow } from "../../datastore/connections.ts";
 import type pg from "pg";
-import type { Config } from "../../config.ts";
-import { withLiveSlot } from "../../monitored/live-slots.ts";
+import { liveLimits, withLiveSlot } from "../../monitored/live-slots.ts";
 import { withReadOnlyTransaction } from "../../monitored/read-only.ts";
 import type { ToolContext } from "../tool.ts";
 import { ToolError } from "../tool.ts";
@@ -33,13 +32,6 @@ export async function liveTarget(ctx: ToolContext, args: { connection_id?: numbe
   const conn = await readableConnection(ctx.db, id, ctx.access);
   return { conn, database: database ?? conn.database_name };
 }
-
-/** The caller's live-session limits from the configuration (see monitored/live-slots.ts). */
-export const liveLimits = (config: Config) => ({
-  perConnection: config.live_tools.max_sessions_per_connection,
-  perUser: config.live_tools.max_sessions_per_user,
-  holdMs: config.live_tools.statement_timeout_ms * 2 + 10_000,
-});
 
 /** Runs `work` in a read-only transaction on `database`, within the live-session limits. */
 export function runLive<T>(ctx: ToolContext, conn: ConnectionRow, database: string, work: (client: pg.Client) => Promise<T>): Promise<T> {
