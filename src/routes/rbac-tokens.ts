@@ -76,6 +76,23 @@ const r = {
 
 const DEFAULT_EXPIRY_FOR_OTHERS = "30d";
 
+/**
+ * Minting, revoking or rescoping a token: the caller must hold everything the token holds now (a scoped
+ * token cannot revoke its owner's broader tokens). Someone else's token acts as them, so it also takes
+ * managing users, and a superuser's takes a superuser.
+ */
+async function assertMayManage(db: Queryable, caller: Authority, token: { owner: { id: number; username: string; is_superuser: boolean }; scope: TokenScope }, action: string) {
+  const { owner } = token;
+  if (owner.id !== caller.principal.userId) {
+    if (!hasAdminPermission(caller, "manage_users")) throw new ApiError(403, `${action} needs the manage_users permission too, as the token belongs to another user`);
+    if (owner.is_superuser && !actsAsSuperuser(caller)) throw new ApiError(403, `only a superuser can manage tokens owned by a superuser (${action})`);
+  }
+  await assertCovers(db, caller, { ...(await userAuthority(db, owner)), scope: token.scope }, action);
+}
+
+const ownerOf = (t: ApiTokenRow) => ({ id: t.user_id, username: t.username, is_superuser: t.is_superuser });
+const existing = async (db: Queryable, t: ApiTokenRow) => ({ owner: ownerOf(t), scope: await getTokenScope(db, t.id) });
+
 /** The rights `token` would have with `scope`: its owner's, narrowed by the scope. */
 async function tokenAuthority(db: Queryable, token: ApiTokenRow, scope: TokenScope): Promise<Authority> {
   return { ...(await userAuthority(db, { id: token.user_id, username: token.username, is_superuser: token.is_superuser })), scope };
@@ -109,12 +126,7 @@ export const rbacTokenRoutes = newRouter()
     const ownerName = body.owner_username ?? caller.principal.username;
     const owner = await findUserByName(db, ownerName);
     const forOther = owner !== undefined && owner.id !== caller.principal.userId;
-    if (forOther) {
-      // A token for someone else acts as them: it takes managing users and holding everything they hold.
-      if (!hasAdminPermission(caller, "manage_users")) throw new ApiError(403, "creating a token for another user also needs the manage_users permission");
-      if (owner.is_superuser && !actsAsSuperuser(caller)) throw new ApiError(403, "only a superuser can create tokens owned by a superuser");
-      await assertCovers(db, caller, await userAuthority(db, owner), `a token for ${owner.username}`);
-    }
+    if (forOther) await assertMayManage(db, caller, { owner, scope: {} }, `a token for ${owner.username}`);
     const issued = await db.transaction(async (tx) => {
       const t = await issueApiToken(tx, { owner: ownerName, note: body.note, expires: body.expires_in ?? (forOther ? DEFAULT_EXPIRY_FOR_OTHERS : undefined), createdBy: caller.principal.userId });
       // A scoped token mints only tokens as narrow as itself.
@@ -124,7 +136,10 @@ export const rbacTokenRoutes = newRouter()
     return c.json({ id: issued.id, token: issued.token, owner: issued.owner, note: issued.note, expires_at: issued.expires_at }, 201);
   })
   .openapi(r.remove, async (c) => {
-    await deleteApiToken(c.get("db"), c.req.valid("param").id);
+    const { id } = c.req.valid("param");
+    const db = c.get("db");
+    await assertMayManage(db, await authority(c), await existing(db, await getApiToken(db, id)), `revoking token ${id}`);
+    await deleteApiToken(db, id);
     return c.body(null, 204);
   })
   .openapi(r.getScope, async (c) => {
@@ -139,13 +154,15 @@ export const rbacTokenRoutes = newRouter()
     const token = await getApiToken(db, id);
     if (scope.connections) await checkConnectionIds(db, scope.connections.map((s) => s.connection_id));
     if (scope.mcp_privileges) await checkMcpIdentifiers(db, scope.mcp_privileges);
-    const current = await getTokenScope(db, id);
+    const caller = await authority(c);
+    const current = await existing(db, token);
+    await assertMayManage(db, caller, current, `scoping token ${id}`);
     const next: TokenScope = {
-      connections: scope.connections ?? current.connections ?? [],
-      mcp_privileges: scope.mcp_privileges ?? current.mcp_privileges ?? [],
-      admin_permissions: scope.admin_permissions ?? current.admin_permissions ?? [],
+      connections: scope.connections ?? current.scope.connections ?? [],
+      mcp_privileges: scope.mcp_privileges ?? current.scope.mcp_privileges ?? [],
+      admin_permissions: scope.admin_permissions ?? current.scope.admin_permissions ?? [],
     };
-    await assertCovers(db, await authority(c), await tokenAuthority(db, token, next), `this scope for token ${id}`);
+    await assertCovers(db, caller, await tokenAuthority(db, token, next), `this scope for token ${id}`);
     await db.transaction((tx) => setTokenScope(tx, id, next));
     return c.json(await getTokenScope(db, id), 200);
   })
@@ -153,7 +170,8 @@ export const rbacTokenRoutes = newRouter()
     const { id } = c.req.valid("param");
     const db = c.get("db");
     const token = await getApiToken(db, id);
-    await assertCovers(db, await authority(c), await tokenAuthority(db, token, {}), `removing the scope of token ${id}`);
+    const caller = await authority(c);
+    await assertMayManage(db, caller, { owner: ownerOf(token), scope: {} }, `removing the scope of token ${id}`);
     await db.transaction((tx) => clearTokenScope(tx, id));
     return c.body(null, 204);
   });

