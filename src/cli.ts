@@ -13,6 +13,7 @@ Commands:
   serve                 run the HTTP service (default; PORT, default 8080)
   migrate               apply pending datastore migrations and exit
   collect [--once]      run only the collector (every second; --once: one round, then exit)
+  alerter [--once]      run only the alerter (every alerter.interval_seconds; --once: one round, then exit)
   openapi [--out FILE]  print the OpenAPI document (or write it to FILE)
   user create NAME [--superuser] [--service-account] [--password-file FILE|-]
                         create a user; the password is prompted for unless given by file or stdin
@@ -92,6 +93,8 @@ async function main(argv: string[]): Promise<number> {
       process.once("SIGINT", stop);
       return -1;
     }
+    case "alerter":
+      return (await import("./cli/alerter.ts")).alerterCommand(rest);
     case "samples":
       return (await import("./cli/samples.ts")).samplesCommand(rest);
     case "demo":
@@ -107,7 +110,8 @@ async function main(argv: string[]): Promise<number> {
 
 main(process.argv.slice(2)).then(
   (code) => {
-    if (code >= 0) process.exit(code);
+    // Exit only once stdout is flushed: a large document piped elsewhere would otherwise be cut short.
+    if (code >= 0) process.stdout.write("", () => process.exit(code));
   },
   (err: Error) => {
     console.error(`pglens: ${err.message}`);

@@ -14,6 +14,8 @@ export const BUILTIN_TOOLS = [
   "query_database",
   "get_schema_info",
   "execute_explain",
+  "list_alerts",
+  "get_alert_rules",
 ] as const;
 export type BuiltinTool = (typeof BUILTIN_TOOLS)[number];
 
@@ -75,6 +77,9 @@ export const configSchema = z.strictObject({
   max_body_bytes: z.coerce.number().int().min(1024).max(100 * 1024 * 1024).default(1024 * 1024),
   mcp: z.strictObject({ allowed_origins: commaList.default([]) }).default({ allowed_origins: [] }),
   collector: z.strictObject({ enabled: z.stringbool().or(z.boolean()).default(true) }).default({ enabled: true }),
+  alerter: z
+    .strictObject({ enabled: z.stringbool().or(z.boolean()).default(true), interval_seconds: z.coerce.number().int().min(1).max(3600).default(60) })
+    .default({ enabled: true, interval_seconds: 60 }),
   /** The embedded datastore's first start loads a demo connection. */
   demo: z.stringbool().or(z.boolean()).default(true),
   builtins: z.strictObject({ tools: toolSwitches.default({}) }).default({ tools: {} }),
@@ -97,6 +102,8 @@ export const ENV_KEYS: Record<string, string[]> = {
   PGLENS_ADMIN_USERNAME: ["admin", "username"],
   PGLENS_ADMIN_PASSWORD: ["admin", "password"],
   PGLENS_COLLECTOR: ["collector", "enabled"],
+  PGLENS_ALERTER: ["alerter", "enabled"],
+  PGLENS_ALERTER_INTERVAL: ["alerter", "interval_seconds"],
   PGLENS_DEMO: ["demo"],
   PGLENS_LIVE_TOOLS_ROLE: ["live_tools", "role"],
   PGLENS_TRUSTED_PROXIES: ["trusted_proxies"],

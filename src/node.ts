@@ -6,6 +6,7 @@ import { createApp } from "./app.ts";
 import type { Config } from "./config.ts";
 import { openMigratedDatastore } from "./datastore/open-migrated.ts";
 import { ensureFirstSuperuser } from "./auth/bootstrap.ts";
+import { startAlerter } from "./alerts/alerter.ts";
 import { startCollector } from "./collector/collect.ts";
 import { ensureEmbeddedAdmin } from "./embedded-admin.ts";
 import { embeddedSecret } from "./embedded-secret.ts";
@@ -38,6 +39,7 @@ export async function runServer(config: Config, log: Logger): Promise<void> {
     forwardedHttps: (c) => proxies.forwardedHttps(getConnInfo(c).remote.address, c.req.header("x-forwarded-proto")),
   });
   const collector = config.collector.enabled ? startCollector(driver, config, log) : undefined;
+  const alerter = config.alerter.enabled ? startAlerter(driver, config, log) : undefined;
   const server = serve({ fetch: app.fetch, port: config.port, hostname: config.host }, (info) => {
     log.info("pglens listening", { version: VERSION, url: `http://${config.host === "0.0.0.0" ? "localhost" : config.host}:${info.port}` });
   });
@@ -51,6 +53,7 @@ export async function runServer(config: Config, log: Logger): Promise<void> {
     const force = setTimeout(() => process.exit(1), 10_000).unref();
     server.close(async () => {
       await collector?.stop();
+      await alerter?.stop();
       await driver.close().catch(() => {});
       clearTimeout(force);
       process.exit(0);

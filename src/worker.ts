@@ -4,6 +4,7 @@ import { openNetworkDriver } from "../drivers/network.ts";
 import { createApp } from "./app.ts";
 import { type Config, configFromBindings } from "./config.ts";
 import { ensureFirstSuperuser } from "./auth/bootstrap.ts";
+import { alerterOnce } from "./alerts/alerter.ts";
 import { collectOnce } from "./collector/collect.ts";
 import { migrate } from "./datastore/migrate.ts";
 import { datastoreSettings } from "./datastore/settings.ts";
@@ -76,20 +77,23 @@ export default {
     return state.app.fetch(request, env, ctx);
   },
 
-  /** Cron Trigger: collect from the monitored servers whose probes are due. */
+  /** Cron Trigger: collect from the monitored servers whose probes are due, then run the alerter's round. */
   async scheduled(controller: ScheduledController, env: Bindings, ctx: ExecutionContext): Promise<void> {
     const state = boot(env);
     state.log.info("scheduled tick", { cron: controller.cron, scheduled_time: new Date(controller.scheduledTime).toISOString() });
     ctx.waitUntil(
       (async () => {
         await ensureMigrated(state);
-        if (!state.config.collector.enabled) return;
         const driver = openNetworkDriver(datastoreSettings(state.config));
         try {
-          const tick = await collectOnce(driver, state.config, state.log);
-          state.log.info("collection tick", { claimed: tick.claimed, stored_rows: tick.outcomes.reduce((n, o) => n + o.rows, 0), unreachable: tick.unreachable.length });
-        } catch (err) {
-          state.log.error("collection tick failed", { error: (err as Error).message });
+          if (state.config.collector.enabled) {
+            const tick = await collectOnce(driver, state.config, state.log).catch((err: Error) => state.log.error("collection tick failed", { error: err.message }));
+            if (tick) state.log.info("collection tick", { claimed: tick.claimed, stored_rows: tick.outcomes.reduce((n, o) => n + o.rows, 0), unreachable: tick.unreachable.length });
+          }
+          if (state.config.alerter.enabled) {
+            const round = await alerterOnce(driver, state.config, state.log).catch((err: Error) => state.log.error("alerter round failed", { error: err.message }));
+            if (round?.ran) state.log.info("alerter round", { connections: round.connections, raised: round.raised.length, updated: round.updated, cleared: round.cleared.length });
+          }
         } finally {
           await driver.close().catch(() => {});
         }

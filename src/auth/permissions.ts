@@ -25,4 +25,6 @@ export const MCP_PRIVILEGES: ReadonlyArray<{ identifier: string; item_type: "too
   { identifier: "query_database", item_type: "tool", description: "Run read-only SQL on a monitored database" },
   { identifier: "get_schema_info", item_type: "tool", description: "Describe the schema of a monitored database" },
   { identifier: "execute_explain", item_type: "tool", description: "EXPLAIN a statement on a monitored database" },
+  { identifier: "list_alerts", item_type: "tool", description: "List alerts of the connections the caller may read" },
+  { identifier: "get_alert_rules", item_type: "tool", description: "List the alert rules and their defaults" },
 ];

@@ -101,3 +101,8 @@ export async function claimMaintenance(db: Queryable, task: string, everySeconds
   );
   return rows.length > 0;
 }
+
+/** Ends a claim taken by claimMaintenance before its 10-minute lease, so the next period is not held up. */
+export async function releaseMaintenance(db: Queryable, task: string): Promise<void> {
+  await db.query("UPDATE maintenance_runs SET claimed_until = NULL WHERE task = $1", [task]);
+}

@@ -1,5 +1,6 @@
-/** Applies pending migrations in order; safe when several instances start at once. */
+/** Applies pending migrations in order, then refreshes built-in rows; safe when several instances start at once. */
 import type { Driver } from "../../drivers/types.ts";
+import { seedBuiltInRules } from "../alerts/builtin-rules.ts";
 import { MIGRATIONS } from "./migrations/index.ts";
 import type { Migration } from "./migrations/types.ts";
 
@@ -30,6 +31,8 @@ export async function migrate(db: Driver, migrations: readonly Migration[] = MIG
       applied.push({ version: m.version, name: m.name });
     }
     const version = Math.max(0, ...done, ...applied.map((a) => a.version));
+    // Built-in rules added by a new release appear at its first start; existing ones keep the user's edits.
+    if (version >= 8) await seedBuiltInRules(tx);
     return { applied, version };
   });
 }

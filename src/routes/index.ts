@@ -1,3 +1,5 @@
+import { alertRuleRoutes } from "./alert-rules.ts";
+import { alertRoutes } from "./alerts.ts";
 import { authRoutes } from "./auth.ts";
 import { clusterRoutes } from "./clusters.ts";
 import { connectionRoutes } from "./connections.ts";
@@ -25,6 +27,8 @@ export const ROUTE_MODULES = [
   probeConfigRoutes,
   serverInfoRoutes,
   metricsRoutes,
+  alertRoutes,
+  alertRuleRoutes,
   mcpToolRoutes,
   mcpRoutes,
 ];

@@ -49,7 +49,7 @@ describe.each(runtimes)("MCP over Streamable HTTP on %s", (_name, target) => {
     const [base, fetchImpl] = target();
     const client = await mcpClient(base, root, fetchImpl);
     const { tools } = await client.listTools();
-    expect(tools.map((t) => t.name)).toEqual(["list_probes", "describe_probe", "query_metrics", "query_database", "get_schema_info", "execute_explain"]);
+    expect(tools.map((t) => t.name)).toEqual(["list_probes", "describe_probe", "query_metrics", "query_database", "get_schema_info", "execute_explain", "list_alerts", "get_alert_rules"]);
     expect(tools.every((t) => t.annotations?.readOnlyHint === true)).toBe(true);
     expect(tools.find((t) => t.name === "query_database")?.inputSchema.required).toEqual(["query"]);
 
@@ -63,6 +63,8 @@ describe.each(runtimes)("MCP over Streamable HTTP on %s", (_name, target) => {
     expect(textOf(schema)).toMatch(/pg_catalog\tpg_class\tcolumn\trelname\tname\tNOT NULL/);
     const plan = await client.callTool({ name: "execute_explain", arguments: { connection_id: conn, statement: "SELECT count(*) FROM pg_class", analyze: true, format: "json" } });
     expect(textOf(plan)).toMatch(/"Actual Rows"/);
+    expect(textOf(await client.callTool({ name: "list_alerts", arguments: { connection_ids: [conn] } }))).toMatch(/^id\talert_type\tseverity\tstatus\tserver_name/);
+    expect(textOf(await client.callTool({ name: "get_alert_rules", arguments: { category: "locks" } }))).toMatch(/\tdeadlocks_detected\tlocks\tpg_stat_database\.deadlocks_delta\t/);
     await client.close();
   });
 });

@@ -1,0 +1,101 @@
+/**
+ * The alerter's I/O shell, the same on Node (a timer in `pglens serve`, `pglens alerter`) and on Workers
+ * (the Cron Trigger, after the collector): claim the round through the datastore so that of several
+ * instances one evaluates, read rules, overrides, readings and open alerts, let evaluateRound decide, write
+ * the changes (the datastore's unique index drops any duplicate a race produces), and now and then delete
+ * old alerts.
+ */
+import type { Driver } from "../../drivers/types.ts";
+import { claimMaintenance, releaseMaintenance } from "../collector/schedule-store.ts";
+import type { Config } from "../config.ts";
+import { listAlertRules, listOverrides, ruleAvailability } from "../datastore/alert-rules.ts";
+import { clearAlerts, deleteOldAlerts, openAlerts, raiseAlerts, recentlyClearedKeys, updateAlerts } from "../datastore/alerts.ts";
+import type { Logger } from "../log.ts";
+import { findAlertMetric } from "./alert-metrics.ts";
+import { type RoundConnection, type RoundRule, evaluateRound } from "./evaluate-round.ts";
+import { loadReadings } from "./load-readings.ts";
+
+const RETENTION_EVERY_SECONDS = 3600;
+
+export interface AlerterSettings {
+  retention_days: number;
+  anomaly_enabled: boolean;
+  anomaly_sensitivity: number;
+  baseline_refresh_minutes: number;
+  cooldown_seconds: number;
+}
+
+export interface RoundResult {
+  /** False when another instance ran this round. */
+  ran: boolean;
+  connections: number;
+  raised: number[];
+  updated: number;
+  cleared: number[];
+  deletedOld: number;
+}
+
+export const alerterSettings = async (db: Driver) => (await db.query<AlerterSettings>("SELECT * FROM alerter_settings WHERE id = 1"))[0];
+
+/** Evaluates one round without claiming it: what a claimed round does, and what racing instances would do. */
+export async function evaluateAndApply(db: Driver, now = new Date()): Promise<Omit<RoundResult, "ran" | "deletedOld">> {
+  const settings = await alerterSettings(db);
+  const connections = await db.query<RoundConnection>(
+    `SELECT c.name, c.connection_error AS error, c.cluster_id AS "clusterId", cl.group_id AS "groupId", c.id AS "connectionId", false AS "blackedOut"
+       FROM connections c LEFT JOIN clusters cl ON cl.id = c.cluster_id WHERE c.is_monitored ORDER BY c.id`,
+  );
+  const rules = await listAlertRules(db);
+  const availability = await ruleAvailability(db, rules);
+  const roundRules: RoundRule[] = rules.map((r) => ({ ...r, available: availability.get(r.id)!.available }));
+  const metrics = [...new Set(roundRules.filter((r) => r.available).map((r) => r.metric_name))].map((m) => findAlertMetric(m)!);
+  const readings = await loadReadings(db, connections.map((c) => c.connectionId), metrics, now);
+  const changes = evaluateRound({
+    rules: roundRules,
+    overrides: await listOverrides(db),
+    connections,
+    readings,
+    open: await openAlerts(db),
+    recentlyCleared: await recentlyClearedKeys(db, settings.cooldown_seconds),
+  });
+  const raised = await raiseAlerts(db, changes.raise, settings.cooldown_seconds);
+  await updateAlerts(db, changes.update);
+  const cleared = await clearAlerts(db, changes.clear);
+  return { connections: connections.length, raised, updated: changes.update.length, cleared };
+}
+
+export async function alerterOnce(db: Driver, config: Config, log: Logger): Promise<RoundResult> {
+  // A little under the interval, so a timer's drift never skips a round.
+  if (!(await claimMaintenance(db, "alerter", Math.max(1, config.alerter.interval_seconds * 0.9)))) {
+    return { ran: false, connections: 0, raised: [], updated: 0, cleared: [], deletedOld: 0 };
+  }
+  const round = await evaluateAndApply(db).finally(() => releaseMaintenance(db, "alerter"));
+  let deletedOld = 0;
+  if (await claimMaintenance(db, "alert_retention", RETENTION_EVERY_SECONDS)) deletedOld = await deleteOldAlerts(db, (await alerterSettings(db)).retention_days);
+  if (round.raised.length || round.cleared.length) log.info("alerter round", { raised: round.raised, cleared: round.cleared, updated: round.updated });
+  return { ran: true, ...round, deletedOld };
+}
+
+/** Node: a round every interval until stopped; rounds never overlap. */
+export function startAlerter(db: Driver, config: Config, log: Logger): { stop(): Promise<void> } {
+  let stopped = false;
+  let current: Promise<unknown> = Promise.resolve();
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let wake: () => void = () => {};
+  const loop = async () => {
+    while (!stopped) {
+      current = alerterOnce(db, config, log).catch((err: Error) => log.error("alerter round failed", { error: err.message }));
+      await current;
+      if (!stopped) await new Promise<void>((r) => ((wake = r), (timer = setTimeout(r, config.alerter.interval_seconds * 1000))));
+    }
+  };
+  void loop();
+  log.info("alerter started", { interval_seconds: config.alerter.interval_seconds });
+  return {
+    async stop() {
+      stopped = true;
+      clearTimeout(timer);
+      wake();
+      await current;
+    },
+  };
+}

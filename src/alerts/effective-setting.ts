@@ -1,0 +1,72 @@
+/**
+ * Which setting of a rule applies to one (connection, database): a server override for that database, else
+ * the server's own override, else its cluster's, else its cluster group's, else the rule's defaults. The
+ * winning level decides everything, `enabled` included (`enabled=false` there switches the rule off).
+ */
+import type { Operator, Severity } from "./builtin-rules.ts";
+
+export interface RuleDefaults {
+  id: number;
+  default_operator: Operator;
+  default_threshold: number;
+  default_severity: Severity;
+  default_enabled: boolean;
+}
+
+export interface Override {
+  rule_id: number;
+  scope: "server" | "cluster" | "group";
+  scope_id: number;
+  /** Server overrides only; '' = every database. */
+  database_name: string;
+  operator: Operator;
+  threshold: number;
+  severity: Severity;
+  enabled: boolean;
+}
+
+export interface Placement {
+  connectionId: number;
+  clusterId: number | null;
+  groupId: number | null;
+}
+
+export interface EffectiveSetting {
+  operator: Operator;
+  threshold: number;
+  severity: Severity;
+  enabled: boolean;
+  source: "server_database" | "server" | "cluster" | "group" | "default";
+}
+
+export function effectiveSetting(rule: RuleDefaults, overrides: readonly Override[], where: Placement, database: string): EffectiveSetting {
+  const mine = overrides.filter((o) => o.rule_id === rule.id);
+  const find = (scope: Override["scope"], id: number | null, db = "") => (id === null ? undefined : mine.find((o) => o.scope === scope && o.scope_id === id && o.database_name === db));
+  const candidates: Array<[EffectiveSetting["source"], Override | undefined]> = [
+    ["server_database", database ? find("server", where.connectionId, database) : undefined],
+    ["server", find("server", where.connectionId)],
+    ["cluster", find("cluster", where.clusterId)],
+    ["group", find("group", where.groupId)],
+  ];
+  for (const [source, o] of candidates) {
+    if (o) return { operator: o.operator, threshold: o.threshold, severity: o.severity, enabled: o.enabled, source };
+  }
+  return { operator: rule.default_operator, threshold: rule.default_threshold, severity: rule.default_severity, enabled: rule.default_enabled, source: "default" };
+}
+
+export function violates(value: number, operator: Operator, threshold: number): boolean {
+  switch (operator) {
+    case ">":
+      return value > threshold;
+    case ">=":
+      return value >= threshold;
+    case "<":
+      return value < threshold;
+    case "<=":
+      return value <= threshold;
+    case "==":
+      return value === threshold;
+    case "!=":
+      return value !== threshold;
+  }
+}

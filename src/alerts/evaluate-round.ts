@@ -1,0 +1,150 @@
+/**
+ * One alerter round as a pure function: rules, their overrides, the current readings of each connection,
+ * the collector's connection errors and the open alerts go in; which alerts to raise, update and clear come
+ * out. The I/O around it is alerter.ts.
+ *
+ * - A violated rule with an open (active or acknowledged) alert for its key updates that alert; an
+ *   acknowledged alert whose severity changes becomes active again.
+ * - A violated rule without one raises a new alert, unless the key was cleared within the cooldown.
+ * - An open threshold alert whose rule is no longer violated, is disabled, or has no current value is cleared.
+ * - One `connection` alert per monitored connection whose collector reports an error; cleared when it is gone.
+ * - Connections in a blackout are left alone: nothing raised, updated or cleared for them.
+ */
+import type { Reading } from "./alert-metrics.ts";
+import type { Operator, Severity } from "./builtin-rules.ts";
+import { type Override, type Placement, type RuleDefaults, effectiveSetting, violates } from "./effective-setting.ts";
+
+export type AlertType = "threshold" | "anomaly" | "connection";
+
+export interface RoundRule extends RuleDefaults {
+  name: string;
+  description: string;
+  metric_name: string;
+  /** False when pglens does not collect the rule's data: never evaluated. */
+  available: boolean;
+}
+
+export interface RoundConnection extends Placement {
+  name: string;
+  error: string | null;
+  blackedOut: boolean;
+}
+
+export interface AlertKey {
+  alert_type: AlertType;
+  rule_id: number | null;
+  metric_name: string;
+  connection_id: number;
+  database_name: string;
+  object_name: string;
+}
+
+export interface OpenAlert extends AlertKey {
+  id: number;
+  status: "active" | "acknowledged";
+  severity: Severity;
+  description: string;
+}
+
+export interface NewAlert extends AlertKey {
+  metric_value: number | null;
+  threshold_value: number | null;
+  operator: Operator | null;
+  severity: Severity;
+  title: string;
+  description: string;
+}
+
+export interface AlertUpdate {
+  id: number;
+  metric_value: number | null;
+  threshold_value: number | null;
+  operator: Operator | null;
+  severity: Severity;
+  description: string;
+  /** An acknowledged alert whose severity changed: active again, acknowledgments dropped. */
+  reactivate: boolean;
+}
+
+export interface RoundInput {
+  rules: readonly RoundRule[];
+  overrides: readonly Override[];
+  connections: readonly RoundConnection[];
+  /** Per connection, per metric name: the current readings (absent = no current value). */
+  readings: ReadonlyMap<number, ReadonlyMap<string, readonly Reading[]>>;
+  open: readonly OpenAlert[];
+  /** Keys (alertKey) of alerts cleared within the cooldown. */
+  recentlyCleared: ReadonlySet<string>;
+}
+
+export interface RoundChanges {
+  raise: NewAlert[];
+  update: AlertUpdate[];
+  clear: number[];
+}
+
+export const alertKey = (k: AlertKey) => JSON.stringify([k.alert_type, k.rule_id ?? 0, k.metric_name, k.connection_id, k.database_name, k.object_name]);
+
+const STALENESS_METRIC = "probe_staleness_ratio";
+const CONNECTION_METRIC = "";
+
+function thresholdTitle(rule: RoundRule, conn: RoundConnection, r: Reading): string {
+  if (rule.metric_name === STALENESS_METRIC) return `Stale metrics: ${r.object_name} on ${conn.name}`;
+  const where = [r.database_name, r.object_name].filter(Boolean).join(" / ");
+  return where ? `${rule.name}: ${where}` : rule.name;
+}
+
+export function evaluateRound(input: RoundInput): RoundChanges {
+  const changes: RoundChanges = { raise: [], update: [], clear: [] };
+  const open = new Map(input.open.map((a) => [alertKey(a), a]));
+  const stillFiring = new Set<string>();
+  const blackedOut = new Set(input.connections.filter((c) => c.blackedOut).map((c) => c.connectionId));
+
+  const fire = (key: AlertKey, fields: Omit<NewAlert, keyof AlertKey>) => {
+    const k = alertKey(key);
+    stillFiring.add(k);
+    const existing = open.get(k);
+    if (existing) {
+      const severityChanged = existing.severity !== fields.severity;
+      changes.update.push({
+        id: existing.id,
+        metric_value: fields.metric_value,
+        threshold_value: fields.threshold_value,
+        operator: fields.operator,
+        severity: fields.severity,
+        description: fields.description,
+        reactivate: existing.status === "acknowledged" && severityChanged,
+      });
+    } else if (!input.recentlyCleared.has(k)) changes.raise.push({ ...key, ...fields });
+  };
+
+  for (const conn of input.connections) {
+    if (conn.blackedOut) continue;
+    if (conn.error) {
+      fire(
+        { alert_type: "connection", rule_id: null, metric_name: CONNECTION_METRIC, connection_id: conn.connectionId, database_name: "", object_name: "" },
+        { metric_value: null, threshold_value: null, operator: null, severity: "critical", title: `Connection error: ${conn.name}`, description: conn.error },
+      );
+    }
+    const readings = input.readings.get(conn.connectionId);
+    for (const rule of input.rules) {
+      if (!rule.available) continue;
+      for (const r of readings?.get(rule.metric_name) ?? []) {
+        const setting = effectiveSetting(rule, input.overrides, conn, r.database_name);
+        if (!setting.enabled || !violates(r.value, setting.operator, setting.threshold)) continue;
+        fire(
+          { alert_type: "threshold", rule_id: rule.id, metric_name: rule.metric_name, connection_id: conn.connectionId, database_name: r.database_name, object_name: r.object_name },
+          { metric_value: r.value, threshold_value: setting.threshold, operator: setting.operator, severity: setting.severity, title: thresholdTitle(rule, conn, r), description: rule.description },
+        );
+      }
+    }
+  }
+
+  // The cleaner: open threshold and connection alerts nothing fired for this round. Anomaly alerts are the
+  // anomaly detector's to clear.
+  for (const [k, alert] of open) {
+    if (alert.alert_type === "anomaly" || stillFiring.has(k) || blackedOut.has(alert.connection_id)) continue;
+    changes.clear.push(alert.id);
+  }
+  return changes;
+}

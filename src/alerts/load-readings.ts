@@ -1,0 +1,69 @@
+/**
+ * The alerter's input from the samples: for each connection, the latest sample of every probe the rules read
+ * (current only when taken within 3 of its intervals) and the one before it (only when no gap separates
+ * them), then each alert metric measured on them. One query per probe for all connections.
+ */
+import type { Queryable } from "../../drivers/types.ts";
+import { effectiveProbeConfigs } from "../datastore/probe-configs.ts";
+import { type Sample, groupSamples } from "../metrics/samples.ts";
+import { probeTable } from "../probes/ddl.ts";
+import { findProbe } from "../probes/index.ts";
+import { type AlertMetric, type MetricInput, type Reading } from "./alert-metrics.ts";
+
+/** A sample older than this many intervals is no current value; two samples further apart are a gap. */
+const CURRENT_INTERVALS = 3;
+
+async function latestTwo(db: Queryable, probe: string, connectionIds: readonly number[], since: Date): Promise<Map<number, Sample[]>> {
+  const table = probeTable(probe);
+  const rows = await db.query<Record<string, unknown> & { connection_id: number }>(
+    `SELECT p.* FROM ${table} p
+       JOIN (SELECT connection_id, collected_at FROM (
+               SELECT connection_id, collected_at, row_number() OVER (PARTITION BY connection_id ORDER BY collected_at DESC) AS n
+                 FROM (SELECT DISTINCT connection_id, collected_at FROM ${table} WHERE connection_id = ANY($1::int[]) AND collected_at >= $2) d) x
+              WHERE n <= 2) t USING (connection_id, collected_at)
+      ORDER BY p.connection_id, p.collected_at`,
+    [connectionIds, since.toISOString()],
+  );
+  const byConnection = new Map<number, Sample[]>();
+  const definition = findProbe(probe)!;
+  for (const id of connectionIds) byConnection.set(id, groupSamples(definition, rows.filter((r) => r.connection_id === id)));
+  return byConnection;
+}
+
+export async function loadReadings(db: Queryable, connectionIds: readonly number[], metrics: readonly AlertMetric[], now: Date): Promise<Map<number, Map<string, Reading[]>>> {
+  const result = new Map<number, Map<string, Reading[]>>();
+  if (connectionIds.length === 0) return result;
+  const configs = await effectiveProbeConfigs(db, connectionIds);
+  const interval = (id: number, probe: string) => configs.get(id)!.get(probe)!.collection_interval_seconds;
+  const probes = [...new Set(metrics.flatMap((m) => m.probes))];
+  const samples = new Map<string, Map<number, Sample[]>>();
+  for (const probe of probes) {
+    const longest = Math.max(...connectionIds.map((id) => interval(id, probe)));
+    samples.set(probe, await latestTwo(db, probe, connectionIds, new Date(now.getTime() - 2 * CURRENT_INTERVALS * longest * 1000)));
+  }
+  const schedule = await db.query<{ connection_id: number; probe_name: string; last_success_at: Date | null }>(
+    "SELECT connection_id, probe_name, last_success_at FROM probe_schedule WHERE connection_id = ANY($1::int[]) AND last_status IS DISTINCT FROM 'unavailable'",
+    [connectionIds],
+  );
+  for (const id of connectionIds) {
+    const window = (probe: string) => CURRENT_INTERVALS * interval(id, probe) * 1000;
+    const pair = (probe: string) => samples.get(probe)?.get(id) ?? [];
+    const latest = (probe: string) => {
+      const last = pair(probe).at(-1);
+      return last && now.getTime() - last.t <= window(probe) ? last : undefined;
+    };
+    const input: MetricInput = {
+      now: now.getTime(),
+      latest,
+      previous(probe) {
+        const [before, last] = pair(probe).slice(-2);
+        return before && last && latest(probe) && last.t - before.t <= window(probe) ? before : undefined;
+      },
+      schedule: schedule
+        .filter((s) => s.connection_id === id && configs.get(id)?.get(s.probe_name)?.is_enabled)
+        .map((s) => ({ probe: s.probe_name, intervalSeconds: interval(id, s.probe_name), lastSuccess: s.last_success_at?.getTime() ?? null })),
+    };
+    result.set(id, new Map(metrics.map((m) => [m.name, m.measure(input)])));
+  }
+  return result;
+}

@@ -1,0 +1,35 @@
+/** `pglens alerter [--once]`: the alerter on its own, beside (or instead of) the one in `pglens serve`. */
+import { parseArgs } from "node:util";
+import { alerterOnce, startAlerter } from "../alerts/alerter.ts";
+import { loadNodeConfig } from "../config-file.ts";
+import { openMigratedDatastore } from "../datastore/open-migrated.ts";
+import { createLogger } from "../log.ts";
+
+export async function alerterCommand(args: string[]): Promise<number> {
+  const { values } = parseArgs({ args, options: { once: { type: "boolean" } } });
+  const config = loadNodeConfig();
+  const log = createLogger(config.log_level);
+  const driver = await openMigratedDatastore(config, log);
+  if (values.once) {
+    try {
+      const round = await alerterOnce(driver, config, log);
+      console.error(
+        round.ran
+          ? `alerter round over ${round.connections} connection(s): ${round.raised.length} raised, ${round.updated} updated, ${round.cleared.length} cleared`
+          : `another alerter ran this round less than ${config.alerter.interval_seconds} s ago; nothing to do`,
+      );
+      return 0;
+    } finally {
+      await driver.close();
+    }
+  }
+  const alerter = startAlerter(driver, config, log);
+  const stop = async () => {
+    await alerter.stop();
+    await driver.close();
+    process.exit(0);
+  };
+  process.once("SIGTERM", stop);
+  process.once("SIGINT", stop);
+  return -1;
+}

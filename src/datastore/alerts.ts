@@ -1,0 +1,151 @@
+/** Alerts and acknowledgments in the datastore: what the alerter writes and the API reads. */
+import type { Driver, Queryable } from "../../drivers/types.ts";
+import type { AlertUpdate, NewAlert, OpenAlert } from "../alerts/evaluate-round.ts";
+import { alertKey } from "../alerts/evaluate-round.ts";
+import { ConflictError, NotFoundError } from "../errors.ts";
+
+const KEY_COLUMNS = "alert_type, coalesce(rule_id, 0), metric_name, connection_id, database_name, object_name";
+
+export const openAlerts = (db: Queryable) =>
+  db.query<OpenAlert>(
+    "SELECT id::int AS id, alert_type, rule_id, metric_name, connection_id, database_name, object_name, status, severity, description FROM alerts WHERE cleared_at IS NULL",
+  );
+
+/** Keys of alerts cleared within the last `seconds`: no new alert for them yet (cooldown). */
+export async function recentlyClearedKeys(db: Queryable, seconds: number): Promise<Set<string>> {
+  const rows = await db.query<Parameters<typeof alertKey>[0]>(
+    "SELECT alert_type, rule_id, metric_name, connection_id, database_name, object_name FROM alerts WHERE cleared_at > now() - make_interval(secs => $1)",
+    [seconds],
+  );
+  return new Set(rows.map(alertKey));
+}
+
+/**
+ * Inserts new alerts. The partial unique index (one open alert per key) settles races between alerters:
+ * a second insert for a key is dropped. The cooldown is checked again here, against what is stored now.
+ */
+export async function raiseAlerts(db: Queryable, alerts: readonly NewAlert[], cooldownSeconds: number): Promise<number[]> {
+  const ids: number[] = [];
+  for (const a of alerts) {
+    const rows = await db.query<{ id: number }>(
+      `INSERT INTO alerts (alert_type, rule_id, metric_name, connection_id, database_name, object_name, metric_value, threshold_value, operator, severity, title, description, status)
+       SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, 'active'
+        WHERE NOT EXISTS (SELECT 1 FROM alerts WHERE alert_type = $1 AND coalesce(rule_id, 0) = coalesce($2::int, 0) AND metric_name = $3 AND connection_id = $4
+                            AND database_name = $5 AND object_name = $6 AND cleared_at > now() - make_interval(secs => $13))
+       ON CONFLICT (${KEY_COLUMNS}) WHERE cleared_at IS NULL DO NOTHING
+       RETURNING id::int AS id`,
+      [a.alert_type, a.rule_id, a.metric_name, a.connection_id, a.database_name, a.object_name, a.metric_value, a.threshold_value, a.operator, a.severity, a.title, a.description, cooldownSeconds],
+    );
+    ids.push(...rows.map((r) => r.id));
+  }
+  return ids;
+}
+
+export async function updateAlerts(db: Driver, updates: readonly AlertUpdate[]): Promise<void> {
+  for (const u of updates) {
+    await db.transaction(async (tx) => {
+      const [row] = await tx.query<{ id: number }>(
+        `UPDATE alerts SET metric_value = $2, threshold_value = $3, operator = $4, severity = $5, description = $6, last_updated = now(),
+                status = CASE WHEN $7 THEN 'active' ELSE status END
+          WHERE id = $1 AND cleared_at IS NULL RETURNING id::int AS id`,
+        [u.id, u.metric_value, u.threshold_value, u.operator, u.severity, u.description, u.reactivate],
+      );
+      if (row && u.reactivate) await tx.query("DELETE FROM alert_acknowledgments WHERE alert_id = $1", [u.id]);
+    });
+  }
+}
+
+export async function clearAlerts(db: Queryable, ids: readonly number[]): Promise<number[]> {
+  if (ids.length === 0) return [];
+  const rows = await db.query<{ id: number }>(
+    "UPDATE alerts SET status = 'cleared', cleared_at = now(), last_updated = now() WHERE id = ANY($1::bigint[]) AND cleared_at IS NULL RETURNING id::int AS id",
+    [ids],
+  );
+  return rows.map((r) => r.id);
+}
+
+/** Deletes cleared and acknowledged alerts triggered more than `days` ago. */
+export async function deleteOldAlerts(db: Queryable, days: number): Promise<number> {
+  const rows = await db.query("DELETE FROM alerts WHERE status IN ('cleared', 'acknowledged') AND triggered_at < now() - make_interval(days => $1) RETURNING id", [days]);
+  return rows.length;
+}
+
+export interface AlertFilters {
+  connectionIds: readonly number[];
+  status?: string;
+  excludeCleared?: boolean;
+  severity?: string;
+  alertType?: string;
+  startTime?: Date;
+  endTime?: Date;
+  limit: number;
+  offset: number;
+}
+
+function whereOf(f: AlertFilters): { where: string; params: unknown[] } {
+  const params: unknown[] = [f.connectionIds];
+  const clauses = ["a.connection_id = ANY($1::int[])"];
+  const add = (sql: string, value: unknown) => {
+    params.push(value);
+    clauses.push(sql.replace("?", `$${params.length}`));
+  };
+  if (f.status) add("a.status = ?", f.status);
+  if (f.excludeCleared) clauses.push("a.cleared_at IS NULL");
+  if (f.severity) add("a.severity = ?", f.severity);
+  if (f.alertType) add("a.alert_type = ?", f.alertType);
+  if (f.startTime) add("a.triggered_at >= ?", f.startTime.toISOString());
+  if (f.endTime) add("a.triggered_at <= ?", f.endTime.toISOString());
+  return { where: clauses.join(" AND "), params };
+}
+
+const ALERT_SELECT = `SELECT a.id::int AS id, a.alert_type, a.rule_id, a.connection_id, a.database_name, a.object_name, a.probe_name, a.metric_name, a.metric_value,
+        r.metric_unit, a.threshold_value, a.operator, a.severity, a.title, a.description, a.status, a.triggered_at, a.cleared_at, a.last_updated,
+        a.anomaly_score, a.anomaly_details, a.ai_analysis, a.ai_analysis_metric_value, coalesce(c.name, 'Unknown') AS server_name,
+        ack.acknowledged_at, ack.acknowledged_by, ack.message AS ack_message, ack.false_positive
+   FROM alerts a
+   LEFT JOIN alert_rules r ON r.id = a.rule_id
+   LEFT JOIN connections c ON c.id = a.connection_id
+   LEFT JOIN LATERAL (SELECT * FROM alert_acknowledgments k WHERE k.alert_id = a.id ORDER BY k.acknowledged_at DESC, k.id DESC LIMIT 1) ack ON true`;
+
+export type AlertRow = Record<string, unknown> & { id: number; connection_id: number; status: string };
+
+export async function listAlerts(db: Queryable, f: AlertFilters): Promise<{ alerts: AlertRow[]; total: number }> {
+  const { where, params } = whereOf(f);
+  const [{ total }] = await db.query<{ total: number }>(`SELECT count(*)::int AS total FROM alerts a WHERE ${where}`, params);
+  const alerts = await db.query<AlertRow>(`${ALERT_SELECT} WHERE ${where} ORDER BY a.triggered_at DESC, a.id DESC LIMIT ${f.limit} OFFSET ${f.offset}`, params);
+  return { alerts, total };
+}
+
+export async function getAlert(db: Queryable, id: number): Promise<AlertRow> {
+  const [row] = await db.query<AlertRow>(`${ALERT_SELECT} WHERE a.id = $1`, [id]);
+  if (!row) throw new NotFoundError(`alert ${id} not found`);
+  return row;
+}
+
+export async function activeAlertCounts(db: Queryable, connectionIds: readonly number[]): Promise<Map<number, number>> {
+  const rows = await db.query<{ connection_id: number; n: number }>(
+    "SELECT connection_id, count(*)::int AS n FROM alerts WHERE status = 'active' AND connection_id = ANY($1::int[]) GROUP BY connection_id ORDER BY connection_id",
+    [connectionIds],
+  );
+  return new Map(rows.map((r) => [r.connection_id, r.n]));
+}
+
+export async function acknowledgeAlert(db: Driver, id: number, by: string, message: string, falsePositive: boolean): Promise<void> {
+  await db.transaction(async (tx) => {
+    const rows = await tx.query("UPDATE alerts SET status = 'acknowledged', last_updated = now() WHERE id = $1 AND status = 'active' RETURNING id", [id]);
+    if (rows.length === 0) throw new ConflictError(`alert ${id} is not active; only an active alert can be acknowledged`);
+    await tx.query("INSERT INTO alert_acknowledgments (alert_id, acknowledged_by, message, false_positive) VALUES ($1, $2, $3, $4)", [id, by, message, falsePositive]);
+  });
+}
+
+export async function unacknowledgeAlert(db: Driver, id: number): Promise<void> {
+  await db.transaction(async (tx) => {
+    const rows = await tx.query("UPDATE alerts SET status = 'active', last_updated = now() WHERE id = $1 AND status = 'acknowledged' RETURNING id", [id]);
+    if (rows.length === 0) throw new ConflictError(`alert ${id} is not acknowledged`);
+    await tx.query("DELETE FROM alert_acknowledgments WHERE alert_id = $1", [id]);
+  });
+}
+
+export async function saveAnalysis(db: Queryable, id: number, analysis: string, metricValue: number | null): Promise<void> {
+  await db.query("UPDATE alerts SET ai_analysis = $2, ai_analysis_metric_value = $3 WHERE id = $1", [id, analysis, metricValue]);
+}

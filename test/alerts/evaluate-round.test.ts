@@ -1,0 +1,77 @@
+/** The alerter's pure round: fire, update, reactivate, clear, cooldown, connection errors, blackouts. */
+import { describe, expect, it } from "vitest";
+import type { Reading } from "../../src/alerts/alert-metrics.ts";
+import { type OpenAlert, type RoundConnection, type RoundInput, type RoundRule, alertKey, evaluateRound } from "../../src/alerts/evaluate-round.ts";
+
+const rule: RoundRule = {
+  id: 1, name: "long_running_queries", description: "A statement runs long", metric_name: "pg_stat_activity.max_query_duration_seconds",
+  default_operator: ">", default_threshold: 600, default_severity: "warning", default_enabled: true, available: true,
+};
+const conn: RoundConnection = { connectionId: 5, clusterId: null, groupId: null, name: "prod", error: null, blackedOut: false };
+const key = { alert_type: "threshold" as const, rule_id: 1, metric_name: rule.metric_name, connection_id: 5, database_name: "", object_name: "" };
+
+function input(value: number | null, extra: Partial<RoundInput> = {}): RoundInput {
+  const readings: Reading[] = value === null ? [] : [{ database_name: "", object_name: "", value }];
+  return { rules: [rule], overrides: [], connections: [conn], readings: new Map([[5, new Map([[rule.metric_name, readings]])]]), open: [], recentlyCleared: new Set(), ...extra };
+}
+const open = (fields: Partial<OpenAlert> = {}): OpenAlert => ({ ...key, id: 42, status: "active", severity: "warning", description: rule.description, ...fields });
+
+describe("evaluateRound", () => {
+  it("raises a threshold alert when the rule is violated and none is open", () => {
+    const { raise, update, clear } = evaluateRound(input(700));
+    expect(raise).toEqual([{ ...key, metric_value: 700, threshold_value: 600, operator: ">", severity: "warning", title: "long_running_queries", description: rule.description }]);
+    expect(update).toEqual([]);
+    expect(clear).toEqual([]);
+  });
+
+  it("does nothing at the threshold, or without a value", () => {
+    expect(evaluateRound(input(600))).toEqual({ raise: [], update: [], clear: [] });
+    expect(evaluateRound(input(null))).toEqual({ raise: [], update: [], clear: [] });
+  });
+
+  it("updates the open alert instead of raising another; an acknowledged one comes back only when its severity changes", () => {
+    expect(evaluateRound(input(900, { open: [open()] })).update).toEqual([{ id: 42, metric_value: 900, threshold_value: 600, operator: ">", severity: "warning", description: rule.description, reactivate: false }]);
+    expect(evaluateRound(input(900, { open: [open({ status: "acknowledged" })] })).update[0].reactivate).toBe(false);
+    const critical = { rule_id: 1, scope: "server" as const, scope_id: 5, database_name: "", operator: ">" as const, threshold: 600, severity: "critical" as const, enabled: true };
+    const changed = evaluateRound(input(900, { open: [open({ status: "acknowledged" })], overrides: [critical] }));
+    expect(changed.update[0]).toMatchObject({ severity: "critical", reactivate: true });
+    expect(changed.raise).toEqual([]);
+  });
+
+  it("clears an open alert whose rule is no longer violated, has no value, or is disabled where it fires", () => {
+    expect(evaluateRound(input(10, { open: [open()] })).clear).toEqual([42]);
+    expect(evaluateRound(input(null, { open: [open()] })).clear).toEqual([42]);
+    const off = { rule_id: 1, scope: "server" as const, scope_id: 5, database_name: "", operator: ">" as const, threshold: 600, severity: "warning" as const, enabled: false };
+    expect(evaluateRound(input(900, { open: [open()], overrides: [off] }))).toEqual({ raise: [], update: [], clear: [42] });
+  });
+
+  it("does not raise again within the cooldown of a cleared alert", () => {
+    expect(evaluateRound(input(900, { recentlyCleared: new Set([alertKey(key)]) })).raise).toEqual([]);
+  });
+
+  it("skips rules pglens cannot evaluate", () => {
+    expect(evaluateRound({ ...input(900), rules: [{ ...rule, available: false }] }).raise).toEqual([]);
+  });
+
+  it("keeps one connection alert per erroring connection, updated with the error and cleared when it is gone", () => {
+    const failing = { ...conn, error: "cannot reach connection 5: ECONNREFUSED" };
+    const first = evaluateRound({ ...input(null), connections: [failing] });
+    expect(first.raise).toEqual([
+      { alert_type: "connection", rule_id: null, metric_name: "", connection_id: 5, database_name: "", object_name: "", metric_value: null, threshold_value: null, operator: null, severity: "critical", title: "Connection error: prod", description: failing.error },
+    ]);
+    const existing = open({ id: 9, alert_type: "connection", rule_id: null, metric_name: "", severity: "critical", description: "old text" });
+    expect(evaluateRound({ ...input(null), connections: [failing], open: [existing] }).update).toMatchObject([{ id: 9, description: failing.error, reactivate: false }]);
+    expect(evaluateRound({ ...input(null), open: [existing] }).clear).toEqual([9]);
+  });
+
+  it("leaves a blacked-out connection alone", () => {
+    const quiet = { ...conn, blackedOut: true, error: "down" };
+    expect(evaluateRound({ ...input(900, { open: [open({ id: 3, object_name: "gone" })] }), connections: [quiet] })).toEqual({ raise: [], update: [], clear: [] });
+  });
+
+  it("keys alerts by database and object, and names them in the title", () => {
+    const readings = new Map([[5, new Map([[rule.metric_name, [{ database_name: "app", object_name: "public.t", value: 700 }, { database_name: "app", object_name: "public.u", value: 800 }]]])]]);
+    const { raise } = evaluateRound({ ...input(null), readings });
+    expect(raise.map((a) => [a.database_name, a.object_name, a.title])).toEqual([["app", "public.t", "long_running_queries: app / public.t"], ["app", "public.u", "long_running_queries: app / public.u"]]);
+  });
+});
