@@ -38,3 +38,16 @@ it("collects due probes from a real server in the scheduled handler", async () =
   expect(statuses.find((s) => s.last_status === "error")).toBeUndefined();
   expect(worker.logs.some((l) => l.includes('"msg":"collection tick"'))).toBe(true);
 });
+
+it("runs the alerter after the collector in the same scheduled handler", async () => {
+  // An unreachable server: the collector records its error, then the alerter turns it into an alert.
+  const [dead] = await db.query<{ id: number }>(
+    "INSERT INTO connections (name, host, port, username, is_monitored) VALUES ('unreachable-from-workers', '127.0.0.1', 1, 'x', true) RETURNING id",
+  );
+  const alert = async () => (await db.query<{ title: string }>("SELECT title FROM alerts WHERE connection_id = $1 AND alert_type = 'connection' AND cleared_at IS NULL", [dead.id]))[0];
+  await db.query("UPDATE maintenance_runs SET last_run_at = NULL, claimed_until = NULL WHERE task = 'alerter'");
+  await worker.scheduled();
+  for (let i = 0; i < 50 && !(await alert()); i++) await new Promise((r) => setTimeout(r, 200));
+  expect(await alert()).toEqual({ title: "Connection error: unreachable-from-workers" });
+  expect(worker.logs.some((l) => l.includes('"msg":"alerter round"'))).toBe(true);
+});
