@@ -167,7 +167,8 @@ export const ALERT_METRICS: readonly AlertMetric[] = [
   // Time in the current state of backends waiting on a lock (pg_stat_activity has no lock-wait start).
   { name: "pg_stat_activity.max_lock_wait_seconds", probes: ["pg_stat_activity"], measure: (i) => longest(i, "state_change", (r) => r.wait_event_type === "Lock") },
   { name: "pg_stat_checkpointer.checkpoints_req_delta", probes: ["pg_stat_checkpointer"], measure: (i) => change(i, "pg_stat_checkpointer", "num_requested", false) },
-  { name: "pg_stat_archiver.failed_count_delta", probes: [], unavailable: NOT_COLLECTED("pg_stat_archiver"), measure: () => [] },
+  // pg_stat_archiver's columns are collected with pg_stat_wal.
+  { name: "pg_stat_archiver.failed_count_delta", probes: ["pg_stat_wal"], measure: (i) => change(i, "pg_stat_wal", "failed_count", false) },
   {
     // Tables past autovacuum's default trigger (50 rows + 20% dead): hours since their last vacuum of any kind.
     name: "table_last_autovacuum_hours",

@@ -2,8 +2,8 @@
  * The alerter's I/O shell, the same on Node (a timer in `pglens serve`, `pglens alerter`) and on Workers
  * (the Cron Trigger, after the collector): claim the round through the datastore so that of several
  * instances one evaluates, read rules, overrides, readings and open alerts, let evaluateRound decide, write
- * the changes (the datastore's unique index drops any duplicate a race produces), and now and then delete
- * old alerts.
+ * the changes (the datastore's unique index drops any duplicate a race produces), and now and then refresh
+ * the baselines and delete old alerts.
  */
 import type { Driver } from "../../drivers/types.ts";
 import { claimMaintenance, releaseMaintenance } from "../collector/schedule-store.ts";
@@ -12,7 +12,9 @@ import { listAlertRules, listOverrides, ruleAvailability } from "../datastore/al
 import { clearAlerts, deleteOldAlerts, openAlerts, raiseAlerts, recentlyClearedKeys, updateAlerts } from "../datastore/alerts.ts";
 import type { Logger } from "../log.ts";
 import { findAlertMetric } from "./alert-metrics.ts";
-import { type RoundConnection, type RoundRule, evaluateRound } from "./evaluate-round.ts";
+import { currentValues, refreshBaselines, storedBaselines } from "./baseline-store.ts";
+import { detectAnomaly } from "./baselines.ts";
+import { type AnomalyCandidate, type RoundConnection, type RoundRule, evaluateRound } from "./evaluate-round.ts";
 import { loadReadings } from "./load-readings.ts";
 
 const RETENTION_EVERY_SECONDS = 3600;
@@ -33,12 +35,34 @@ export interface RoundResult {
   updated: number;
   cleared: number[];
   deletedOld: number;
+  /** Baseline rows written when this round refreshed them, else null. */
+  baselines: number | null;
 }
 
 export const alerterSettings = async (db: Driver) => (await db.query<AlerterSettings>("SELECT * FROM alerter_settings WHERE id = 1"))[0];
 
+/**
+ * Tiers 2-3 of anomaly detection (similarity to past anomalies, an LLM's judgement) plug in here: a
+ * reviewer sees each tier-1 candidate and may suppress it. Without one, every candidate becomes an alert.
+ */
+export type AnomalyReviewer = (candidate: AnomalyCandidate) => Promise<"alert" | "suppress">;
+
+/** Tier 1: the current value of each baseline metric against its most specific baseline. */
+async function findAnomalies(db: Driver, connectionIds: readonly number[], sensitivity: number, now: Date, review?: AnomalyReviewer): Promise<AnomalyCandidate[]> {
+  const baselines = await storedBaselines(db, connectionIds);
+  const candidates: AnomalyCandidate[] = [];
+  for (const v of await currentValues(db, connectionIds, now.getTime())) {
+    const own = baselines.filter((b) => b.connection_id === v.connection_id && b.database_name === v.database_name && b.metric_name === v.metric_name);
+    const anomaly = detectAnomaly(v.value, v.t, own, sensitivity);
+    if (!anomaly) continue;
+    const candidate = { connection_id: v.connection_id, database_name: v.database_name, metric_name: v.metric_name, value: v.value, anomaly };
+    if (!review || (await review(candidate)) === "alert") candidates.push(candidate);
+  }
+  return candidates;
+}
+
 /** Evaluates one round without claiming it: what a claimed round does, and what racing instances would do. */
-export async function evaluateAndApply(db: Driver, now = new Date()): Promise<Omit<RoundResult, "ran" | "deletedOld">> {
+export async function evaluateAndApply(db: Driver, now = new Date(), review?: AnomalyReviewer): Promise<Omit<RoundResult, "ran" | "deletedOld" | "baselines">> {
   const settings = await alerterSettings(db);
   const connections = await db.query<RoundConnection>(
     `SELECT c.name, c.connection_error AS error, c.cluster_id AS "clusterId", cl.group_id AS "groupId", c.id AS "connectionId", false AS "blackedOut"
@@ -56,6 +80,7 @@ export async function evaluateAndApply(db: Driver, now = new Date()): Promise<Om
     readings,
     open: await openAlerts(db),
     recentlyCleared: await recentlyClearedKeys(db, settings.cooldown_seconds),
+    anomalies: settings.anomaly_enabled ? await findAnomalies(db, connections.map((c) => c.connectionId), settings.anomaly_sensitivity, now, review) : [],
   });
   const raised = await raiseAlerts(db, changes.raise, settings.cooldown_seconds);
   await updateAlerts(db, changes.update);
@@ -66,13 +91,21 @@ export async function evaluateAndApply(db: Driver, now = new Date()): Promise<Om
 export async function alerterOnce(db: Driver, config: Config, log: Logger): Promise<RoundResult> {
   // A little under the interval, so a timer's drift never skips a round.
   if (!(await claimMaintenance(db, "alerter", Math.max(1, config.alerter.interval_seconds * 0.9)))) {
-    return { ran: false, connections: 0, raised: [], updated: 0, cleared: [], deletedOld: 0 };
+    return { ran: false, connections: 0, raised: [], updated: 0, cleared: [], deletedOld: 0, baselines: null };
   }
-  const round = await evaluateAndApply(db).finally(() => releaseMaintenance(db, "alerter"));
+  const settings = await alerterSettings(db);
+  let baselines: number | null = null;
+  const round = await (async () => {
+    // Baselines first, so a first round already has them; claimed apart, as they are due less often.
+    if (settings.anomaly_enabled && (await claimMaintenance(db, "baselines", settings.baseline_refresh_minutes * 60))) {
+      baselines = await refreshBaselines(db).finally(() => releaseMaintenance(db, "baselines"));
+    }
+    return evaluateAndApply(db);
+  })().finally(() => releaseMaintenance(db, "alerter"));
   let deletedOld = 0;
-  if (await claimMaintenance(db, "alert_retention", RETENTION_EVERY_SECONDS)) deletedOld = await deleteOldAlerts(db, (await alerterSettings(db)).retention_days);
+  if (await claimMaintenance(db, "alert_retention", RETENTION_EVERY_SECONDS)) deletedOld = await deleteOldAlerts(db, settings.retention_days);
   if (round.raised.length || round.cleared.length) log.info("alerter round", { raised: round.raised, cleared: round.cleared, updated: round.updated });
-  return { ran: true, ...round, deletedOld };
+  return { ran: true, ...round, deletedOld, baselines };
 }
 
 /** Node: a round every interval until stopped; rounds never overlap. */

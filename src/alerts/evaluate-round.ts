@@ -8,9 +8,11 @@
  * - A violated rule without one raises a new alert, unless the key was cleared within the cooldown.
  * - An open threshold alert whose rule is no longer violated, is disabled, or has no current value is cleared.
  * - One `connection` alert per monitored connection whose collector reports an error; cleared when it is gone.
+ * - Anomalies (values far from their baseline) raise or update `anomaly` alerts, cleared once back to normal.
  * - Connections in a blackout are left alone: nothing raised, updated or cleared for them.
  */
 import type { Reading } from "./alert-metrics.ts";
+import type { Anomaly } from "./baselines.ts";
 import type { Operator, Severity } from "./builtin-rules.ts";
 import { type Override, type Placement, type RuleDefaults, effectiveSetting, violates } from "./effective-setting.ts";
 
@@ -53,6 +55,8 @@ export interface NewAlert extends AlertKey {
   severity: Severity;
   title: string;
   description: string;
+  anomaly_score?: number;
+  anomaly_details?: Record<string, unknown>;
 }
 
 export interface AlertUpdate {
@@ -62,8 +66,19 @@ export interface AlertUpdate {
   operator: Operator | null;
   severity: Severity;
   description: string;
+  anomaly_score?: number;
+  anomaly_details?: Record<string, unknown>;
   /** An acknowledged alert whose severity changed: active again, acknowledgments dropped. */
   reactivate: boolean;
+}
+
+/** A value far from its baseline (tier 1), already confirmed by any later tier. */
+export interface AnomalyCandidate {
+  connection_id: number;
+  database_name: string;
+  metric_name: string;
+  value: number;
+  anomaly: Anomaly;
 }
 
 export interface RoundInput {
@@ -75,6 +90,8 @@ export interface RoundInput {
   open: readonly OpenAlert[];
   /** Keys (alertKey) of alerts cleared within the cooldown. */
   recentlyCleared: ReadonlySet<string>;
+  /** This round's anomalies; undefined when anomaly detection did not run (open anomaly alerts stay as they are). */
+  anomalies?: readonly AnomalyCandidate[];
 }
 
 export interface RoundChanges {
@@ -86,6 +103,7 @@ export interface RoundChanges {
 export const alertKey = (k: AlertKey) => JSON.stringify([k.alert_type, k.rule_id ?? 0, k.metric_name, k.connection_id, k.database_name, k.object_name]);
 
 const STALENESS_METRIC = "probe_staleness_ratio";
+const round = (v: number) => Number(v.toPrecision(4));
 const CONNECTION_METRIC = "";
 
 function thresholdTitle(rule: RoundRule, conn: RoundConnection, r: Reading): string {
@@ -113,6 +131,8 @@ export function evaluateRound(input: RoundInput): RoundChanges {
         operator: fields.operator,
         severity: fields.severity,
         description: fields.description,
+        anomaly_score: fields.anomaly_score,
+        anomaly_details: fields.anomaly_details,
         reactivate: existing.status === "acknowledged" && severityChanged,
       });
     } else if (!input.recentlyCleared.has(k)) changes.raise.push({ ...key, ...fields });
@@ -140,10 +160,29 @@ export function evaluateRound(input: RoundInput): RoundChanges {
     }
   }
 
-  // The cleaner: open threshold and connection alerts nothing fired for this round. Anomaly alerts are the
-  // anomaly detector's to clear.
+  for (const a of input.anomalies ?? []) {
+    if (blackedOut.has(a.connection_id)) continue;
+    const { z, baseline } = a.anomaly;
+    const where = a.database_name ? ` (${a.database_name})` : "";
+    const period = baseline.period_type === "all" ? "7-day" : baseline.period_type === "hourly" ? `hour-${baseline.period_value} UTC` : `weekday-${baseline.period_value}`;
+    fire(
+      { alert_type: "anomaly", rule_id: null, metric_name: a.metric_name, connection_id: a.connection_id, database_name: a.database_name, object_name: "" },
+      {
+        metric_value: a.value,
+        threshold_value: null,
+        operator: null,
+        severity: a.anomaly.severity,
+        title: `Anomaly: ${a.metric_name}${where}`,
+        description: `${round(a.value)} is ${round(z)} standard deviations from its ${period} baseline (mean ${round(baseline.mean)}, stddev ${round(baseline.stddev)}, ${baseline.sample_count} samples)`,
+        anomaly_score: z,
+        anomaly_details: { z_score: z, baseline: { period_type: baseline.period_type, period_value: baseline.period_value, mean: baseline.mean, stddev: baseline.stddev, sample_count: baseline.sample_count } },
+      },
+    );
+  }
+
+  // The cleaner: open alerts nothing fired for this round (anomaly alerts only when anomalies were checked).
   for (const [k, alert] of open) {
-    if (alert.alert_type === "anomaly" || stillFiring.has(k) || blackedOut.has(alert.connection_id)) continue;
+    if ((alert.alert_type === "anomaly" && !input.anomalies) || stillFiring.has(k) || blackedOut.has(alert.connection_id)) continue;
     changes.clear.push(alert.id);
   }
   return changes;

@@ -28,13 +28,13 @@ export async function raiseAlerts(db: Queryable, alerts: readonly NewAlert[], co
   const ids: number[] = [];
   for (const a of alerts) {
     const rows = await db.query<{ id: number }>(
-      `INSERT INTO alerts (alert_type, rule_id, metric_name, connection_id, database_name, object_name, metric_value, threshold_value, operator, severity, title, description, status)
-       SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, 'active'
+      `INSERT INTO alerts (alert_type, rule_id, metric_name, connection_id, database_name, object_name, metric_value, threshold_value, operator, severity, title, description, anomaly_score, anomaly_details, status)
+       SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $14, $15::jsonb, 'active'
         WHERE NOT EXISTS (SELECT 1 FROM alerts WHERE alert_type = $1 AND coalesce(rule_id, 0) = coalesce($2::int, 0) AND metric_name = $3 AND connection_id = $4
                             AND database_name = $5 AND object_name = $6 AND cleared_at > now() - make_interval(secs => $13))
        ON CONFLICT (${KEY_COLUMNS}) WHERE cleared_at IS NULL DO NOTHING
        RETURNING id::int AS id`,
-      [a.alert_type, a.rule_id, a.metric_name, a.connection_id, a.database_name, a.object_name, a.metric_value, a.threshold_value, a.operator, a.severity, a.title, a.description, cooldownSeconds],
+      [a.alert_type, a.rule_id, a.metric_name, a.connection_id, a.database_name, a.object_name, a.metric_value, a.threshold_value, a.operator, a.severity, a.title, a.description, cooldownSeconds, a.anomaly_score ?? null, a.anomaly_details ? JSON.stringify(a.anomaly_details) : null],
     );
     ids.push(...rows.map((r) => r.id));
   }
@@ -46,9 +46,9 @@ export async function updateAlerts(db: Driver, updates: readonly AlertUpdate[]):
     await db.transaction(async (tx) => {
       const [row] = await tx.query<{ id: number }>(
         `UPDATE alerts SET metric_value = $2, threshold_value = $3, operator = $4, severity = $5, description = $6, last_updated = now(),
-                status = CASE WHEN $7 THEN 'active' ELSE status END
+                status = CASE WHEN $7 THEN 'active' ELSE status END, anomaly_score = coalesce($8, anomaly_score), anomaly_details = coalesce($9::jsonb, anomaly_details)
           WHERE id = $1 AND cleared_at IS NULL RETURNING id::int AS id`,
-        [u.id, u.metric_value, u.threshold_value, u.operator, u.severity, u.description, u.reactivate],
+        [u.id, u.metric_value, u.threshold_value, u.operator, u.severity, u.description, u.reactivate, u.anomaly_score ?? null, u.anomaly_details ? JSON.stringify(u.anomaly_details) : null],
       );
       if (row && u.reactivate) await tx.query("DELETE FROM alert_acknowledgments WHERE alert_id = $1", [u.id]);
     });
@@ -64,9 +64,13 @@ export async function clearAlerts(db: Queryable, ids: readonly number[]): Promis
   return rows.map((r) => r.id);
 }
 
-/** Deletes cleared and acknowledged alerts triggered more than `days` ago. */
+/** Deletes alerts cleared, or acknowledged and untouched since, more than `days` ago. */
 export async function deleteOldAlerts(db: Queryable, days: number): Promise<number> {
-  const rows = await db.query("DELETE FROM alerts WHERE status IN ('cleared', 'acknowledged') AND triggered_at < now() - make_interval(days => $1) RETURNING id", [days]);
+  const rows = await db.query(
+    `DELETE FROM alerts WHERE (status = 'cleared' AND cleared_at < now() - make_interval(days => $1))
+        OR (status = 'acknowledged' AND last_updated < now() - make_interval(days => $1)) RETURNING id`,
+    [days],
+  );
   return rows.length;
 }
 

@@ -76,7 +76,7 @@ export function parseAggregation(value: string | undefined): Aggregation {
 }
 
 /** Stored columns the requested metrics read: bases, their reset markers, dead_tuple_ratio's inputs. */
-function neededColumns(probe: ProbeDefinition, metrics: readonly MetricRequest[]): string[] {
+export function neededColumns(probe: ProbeDefinition, metrics: readonly MetricRequest[]): string[] {
   const columns = new Set<string>();
   for (const m of metrics) {
     if (m.form === "dead_tuple_ratio") {

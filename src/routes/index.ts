@@ -7,6 +7,7 @@ import { healthRoutes } from "./health.ts";
 import { mcpRoutes } from "./mcp.ts";
 import { mcpToolRoutes } from "./mcp-tools.ts";
 import { metricsRoutes } from "./metrics.ts";
+import { metricsBaselineRoutes } from "./metrics-baselines.ts";
 import { probeConfigRoutes } from "./probe-configs.ts";
 import { rbacGroupRoutes } from "./rbac-groups.ts";
 import { rbacPrivilegeRoutes } from "./rbac-privileges.ts";
@@ -27,6 +28,7 @@ export const ROUTE_MODULES = [
   probeConfigRoutes,
   serverInfoRoutes,
   metricsRoutes,
+  metricsBaselineRoutes,
   alertRoutes,
   alertRuleRoutes,
   mcpToolRoutes,

@@ -74,4 +74,14 @@ describe("evaluateRound", () => {
     const { raise } = evaluateRound({ ...input(null), readings });
     expect(raise.map((a) => [a.database_name, a.object_name, a.title])).toEqual([["app", "public.t", "long_running_queries: app / public.t"], ["app", "public.u", "long_running_queries: app / public.u"]]);
   });
+
+  it("raises anomaly alerts from candidates and clears them only in a round that checked anomalies", () => {
+    const baseline = { period_type: "hourly" as const, period_value: 3, mean: 1, stddev: 0.1, min: 0.8, max: 1.2, p50: 1, p95: 1.2, p99: 1.2, sample_count: 7 };
+    const candidate = { connection_id: 5, database_name: "app", metric_name: "pg_stat_database.xact_commit_per_sec", value: 100, anomaly: { z: 990, severity: "critical" as const, baseline } };
+    const [raised] = evaluateRound({ ...input(null), anomalies: [candidate] }).raise;
+    expect(raised).toMatchObject({ alert_type: "anomaly", rule_id: null, metric_name: candidate.metric_name, database_name: "app", severity: "critical", anomaly_score: 990, title: "Anomaly: pg_stat_database.xact_commit_per_sec (app)" });
+    const existing = open({ id: 8, alert_type: "anomaly", rule_id: null, metric_name: candidate.metric_name, database_name: "app" });
+    expect(evaluateRound({ ...input(null), open: [existing] }).clear).toEqual([]);
+    expect(evaluateRound({ ...input(null), open: [existing], anomalies: [] }).clear).toEqual([8]);
+  });
 });
