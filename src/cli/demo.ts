@@ -26,6 +26,8 @@ export async function createDemoConnection(db: Driver): Promise<{ id: number; ro
     sslmode: "disable",
     ssl_root_cert: null,
     allow_cleartext_password: false,
+    live_username: null,
+    live_password_secret: null,
     is_monitored: false,
     is_shared: true,
     description: "Generated history to explore pglens; delete it when you have your own servers",
@@ -62,7 +64,7 @@ async function monitorRole(url: string, create: boolean): Promise<string> {
     const [{ rolsuper }] = (await client.query<{ rolsuper: boolean }>("SELECT rolsuper FROM pg_roles WHERE rolname = current_user")).rows;
     if (!rolsuper) return url;
     if (!create) {
-      console.error(`warning: ${decodeURIComponent(new URL(url).username || "postgres")} is a superuser; the live tools will refuse this connection. Run again with --monitor-role to monitor as a pg_monitor role, or set live_tools.role`);
+      console.error(`warning: ${decodeURIComponent(new URL(url).username || "postgres")} is a superuser; the live tools will refuse this connection. Run again with --monitor-role to monitor as a pg_monitor role, or give the connection a pg_monitor live_username`);
       return url;
     }
     const password = randomBytes(24).toString("base64url");
@@ -98,6 +100,8 @@ export async function demoCommand(args: string[]): Promise<number> {
         sslmode: "disable",
         ssl_root_cert: null,
         allow_cleartext_password: false,
+    live_username: null,
+    live_password_secret: null,
         is_monitored: true,
         is_shared: true,
         description: "Registered by pglens demo",

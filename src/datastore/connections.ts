@@ -14,6 +14,9 @@ export interface ConnectionRow {
   sslmode: string;
   ssl_root_cert: string | null;
   allow_cleartext_password: boolean;
+  /** The live tools' own login (same server), when the main one is too powerful for callers' SQL. */
+  live_username: string | null;
+  live_password_secret: string | null;
   is_monitored: boolean;
   is_shared: boolean;
   description: string;
@@ -41,6 +44,8 @@ export function connectionJson(c: ConnectionRow) {
     ssl_root_cert: c.ssl_root_cert,
     allow_cleartext_password: c.allow_cleartext_password,
     password_set: c.password_secret !== null,
+    live_username: c.live_username,
+    live_password_set: c.live_password_secret !== null,
     is_monitored: c.is_monitored,
     is_shared: c.is_shared,
     owner_username: c.owner_username,
@@ -50,6 +55,11 @@ export function connectionJson(c: ConnectionRow) {
     created_at: c.created_at.toISOString(),
     updated_at: c.updated_at.toISOString(),
   };
+}
+
+/** The login the live tools use: the live one when set, else the main one. */
+export function liveLogin(row: ConnectionRow): ConnectionRow {
+  return row.live_username ? { ...row, username: row.live_username, password_secret: row.live_password_secret } : row;
 }
 
 const SELECT = `SELECT c.*, u.username AS owner_username FROM connections c LEFT JOIN users u ON u.id = c.owner_user_id`;
@@ -81,10 +91,10 @@ export async function assertReadableConnections(db: Queryable, ids: readonly num
 /** What a caller stores on a connection; the rest is the datastore's. */
 export type ConnectionFields = Pick<
   ConnectionRow,
-  "name" | "host" | "port" | "database_name" | "username" | "password_secret" | "sslmode" | "ssl_root_cert" | "allow_cleartext_password" | "is_monitored" | "is_shared" | "description" | "cluster_id" | "owner_user_id"
+  "name" | "host" | "port" | "database_name" | "username" | "password_secret" | "sslmode" | "ssl_root_cert" | "allow_cleartext_password" | "live_username" | "live_password_secret" | "is_monitored" | "is_shared" | "description" | "cluster_id" | "owner_user_id"
 >;
 
-const FIELDS: ReadonlyArray<keyof ConnectionFields> = ["name", "host", "port", "database_name", "username", "password_secret", "sslmode", "ssl_root_cert", "allow_cleartext_password", "is_monitored", "is_shared", "description", "cluster_id", "owner_user_id"];
+const FIELDS: ReadonlyArray<keyof ConnectionFields> = ["name", "host", "port", "database_name", "username", "password_secret", "sslmode", "ssl_root_cert", "allow_cleartext_password", "live_username", "live_password_secret", "is_monitored", "is_shared", "description", "cluster_id", "owner_user_id"];
 
 async function mapConflicts<T>(work: () => Promise<T>, name: string | undefined): Promise<T> {
   try {

@@ -5,7 +5,7 @@
  * the transaction is always rolled back.
  */
 import type pg from "pg";
-import type { ConnectionRow } from "../datastore/connections.ts";
+import { type ConnectionRow, liveLogin } from "../datastore/connections.ts";
 import { withMonitoredClient } from "./client.ts";
 
 export interface ReadOnlyOptions {
@@ -55,13 +55,20 @@ export async function rolePowers(client: pg.Client): Promise<{ role: string; pow
 
 const quoteIdent = (name: string) => `"${name.replace(/"/g, '""')}"`;
 
-/** Inside the transaction: switch to live_tools.role when the login is powerful; refuse when that is not possible. */
+/**
+ * Inside the transaction: a login with powers beyond a read-only transaction is refused, unless it is the main
+ * login and live_tools.role is set (then SET LOCAL ROLE: a guard against mistakes, not against a caller
+ * who means harm, as SQL in the session can switch back). A live_username login is never switched.
+ */
 async function restrictRole(client: pg.Client, conn: ConnectionRow, role: string | undefined): Promise<void> {
   const login = await rolePowers(client);
   if (!login.powers.length) return;
+  if (conn.live_username) {
+    throw new PowerfulRoleError(`refused: connection ${conn.id}'s live_username ${login.role} has ${login.powers.join(", ")}, which can act outside a read-only transaction; make it a pg_monitor role without those`);
+  }
   if (!role) {
     throw new PowerfulRoleError(
-      `refused: connection ${conn.id} logs in as ${login.role} (${login.powers.join(", ")}), which can act outside a read-only transaction; monitor with a pg_monitor role or set live_tools.role`,
+      `refused: connection ${conn.id} logs in as ${login.role} (${login.powers.join(", ")}), which can act outside a read-only transaction; set the connection's live_username to a pg_monitor login (or monitor with one)`,
     );
   }
   await client.query(`SET LOCAL ROLE ${quoteIdent(role)}`).catch((err: Error) => {
@@ -90,7 +97,7 @@ const BLOCKING_LOCKS = `SELECT l.mode, coalesce(c.relname, l.locktype) AS target
 
 export async function withReadOnlyTransaction<T>(conn: ConnectionRow, secret: string | undefined, options: ReadOnlyOptions, work: (client: pg.Client) => Promise<T>): Promise<T> {
   return withMonitoredClient(
-    conn,
+    liveLogin(conn),
     secret,
     async (client) => {
       await client.query("BEGIN READ ONLY");

@@ -11,6 +11,7 @@ import {
   listConnections,
   readableConnection,
   updateConnection,
+  liveLogin,
 } from "../datastore/connections.ts";
 import { USER, admin, authority, guarded } from "../http/access.ts";
 import { ApiError } from "../http/errors.ts";
@@ -42,6 +43,8 @@ const Connection = z
     ssl_root_cert: z.string().nullable().openapi({ description: "PEM CA bundle that verify-ca/verify-full check the server's certificate against (default: the system's CAs)" }),
     allow_cleartext_password: z.boolean().openapi({ description: "Whether the password may be sent in clear text to a server that asks for it over a link without TLS" }),
     password_set: z.boolean().openapi({ description: "Whether a password is stored; it is never returned" }),
+    live_username: z.string().nullable().openapi({ description: "The live tools' own login on this server (a pg_monitor role), when set; else they use `username`" }),
+    live_password_set: z.boolean().openapi({ description: "Whether a password is stored for live_username; it is never returned" }),
     is_monitored: z.boolean(),
     is_shared: z.boolean(),
     owner_username: z.string().nullable(),
@@ -67,6 +70,13 @@ const fields = {
     .refine((pem) => pem.includes("-----BEGIN CERTIFICATE-----"), "must be PEM text with at least one -----BEGIN CERTIFICATE----- block")
     .nullable(),
   allow_cleartext_password: z.boolean(),
+  live_username: z
+    .string()
+    .min(1)
+    .max(63)
+    .nullable()
+    .openapi({ description: "A login for the live tools (query_database, execute_explain, get_schema_info) on the same server, e.g. a pg_monitor role; recommended when `username` is a superuser or similarly powerful" }),
+  live_password: z.string().max(1000).openapi({ description: "Password of live_username; stored encrypted, never returned" }),
   is_monitored: z.boolean(),
   is_shared: z.boolean().openapi({ description: "Readable by every user; needs manage_connections" }),
   description: z.string().max(2000),
@@ -82,6 +92,8 @@ const NewConnection = z
     sslmode: fields.sslmode.default("prefer"),
     ssl_root_cert: fields.ssl_root_cert.default(null),
     allow_cleartext_password: fields.allow_cleartext_password.default(false),
+    live_username: fields.live_username.default(null),
+    live_password: fields.live_password.optional(),
     is_monitored: fields.is_monitored.default(true),
     is_shared: fields.is_shared.default(false),
     description: fields.description.default(""),
@@ -91,13 +103,17 @@ const NewConnection = z
   .openapi("NewConnection");
 
 const ConnectionChanges = z
-  .object({ ...fields, password: fields.password.nullable().openapi({ description: "A new password; null removes the stored one" }) })
+  .object({
+    ...fields,
+    password: fields.password.nullable().openapi({ description: "A new password; null removes the stored one" }),
+    live_password: fields.live_password.nullable().openapi({ description: "A new password for live_username; null removes it" }),
+  })
   .partial()
   .strict()
   .openapi("ConnectionChanges");
 
 const WithWarning = Connection.extend({
-  warning: z.string().optional().openapi({ description: "Present when the server's login role is too powerful for the live tools (they will refuse it, or switch to live_tools.role)" }),
+  warning: z.string().optional().openapi({ description: "Present when the live tools' login is too powerful for callers' SQL (they will refuse it, or switch to live_tools.role)" }),
 }).openapi("ConnectionWithWarning");
 
 const Database = z.object({ name: z.string(), owner: z.string(), encoding: z.string(), size_bytes: z.number().nullable() }).openapi("Database");
@@ -163,18 +179,26 @@ async function assertMayModify(c: Context<AppEnv>, id: number, changes: { is_sha
   return row;
 }
 
-/** Fields that decide where, and how safely, the stored password is sent. */
+/** Fields that decide where, and how safely, the stored passwords are sent. */
 const PASSWORD_ROUTE = ["host", "port", "database_name", "username", "sslmode", "ssl_root_cert", "allow_cleartext_password"] as const;
+const LIVE_PASSWORD_ROUTE = [...PASSWORD_ROUTE.filter((k) => k !== "username"), "live_username"] as const;
 
 /**
- * The stored password must not follow a connection to an endpoint its owner did not choose: whoever
- * re-points it (or weakens its TLS) re-enters the password, unless they own the connection or are a superuser.
+ * A stored password must not follow a connection to an endpoint its owner did not choose: whoever re-points
+ * it (or weakens its TLS) re-enters the password, unless they own the connection or are a superuser. The
+ * same holds for the live login's password.
  */
-function assertPasswordFollowsOwner(a: Authority, row: ConnectionRow, changes: Record<string, unknown>, password: string | null | undefined) {
-  const moved = PASSWORD_ROUTE.filter((k) => changes[k] !== undefined && changes[k] !== row[k]);
-  if (!moved.length || row.password_secret === null || password !== undefined) return;
+function assertPasswordsFollowOwner(a: Authority, row: ConnectionRow, changes: Record<string, unknown>, given: { password?: string | null; live_password?: string | null }) {
   if (row.owner_user_id === a.principal.userId || actsAsSuperuser(a)) return;
-  throw new ApiError(400, `changing ${moved.join(", ")} sends the stored password somewhere new: give \`password\` in the same request (only the owner or a superuser may keep the stored one)`);
+  const checks = [
+    { field: "password", stored: row.password_secret, route: PASSWORD_ROUTE },
+    { field: "live_password", stored: row.live_password_secret, route: LIVE_PASSWORD_ROUTE },
+  ] as const;
+  for (const { field, stored, route } of checks) {
+    const moved = route.filter((k) => changes[k] !== undefined && changes[k] !== row[k]);
+    if (!moved.length || stored === null || given[field] !== undefined) continue;
+    throw new ApiError(400, `changing ${moved.join(", ")} sends the stored ${field.replace("_", " ")} somewhere new: give \`${field}\` in the same request (only the owner or a superuser may keep the stored one)`);
+  }
 }
 
 /**
@@ -183,12 +207,14 @@ function assertPasswordFollowsOwner(a: Authority, row: ConnectionRow, changes: R
  */
 async function liveToolsWarning(row: ConnectionRow, config: Config): Promise<string | undefined> {
   if (!row.is_monitored) return undefined;
-  const login = await withMonitoredClient(row, config.secret, rolePowers, { connectTimeoutMs: 3000, statementTimeoutMs: 3000 }).catch(() => undefined);
+  const live = liveLogin(row);
+  const login = await withMonitoredClient(live, config.secret, rolePowers, { connectTimeoutMs: 3000, statementTimeoutMs: 3000 }).catch(() => undefined);
   if (!login?.powers.length) return undefined;
-  const what = `connection ${row.id} logs in as ${login.role} (${login.powers.join(", ")})`;
+  const what = `connection ${row.id}'s live tools log in as ${login.role} (${login.powers.join(", ")})`;
+  if (row.live_username) return `${what}: they will refuse it; make live_username a pg_monitor role without those powers`;
   return config.live_tools.role
-    ? `${what}: the live tools will SET ROLE ${config.live_tools.role}, which SQL from a superuser session can undo; monitor with a pg_monitor role`
-    : `${what}: the live tools will refuse it; monitor with a pg_monitor role or set live_tools.role`;
+    ? `${what}: they will SET ROLE ${config.live_tools.role}, which a caller's own SQL can undo; set live_username to a pg_monitor login`
+    : `${what}: they will refuse it; set live_username to a pg_monitor login (or monitor with one)`;
 }
 
 const withWarning = async (row: ConnectionRow, config: Config) => {
@@ -203,11 +229,12 @@ export const connectionRoutes = newRouter()
   })
   .openapi(r.create, async (c) => {
     const body = c.req.valid("json");
-    const { password, ...rest } = body;
+    const { password, live_password, ...rest } = body;
     const fieldsToStore: ConnectionFields = {
       ...rest,
       cluster_id: rest.cluster_id ?? null,
       password_secret: password ? await seal(password, c.get("config").secret) : null,
+      live_password_secret: live_password ? await seal(live_password, c.get("config").secret) : null,
       owner_user_id: c.get("principal")!.userId,
     };
     return c.json(await withWarning(await createConnection(c.get("db"), fieldsToStore), c.get("config")), 201);
@@ -237,13 +264,13 @@ export const connectionRoutes = newRouter()
   .openapi(r.get, async (c) => c.json(connectionJson(await readableConnection(c.get("db"), c.req.valid("param").id, await authority(c))), 200))
   .openapi(r.update, async (c) => {
     const { id } = c.req.valid("param");
-    const { password, ...rest } = c.req.valid("json");
+    const { password, live_password, ...rest } = c.req.valid("json");
     const current = await assertMayModify(c, id, rest);
-    assertPasswordFollowsOwner(await authority(c), current, rest, password);
-    // Absent leaves the stored password alone; null removes it.
-    const sealed = password === undefined ? undefined : password === null ? null : await seal(password, c.get("config").secret);
-    const row = await updateConnection(c.get("db"), id, { ...rest, password_secret: sealed });
-    const reached = PASSWORD_ROUTE.some((k) => rest[k] !== undefined) || password !== undefined || rest.is_monitored !== undefined;
+    assertPasswordsFollowOwner(await authority(c), current, rest, { password, live_password });
+    // Absent leaves a stored password alone; null removes it.
+    const sealOrClear = async (p: string | null | undefined) => (p === undefined ? undefined : p === null ? null : await seal(p, c.get("config").secret));
+    const row = await updateConnection(c.get("db"), id, { ...rest, password_secret: await sealOrClear(password), live_password_secret: await sealOrClear(live_password) });
+    const reached = LIVE_PASSWORD_ROUTE.some((k) => rest[k] !== undefined) || rest.username !== undefined || password !== undefined || live_password !== undefined || rest.is_monitored !== undefined;
     return c.json(reached ? await withWarning(row, c.get("config")) : connectionJson(row), 200);
   })
   .openapi(r.remove, async (c) => {

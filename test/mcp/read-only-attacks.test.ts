@@ -8,6 +8,7 @@ import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { callTool } from "../../src/mcp/call.ts";
 import { loadAuthority } from "../../src/auth/rbac.ts";
+import { seal } from "../../src/auth/secret-box.ts";
 import { resolveConfig } from "../../src/config.ts";
 import { createLogger } from "../../src/log.ts";
 import { migratedDatastore, type TestDatastore } from "../support/datastore.ts";
@@ -22,6 +23,7 @@ let conn: number;
 let call: (name: string, args: Record<string, unknown>) => ReturnType<typeof callTool>;
 let superConn: number;
 let callAs: (config: Record<string, unknown>, name: string, args: Record<string, unknown>) => ReturnType<typeof callTool>;
+let callLive: (name: string, args: Record<string, unknown>) => ReturnType<typeof callTool>;
 
 const MONITOR_PASSWORD = "monitor password 123";
 
@@ -58,6 +60,10 @@ beforeAll(async () => {
   superConn = await registerServer(store.db, "superuser-login", server.url);
   callAs = (live, name, args) =>
     callTool(name, { connection_id: superConn, ...args }, { db: store.db, now: Date.now(), access, config: resolveConfig({ live_tools: { statement_timeout_ms: 1500, ...live } }, { PGLENS_SECRET: TEST_SECRET }), log: createLogger("error") });
+  // The collector's login is the superuser; the live tools have a pg_monitor login of their own.
+  const liveConn = await registerServer(store.db, "superuser-with-live-login", server.url);
+  await store.db.query("UPDATE connections SET live_username = 'pglens_monitor', live_password_secret = $2 WHERE id = $1", [liveConn, await seal(MONITOR_PASSWORD, TEST_SECRET)]);
+  callLive = (name, args) => callTool(name, { connection_id: liveConn, ...args }, { db: store.db, now: Date.now(), access, config, log: createLogger("error") });
 });
 
 afterAll(async () => {
@@ -140,7 +146,7 @@ describe("on a superuser login", () => {
     for (const [name, args] of [["query_database", { query: "SELECT 1" }], ["execute_explain", { statement: "SELECT 1" }], ["get_schema_info", {}]] as const) {
       const result = await callAs({}, name, args);
       expect(result.isError).toBe(true);
-      expect(result.content[0].text).toMatch(/logs in as postgres \(superuser\).*monitor with a pg_monitor role or set live_tools.role/);
+      expect(result.content[0].text).toMatch(/logs in as postgres \(superuser\).*set the connection's live_username to a pg_monitor login/);
     }
   });
 
@@ -157,9 +163,34 @@ describe("on a superuser login", () => {
     expect(who.content[0].text).toMatch(/\nwho\npglens_live\n/);
   });
 
+  it("live_tools.role guards against mistakes only: the caller's own SQL can switch back (use live_username)", async () => {
+    const escaped = await callAs({ role: "pglens_live" }, "query_database", { query: "SELECT set_config('role', 'postgres', true) AS r, current_setting('is_superuser') AS su" });
+    expect(escaped.content[0].text).toMatch(/\nr\tsu\npostgres\ton\n/);
+  });
+
   it("refuses a live_tools.role that is itself powerful", async () => {
     const result = await callAs({ role: "postgres" }, "query_database", { query: "SELECT 1" });
     expect(result.content[0].text).toMatch(/live_tools.role postgres itself has superuser/);
+  });
+});
+
+describe("on a superuser login with a live_username", () => {
+  it.each([
+    ...SUPERUSER_ATTACKS,
+    ["SELECT set_config('role', 'postgres', true)", /permission denied to set role/],
+    ["SELECT set_config('session_authorization', 'postgres', true)", /permission denied to set session authorization/],
+    ["SET ROLE postgres", /permission denied to set role/],
+  ] as Array<[string, RegExp]>)("refuses %s", async (query, message) => {
+    const result = await callLive("query_database", { query });
+    expect(result.isError).toBe(true);
+    expect(result.content[0].text).toMatch(message);
+  });
+
+  it("runs honest questions as the live login, in every live tool", async () => {
+    const who = await callLive("query_database", { query: "SELECT session_user AS s, current_user AS c" });
+    expect(who.content[0].text).toMatch(/\ns\tc\npglens_monitor\tpglens_monitor\n/);
+    expect((await callLive("execute_explain", { statement: "SELECT 1", analyze: true })).isError).toBe(false);
+    expect((await callLive("get_schema_info", { schema_name: "public" })).content[0].text).toContain("victim");
   });
 });
 

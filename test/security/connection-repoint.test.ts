@@ -58,6 +58,27 @@ describe("re-pointing a connection", () => {
     expect(fake.passwords).not.toContain(STORED);
   });
 
+  it("needs the live login's password again too, and never shows either password", async () => {
+    const LIVE_STORED = "the owner's live password";
+    const created = await send("POST", "/api/v1/connections", {
+      token: owner,
+      body: { name: "with-live-login", host: "127.0.0.1", port: 1, username: "app", password: STORED, live_username: "monitor", live_password: LIVE_STORED },
+    });
+    expect(created.body).toMatchObject({ live_username: "monitor", live_password_set: true, password_set: true });
+    expect(created.text).not.toContain(LIVE_STORED);
+    const id = created.body.id;
+    const moved = await send("PUT", `/api/v1/connections/${id}`, { token: manager, body: { host: "127.0.0.1", port: fake.port, password: "manager's own" } });
+    expect(moved.status).toBe(400);
+    expect(moved.body.error).toContain("give `live_password` in the same request");
+    expect((await send("PUT", `/api/v1/connections/${id}`, { token: manager, body: { live_username: "someone" } })).body.error).toContain("`live_password`");
+    const both = await send("PUT", `/api/v1/connections/${id}`, { token: manager, body: { host: "127.0.0.1", port: fake.port, password: "manager's own", live_password: "manager's live" } });
+    expect(both.status).toBe(200);
+    const tool = await send("POST", "/api/v1/mcp/tools/call", { token: manager, body: { name: "get_schema_info", arguments: { connection_id: id } } });
+    expect(tool.status).toBe(200);
+    expect(fake.passwords).not.toContain(LIVE_STORED);
+    expect((await send("GET", `/api/v1/connections/${id}`, { token: manager })).text).not.toMatch(/manager's (own|live)/);
+  });
+
   it("lets the owner re-point it, but never sends the password in clear text without TLS unless allowed", async () => {
     const created = await send("POST", "/api/v1/connections", { token: owner, body: { name: "owned", host: "127.0.0.1", port: 1, username: "app", password: STORED } });
     const id = created.body.id;
@@ -102,9 +123,22 @@ describe("registering a powerful login (finding 4)", () => {
     const body = (url: URL, name: string) => ({ name, host: url.hostname, port: Number(url.port), username: decodeURIComponent(url.username), password: decodeURIComponent(url.password), sslmode: "disable" });
     const superuser = await send("POST", "/api/v1/connections", { token: owner, body: body(su, "superuser-login") });
     expect(superuser.status).toBe(201);
-    expect(superuser.body.warning).toBe(`connection ${superuser.body.id} logs in as postgres (superuser): the live tools will refuse it; monitor with a pg_monitor role or set live_tools.role`);
-    const monitor = await send("POST", "/api/v1/connections", { token: owner, body: body(new URL(await monitorRoleUrl(inject("pg17Url"))), "monitor-login") });
+    expect(superuser.body.warning).toBe(
+      `connection ${superuser.body.id}'s live tools log in as postgres (superuser): they will refuse it; set live_username to a pg_monitor login (or monitor with one)`,
+    );
+    const monitorUrl = new URL(await monitorRoleUrl(inject("pg17Url")));
+    const monitor = await send("POST", "/api/v1/connections", { token: owner, body: body(monitorUrl, "monitor-login") });
     expect(monitor.status).toBe(201);
     expect(monitor.body.warning).toBeUndefined();
+    // A superuser login for the collector with a pg_monitor login for the live tools: no warning.
+    const split = await send("PUT", `/api/v1/connections/${superuser.body.id}`, {
+      token: owner,
+      body: { live_username: decodeURIComponent(monitorUrl.username), live_password: decodeURIComponent(monitorUrl.password) },
+    });
+    expect(split.status).toBe(200);
+    expect(split.body.warning).toBeUndefined();
+    // And a live login that is itself a superuser is called out.
+    const wrong = await send("PUT", `/api/v1/connections/${superuser.body.id}`, { token: owner, body: { live_username: "postgres", live_password: decodeURIComponent(su.password) } });
+    expect(wrong.body.warning).toContain("make live_username a pg_monitor role");
   });
 });

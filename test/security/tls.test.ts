@@ -71,7 +71,7 @@ afterAll(async () => {
 async function connection(host: string, sslmode: string, sslRootCert: string | null): Promise<ConnectionRow> {
   return {
     id: 1, name: "tls", host, port, database_name: "postgres", username: "postgres", password_secret: await seal("postgres", SECRET), sslmode, ssl_root_cert: sslRootCert,
-    allow_cleartext_password: false, is_monitored: true, is_shared: false, description: "", connection_error: null, owner_user_id: null, owner_username: null, cluster_id: null,
+    allow_cleartext_password: false, live_username: null, live_password_secret: null, is_monitored: true, is_shared: false, description: "", connection_error: null, owner_user_id: null, owner_username: null, cluster_id: null,
     role: null, hidden_from_topology: false, created_at: new Date(), updated_at: new Date(),
   };
 }
