@@ -16,6 +16,7 @@ export const BUILTIN_TOOLS = [
   "execute_explain",
   "list_alerts",
   "get_alert_rules",
+  "list_blackouts",
 ] as const;
 export type BuiltinTool = (typeof BUILTIN_TOOLS)[number];
 

@@ -3,10 +3,13 @@
  * (the Cron Trigger, after the collector): claim the round through the datastore so that of several
  * instances one evaluates, read rules, overrides, readings and open alerts, let evaluateRound decide, write
  * the changes (the datastore's unique index drops any duplicate a race produces), and now and then refresh
- * the baselines and delete old alerts.
+ * the baselines and delete old alerts. Scheduled blackouts open at the start of each round; active ones
+ * silence new alerts.
  */
 import type { Driver } from "../../drivers/types.ts";
+import { type ScopeTarget, coverage } from "../blackouts/scope.ts";
 import { claimMaintenance, releaseMaintenance } from "../collector/schedule-store.ts";
+import { activeBlackouts, materialiseSchedules } from "../datastore/blackouts.ts";
 import type { Config } from "../config.ts";
 import { listAlertRules, listOverrides, ruleAvailability } from "../datastore/alert-rules.ts";
 import { clearAlerts, deleteOldAlerts, openAlerts, raiseAlerts, recentlyClearedKeys, updateAlerts } from "../datastore/alerts.ts";
@@ -61,13 +64,22 @@ async function findAnomalies(db: Driver, connectionIds: readonly number[], sensi
   return candidates;
 }
 
+/** Marks each connection (or database of it) an active blackout covers. */
+function withBlackouts(connections: ReadonlyArray<Omit<RoundConnection, "blackedOut">>, blackouts: readonly ScopeTarget[]): RoundConnection[] {
+  return connections.map((c) => {
+    const covered = blackouts.map((b) => coverage(b, c)).filter((x) => x !== null);
+    return { ...c, blackedOut: covered.some((x) => "all" in x), blackedOutDatabases: new Set(covered.flatMap((x) => ("database" in x ? [x.database] : []))) };
+  });
+}
+
 /** Evaluates one round without claiming it: what a claimed round does, and what racing instances would do. */
 export async function evaluateAndApply(db: Driver, now = new Date(), review?: AnomalyReviewer): Promise<Omit<RoundResult, "ran" | "deletedOld" | "baselines">> {
   const settings = await alerterSettings(db);
-  const connections = await db.query<RoundConnection>(
-    `SELECT c.name, c.connection_error AS error, c.cluster_id AS "clusterId", cl.group_id AS "groupId", c.id AS "connectionId", false AS "blackedOut"
+  const placed = await db.query<Omit<RoundConnection, "blackedOut">>(
+    `SELECT c.name, c.connection_error AS error, c.cluster_id AS "clusterId", cl.group_id AS "groupId", c.id AS "connectionId"
        FROM connections c LEFT JOIN clusters cl ON cl.id = c.cluster_id WHERE c.is_monitored ORDER BY c.id`,
   );
+  const connections = withBlackouts(placed, await activeBlackouts(db));
   const rules = await listAlertRules(db);
   const availability = await ruleAvailability(db, rules);
   const roundRules: RoundRule[] = rules.map((r) => ({ ...r, available: availability.get(r.id)!.available }));
@@ -100,6 +112,9 @@ export async function alerterOnce(db: Driver, config: Config, log: Logger): Prom
     if (settings.anomaly_enabled && (await claimMaintenance(db, "baselines", settings.baseline_refresh_minutes * 60))) {
       baselines = await refreshBaselines(db).finally(() => releaseMaintenance(db, "baselines"));
     }
+    // Scheduled maintenance windows open before the round, so their first minute is already quiet.
+    const opened = await materialiseSchedules(db);
+    if (opened.length) log.info("scheduled blackouts opened", { blackouts: opened });
     return evaluateAndApply(db);
   })().finally(() => releaseMaintenance(db, "alerter"));
   let deletedOld = 0;

@@ -9,7 +9,8 @@
  * - An open threshold alert whose rule is no longer violated, is disabled, or has no current value is cleared.
  * - One `connection` alert per monitored connection whose collector reports an error; cleared when it is gone.
  * - Anomalies (values far from their baseline) raise or update `anomaly` alerts, cleared once back to normal.
- * - Connections in a blackout are left alone: nothing raised, updated or cleared for them.
+ * - Inside an active blackout (the connection, or one database of it) no new alert is raised; alerts already
+ *   open there are still updated and cleared as usual.
  */
 import type { Reading } from "./alert-metrics.ts";
 import type { Anomaly } from "./baselines.ts";
@@ -29,7 +30,10 @@ export interface RoundRule extends RuleDefaults {
 export interface RoundConnection extends Placement {
   name: string;
   error: string | null;
+  /** Inside an active blackout: no new alerts for it. */
   blackedOut: boolean;
+  /** Databases of it inside an active server blackout narrowed to a database. */
+  blackedOutDatabases?: ReadonlySet<string>;
 }
 
 export interface AlertKey {
@@ -116,7 +120,11 @@ export function evaluateRound(input: RoundInput): RoundChanges {
   const changes: RoundChanges = { raise: [], update: [], clear: [] };
   const open = new Map(input.open.map((a) => [alertKey(a), a]));
   const stillFiring = new Set<string>();
-  const blackedOut = new Set(input.connections.filter((c) => c.blackedOut).map((c) => c.connectionId));
+  const byId = new Map(input.connections.map((c) => [c.connectionId, c]));
+  const silenced = (key: AlertKey) => {
+    const conn = byId.get(key.connection_id);
+    return conn !== undefined && (conn.blackedOut || (key.database_name !== "" && (conn.blackedOutDatabases?.has(key.database_name) ?? false)));
+  };
 
   const fire = (key: AlertKey, fields: Omit<NewAlert, keyof AlertKey>) => {
     const k = alertKey(key);
@@ -135,11 +143,10 @@ export function evaluateRound(input: RoundInput): RoundChanges {
         anomaly_details: fields.anomaly_details,
         reactivate: existing.status === "acknowledged" && severityChanged,
       });
-    } else if (!input.recentlyCleared.has(k)) changes.raise.push({ ...key, ...fields });
+    } else if (!input.recentlyCleared.has(k) && !silenced(key)) changes.raise.push({ ...key, ...fields });
   };
 
   for (const conn of input.connections) {
-    if (conn.blackedOut) continue;
     if (conn.error) {
       fire(
         { alert_type: "connection", rule_id: null, metric_name: CONNECTION_METRIC, connection_id: conn.connectionId, database_name: "", object_name: "" },
@@ -161,7 +168,6 @@ export function evaluateRound(input: RoundInput): RoundChanges {
   }
 
   for (const a of input.anomalies ?? []) {
-    if (blackedOut.has(a.connection_id)) continue;
     const { z, baseline } = a.anomaly;
     const where = a.database_name ? ` (${a.database_name})` : "";
     const period = baseline.period_type === "all" ? "7-day" : baseline.period_type === "hourly" ? `hour-${baseline.period_value} UTC` : `weekday-${baseline.period_value}`;
@@ -182,7 +188,7 @@ export function evaluateRound(input: RoundInput): RoundChanges {
 
   // The cleaner: open alerts nothing fired for this round (anomaly alerts only when anomalies were checked).
   for (const [k, alert] of open) {
-    if ((alert.alert_type === "anomaly" && !input.anomalies) || stillFiring.has(k) || blackedOut.has(alert.connection_id)) continue;
+    if ((alert.alert_type === "anomaly" && !input.anomalies) || stillFiring.has(k)) continue;
     changes.clear.push(alert.id);
   }
   return changes;

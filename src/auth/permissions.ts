@@ -27,4 +27,5 @@ export const MCP_PRIVILEGES: ReadonlyArray<{ identifier: string; item_type: "too
   { identifier: "execute_explain", item_type: "tool", description: "EXPLAIN a statement on a monitored database" },
   { identifier: "list_alerts", item_type: "tool", description: "List alerts of the connections the caller may read" },
   { identifier: "get_alert_rules", item_type: "tool", description: "List the alert rules and their defaults" },
+  { identifier: "list_blackouts", item_type: "tool", description: "List the maintenance windows the caller can see" },
 ];

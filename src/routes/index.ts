@@ -1,6 +1,8 @@
 import { alertRuleRoutes } from "./alert-rules.ts";
 import { alertRoutes } from "./alerts.ts";
 import { authRoutes } from "./auth.ts";
+import { blackoutScheduleRoutes } from "./blackout-schedules.ts";
+import { blackoutRoutes } from "./blackouts.ts";
 import { clusterRoutes } from "./clusters.ts";
 import { connectionRoutes } from "./connections.ts";
 import { healthRoutes } from "./health.ts";
@@ -31,6 +33,8 @@ export const ROUTE_MODULES = [
   metricsBaselineRoutes,
   alertRoutes,
   alertRuleRoutes,
+  blackoutRoutes,
+  blackoutScheduleRoutes,
   mcpToolRoutes,
   mcpRoutes,
 ];

@@ -64,9 +64,18 @@ describe("evaluateRound", () => {
     expect(evaluateRound({ ...input(null), open: [existing] }).clear).toEqual([9]);
   });
 
-  it("leaves a blacked-out connection alone", () => {
+  it("raises nothing new inside a blackout, but still updates and clears what is open", () => {
     const quiet = { ...conn, blackedOut: true, error: "down" };
-    expect(evaluateRound({ ...input(900, { open: [open({ id: 3, object_name: "gone" })] }), connections: [quiet] })).toEqual({ raise: [], update: [], clear: [] });
+    expect(evaluateRound({ ...input(900), connections: [quiet] })).toEqual({ raise: [], update: [], clear: [] });
+    const during = evaluateRound({ ...input(900, { open: [open(), open({ id: 3, object_name: "gone" })] }), connections: [quiet] });
+    expect(during.update.map((u) => u.id)).toEqual([42]);
+    expect(during.clear).toEqual([3]);
+  });
+
+  it("silences only the database a server blackout names", () => {
+    const readings = new Map([[5, new Map([[rule.metric_name, [{ database_name: "app", object_name: "", value: 700 }, { database_name: "web", object_name: "", value: 700 }]]])]]);
+    const { raise } = evaluateRound({ ...input(null), readings, connections: [{ ...conn, blackedOutDatabases: new Set(["app"]) }] });
+    expect(raise.map((a) => a.database_name)).toEqual(["web"]);
   });
 
   it("keys alerts by database and object, and names them in the title", () => {

@@ -7,7 +7,8 @@ import { migration as collector } from "./0006_collector.ts";
 import { migration as security } from "./0007_security.ts";
 import { migration as alerting } from "./0008_alerting.ts";
 import { migration as liveLogin } from "./0009_live_login.ts";
+import { migration as blackouts } from "./0010_blackouts.ts";
 import type { Migration } from "./types.ts";
 
 /** Every migration, in order. Append new ones; never edit one that has shipped. */
-export const MIGRATIONS: readonly Migration[] = [foundation, probeCatalogue, sampleChanges, auth, estate, collector, security, alerting, liveLogin];
+export const MIGRATIONS: readonly Migration[] = [foundation, probeCatalogue, sampleChanges, auth, estate, collector, security, alerting, liveLogin, blackouts];
