@@ -17,6 +17,7 @@ export const BUILTIN_TOOLS = [
   "list_alerts",
   "get_alert_rules",
   "list_blackouts",
+  "get_timeline",
 ] as const;
 export type BuiltinTool = (typeof BUILTIN_TOOLS)[number];
 

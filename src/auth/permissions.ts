@@ -28,4 +28,5 @@ export const MCP_PRIVILEGES: ReadonlyArray<{ identifier: string; item_type: "too
   { identifier: "list_alerts", item_type: "tool", description: "List alerts of the connections the caller may read" },
   { identifier: "get_alert_rules", item_type: "tool", description: "List the alert rules and their defaults" },
   { identifier: "list_blackouts", item_type: "tool", description: "List the maintenance windows the caller can see" },
+  { identifier: "get_timeline", item_type: "tool", description: "What happened on the servers the caller can see" },
 ];

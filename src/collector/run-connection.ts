@@ -29,6 +29,8 @@ async function extensionSchema(client: pg.Client, extension: string): Promise<st
   return result.rows[0]?.schema ?? null;
 }
 
+const INSUFFICIENT_PRIVILEGE = "42501";
+
 /** Runs a probe's statements in one database, timing it into `g`. */
 async function runProbe(client: pg.Client, probe: ProbeDefinition, major: number, g: Gathered): Promise<{ rows: Record<string, unknown>[] } | { unavailable: string }> {
   const started = performance.now();
@@ -50,7 +52,13 @@ async function queryProbe(client: pg.Client, probe: ProbeDefinition, major: numb
   const statements = probe.collect.sql(major, { extensionSchema: schema });
   if (statements === null) return { unavailable: `not available on PostgreSQL ${major}` };
   const rows: Record<string, unknown>[] = [];
-  for (const sql of statements) rows.push(...(await client.query(sql)).rows);
+  try {
+    for (const sql of statements) rows.push(...(await client.query(sql)).rows);
+  } catch (err) {
+    // A view the login may not read (pg_hba_file_rules on a pg_monitor role) is not collectable, not broken.
+    if ((err as { code?: string }).code === INSUFFICIENT_PRIVILEGE) return { unavailable: `the monitoring login may not read it (${(err as Error).message})` };
+    throw err;
+  }
   return { rows };
 }
 

@@ -1,6 +1,9 @@
 /** The probe catalogue: every probe pglens knows, by name. Adding a probe = adding a file and a line here. */
 import { pgDatabase } from "./pg_database.ts";
 import { pgExtension } from "./pg_extension.ts";
+import { pgHbaFileRules } from "./pg_hba_file_rules.ts";
+import { pgIdentFileMappings } from "./pg_ident_file_mappings.ts";
+import { pgPostmaster } from "./pg_postmaster.ts";
 import { pgReplicationSlots } from "./pg_replication_slots.ts";
 import { pgSettings } from "./pg_settings.ts";
 import { pgStatActivity } from "./pg_stat_activity.ts";
@@ -45,6 +48,9 @@ export const PROBES: readonly ProbeDefinition[] = [
   pgStatUserIndexes,
   pgStatStatements,
   pgExtension,
+  pgPostmaster,
+  pgHbaFileRules,
+  pgIdentFileMappings,
   pgSysCpuInfo,
   pgSysMemoryInfo,
   pgSysDiskInfo,

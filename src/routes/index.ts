@@ -16,6 +16,7 @@ import { rbacPrivilegeRoutes } from "./rbac-privileges.ts";
 import { rbacTokenRoutes } from "./rbac-tokens.ts";
 import { rbacUserRoutes } from "./rbac-users.ts";
 import { serverInfoRoutes } from "./server-info.ts";
+import { timelineRoutes } from "./timeline.ts";
 
 /** Every route module of the API, mounted at the root by createApp. */
 export const ROUTE_MODULES = [
@@ -35,6 +36,7 @@ export const ROUTE_MODULES = [
   alertRuleRoutes,
   blackoutRoutes,
   blackoutScheduleRoutes,
+  timelineRoutes,
   mcpToolRoutes,
   mcpRoutes,
 ];

@@ -7,9 +7,12 @@ import type { Migration } from "./types.ts";
  * A later change to a probe's columns needs its own migration written with IF [NOT] EXISTS, because a
  * fresh datastore gets this migration with the catalogue as it is then.
  */
+/** pg_extension joined in migration 5; pg_postmaster, pg_hba_file_rules and pg_ident_file_mappings in 11. */
+const JOINED_LATER = ["pg_extension", "pg_postmaster", "pg_hba_file_rules", "pg_ident_file_mappings"];
+
 export const migration: Migration = {
   version: 2,
   name: "probe_catalogue",
-  // pg_extension joined the catalogue in migration 5.
-  statements: catalogueStatements(PROBES.filter((p) => p.name !== "pg_extension")),
+  // Probes that joined the catalogue later are created by their own migrations.
+  statements: catalogueStatements(PROBES.filter((p) => !JOINED_LATER.includes(p.name))),
 };

@@ -8,7 +8,8 @@ import { migration as security } from "./0007_security.ts";
 import { migration as alerting } from "./0008_alerting.ts";
 import { migration as liveLogin } from "./0009_live_login.ts";
 import { migration as blackouts } from "./0010_blackouts.ts";
+import { migration as timelineProbes } from "./0011_timeline_probes.ts";
 import type { Migration } from "./types.ts";
 
 /** Every migration, in order. Append new ones; never edit one that has shipped. */
-export const MIGRATIONS: readonly Migration[] = [foundation, probeCatalogue, sampleChanges, auth, estate, collector, security, alerting, liveLogin, blackouts];
+export const MIGRATIONS: readonly Migration[] = [foundation, probeCatalogue, sampleChanges, auth, estate, collector, security, alerting, liveLogin, blackouts, timelineProbes];

@@ -4,6 +4,7 @@ import { describeProbe } from "./describe-probe.ts";
 import { executeExplain } from "./execute-explain.ts";
 import { getAlertRules } from "./get-alert-rules.ts";
 import { getSchemaInfo } from "./get-schema-info.ts";
+import { getTimeline } from "./get-timeline.ts";
 import { listAlertsTool } from "./list-alerts.ts";
 import { listBlackoutsTool } from "./list-blackouts.ts";
 import { listProbes } from "./list-probes.ts";
@@ -11,7 +12,7 @@ import { queryDatabase } from "./query-database.ts";
 import { queryMetrics } from "./query-metrics.ts";
 
 /** Every tool pglens offers, in the order they are listed. */
-export const TOOLS: readonly ToolDefinition[] = [listProbes, describeProbe, queryMetrics, queryDatabase, getSchemaInfo, executeExplain, listAlertsTool, getAlertRules, listBlackoutsTool] as unknown as ToolDefinition[];
+export const TOOLS: readonly ToolDefinition[] = [listProbes, describeProbe, queryMetrics, queryDatabase, getSchemaInfo, executeExplain, listAlertsTool, getAlertRules, listBlackoutsTool, getTimeline] as unknown as ToolDefinition[];
 
 /** The tools this configuration leaves switched on. */
 export function enabledTools(config: Config): ToolDefinition[] {

@@ -1,0 +1,77 @@
+import { createRoute, z } from "@hono/zod-openapi";
+import type { Context } from "hono";
+import { visibleEstate } from "../blackouts/access.ts";
+import { assertReadableConnections, listConnections } from "../datastore/connections.ts";
+import { USER, authority, guarded } from "../http/access.ts";
+import type { AppEnv } from "../http/context.ts";
+import { json } from "../http/params.ts";
+import { newRouter } from "../http/router.ts";
+import { errorResponses } from "../http/schemas.ts";
+import { customWindow, parseRfc3339 } from "../metrics/window.ts";
+import { EVENT_TYPES, type TimelineEvent, parseEventTypes, timelineEvents } from "../timeline/events.ts";
+import { parseConnectionIds } from "./metrics.ts";
+
+const Event = z
+  .object({
+    id: z.string().openapi({ description: "Stable across calls: de-duplicate on it" }),
+    event_type: z.enum(EVENT_TYPES),
+    connection_id: z.number().int().openapi({ description: "0 for a blackout wider than one server" }),
+    server_name: z.string(),
+    occurred_at: z.string(),
+    severity: z.enum(["info", "warning", "critical"]),
+    title: z.string(),
+    summary: z.string(),
+    details: z.record(z.string(), z.unknown()),
+  })
+  .openapi("TimelineEvent");
+
+const route = guarded(
+  USER,
+  createRoute({
+    method: "get",
+    path: "/api/v1/timeline/events",
+    tags: ["Timeline"],
+    summary: "What happened on the servers the caller can see: configuration, hba and ident changes, restarts, extensions, alerts, blackouts",
+    request: {
+      query: z.object({
+        start_time: z.string({ error: "required: RFC 3339 start of the window" }).openapi({ example: "2026-11-22T00:00:00Z" }),
+        end_time: z.string({ error: "required: RFC 3339 end of the window (a future end is clamped to now)" }).openapi({ example: "2026-11-23T00:00:00Z" }),
+        connection_id: z.string().optional(),
+        connection_ids: z.string().optional().openapi({ description: "Comma-separated connection ids; default every connection the caller can see" }),
+        event_types: z.string().optional().openapi({ description: `Comma-separated, of: ${EVENT_TYPES.join(", ")}; default all` }),
+        limit: z.coerce.number().int().min(1).max(1000).default(500),
+      }),
+    },
+    responses: { 200: json(z.object({ events: z.array(Event), total_count: z.number().int() }), "Events, newest first"), ...errorResponses(400, 401, 404) },
+  }),
+);
+
+
+/** The connections asked for (each must be readable), else all the caller can read, with their names. */
+async function timelineConnections(c: Context<AppEnv>, named: string[]): Promise<Map<number, string>> {
+  const a = await authority(c);
+  const rows = await listConnections(c.get("db"));
+  if (named.length) {
+    const ids = parseConnectionIds(named);
+    await assertReadableConnections(c.get("db"), ids, a);
+    return new Map(rows.filter((r) => ids.includes(r.id)).map((r) => [r.id, r.name]));
+  }
+  const { connections } = await visibleEstate(c);
+  return new Map(rows.filter((r) => connections.includes(r.id)).map((r) => [r.id, r.name]));
+}
+
+export const timelineRoutes = newRouter().openapi(route, async (c) => {
+  const q = c.req.valid("query");
+  const window = customWindow(parseRfc3339(q.start_time, "start_time"), parseRfc3339(q.end_time, "end_time"), Date.now(), { start: "start_time", end: "end_time" });
+  const types = parseEventTypes(q.event_types);
+  const names = await timelineConnections(c, [q.connection_id, q.connection_ids].filter((v): v is string => v !== undefined));
+  const events: TimelineEvent[] = await timelineEvents(c.get("db"), {
+    connectionIds: [...names.keys()],
+    names,
+    visible: await visibleEstate(c),
+    from: new Date(window.start),
+    to: new Date(window.end),
+    types,
+  });
+  return c.json({ events: events.slice(0, q.limit), total_count: events.length }, 200);
+});
