@@ -65,6 +65,11 @@ describe.each(runtimes)("MCP over Streamable HTTP on %s", (_name, target) => {
     expect(textOf(plan)).toMatch(/"Actual Rows"/);
     expect(textOf(await client.callTool({ name: "list_alerts", arguments: { connection_ids: [conn] } }))).toMatch(/^id\talert_type\tseverity\tstatus\tserver_name/);
     expect(textOf(await client.callTool({ name: "get_alert_rules", arguments: { category: "locks" } }))).toMatch(/\tdeadlocks_detected\tlocks\tpg_stat_database\.deadlocks_delta\t/);
+    expect(textOf(await client.callTool({ name: "list_blackouts", arguments: { active: true } }))).toMatch(/^id\tscope\tgroup_id\tcluster_id\tconnection_id/);
+    const hourAgo = new Date(Date.now() - 3_600_000).toISOString();
+    expect(textOf(await client.callTool({ name: "get_timeline", arguments: { time_start: hourAgo, time_end: new Date().toISOString(), connection_ids: [conn] } }))).toMatch(/^occurred_at\tevent_type\tseverity\tserver_name/);
+    const bad = await client.callTool({ name: "get_timeline", arguments: { time_start: "yesterday", time_end: new Date().toISOString() } });
+    expect(bad.isError).toBe(true);
     await client.close();
   });
 });
