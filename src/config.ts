@@ -79,6 +79,14 @@ export const configSchema = z.strictObject({
   max_body_bytes: z.coerce.number().int().min(1024).max(100 * 1024 * 1024).default(1024 * 1024),
   mcp: z.strictObject({ allowed_origins: commaList.default([]) }).default({ allowed_origins: [] }),
   collector: z.strictObject({ enabled: z.stringbool().or(z.boolean()).default(true) }).default({ enabled: true }),
+  notifications: z
+    .strictObject({
+      /** Refuse loopback and private-network destinations too (link-local and metadata addresses always are). */
+      deny_private_networks: z.stringbool().or(z.boolean()).default(false),
+      max_attempts: z.coerce.number().int().min(1).max(20).default(3),
+      retry_minutes: z.array(z.coerce.number().min(0).max(1440)).min(1).default([1, 5, 15]),
+    })
+    .default({ deny_private_networks: false, max_attempts: 3, retry_minutes: [1, 5, 15] }),
   alerter: z
     .strictObject({ enabled: z.stringbool().or(z.boolean()).default(true), interval_seconds: z.coerce.number().int().min(1).max(3600).default(60) })
     .default({ enabled: true, interval_seconds: 60 }),
@@ -105,6 +113,7 @@ export const ENV_KEYS: Record<string, string[]> = {
   PGLENS_ADMIN_PASSWORD: ["admin", "password"],
   PGLENS_COLLECTOR: ["collector", "enabled"],
   PGLENS_ALERTER: ["alerter", "enabled"],
+  PGLENS_NOTIFY_DENY_PRIVATE: ["notifications", "deny_private_networks"],
   PGLENS_ALERTER_INTERVAL: ["alerter", "interval_seconds"],
   PGLENS_DEMO: ["demo"],
   PGLENS_LIVE_TOOLS_ROLE: ["live_tools", "role"],

@@ -4,7 +4,7 @@ import { openNetworkDriver } from "../drivers/network.ts";
 import { createApp } from "./app.ts";
 import { type Config, configFromBindings } from "./config.ts";
 import { ensureFirstSuperuser } from "./auth/bootstrap.ts";
-import { alerterOnce } from "./alerts/alerter.ts";
+import { alertAndDeliver } from "./alerts/alerter.ts";
 import { collectOnce } from "./collector/collect.ts";
 import { migrate } from "./datastore/migrate.ts";
 import { datastoreSettings } from "./datastore/settings.ts";
@@ -91,8 +91,10 @@ export default {
             if (tick) state.log.info("collection tick", { claimed: tick.claimed, stored_rows: tick.outcomes.reduce((n, o) => n + o.rows, 0), unreachable: tick.unreachable.length });
           }
           if (state.config.alerter.enabled) {
-            const round = await alerterOnce(driver, state.config, state.log).catch((err: Error) => state.log.error("alerter round failed", { error: err.message }));
-            if (round?.ran) state.log.info("alerter round", { connections: round.connections, raised: round.raised.length, updated: round.updated, cleared: round.cleared.length });
+            // No SMTP on Workers: email notifications wait for a Node alerter (and say so in their history).
+            const done = await alertAndDeliver(driver, state.config, state.log, {}).catch((err: Error) => state.log.error("alerter round failed", { error: err.message }));
+            if (done?.round.ran) state.log.info("alerter round", { connections: done.round.connections, raised: done.round.raised.length, updated: done.round.updated, cleared: done.round.cleared.length });
+            if (done && done.delivery.sent + done.delivery.failed > 0) state.log.info("notifications", { ...done.delivery });
           }
         } finally {
           await driver.close().catch(() => {});

@@ -14,6 +14,9 @@ import type { Config } from "../config.ts";
 import { listAlertRules, listOverrides, ruleAvailability } from "../datastore/alert-rules.ts";
 import { clearAlerts, deleteOldAlerts, openAlerts, raiseAlerts, recentlyClearedKeys, updateAlerts } from "../datastore/alerts.ts";
 import type { Logger } from "../log.ts";
+import { type DeliveryResult, deliverOnce } from "../notify/deliver.ts";
+import { queueNotifications, queueReminders } from "../notify/queue.ts";
+import type { Transports } from "../notify/transports.ts";
 import { findAlertMetric } from "./alert-metrics.ts";
 import { currentValues, refreshBaselines, storedBaselines } from "./baseline-store.ts";
 import { detectAnomaly } from "./baselines.ts";
@@ -95,8 +98,14 @@ export async function evaluateAndApply(db: Driver, now = new Date(), review?: An
     anomalies: settings.anomaly_enabled ? await findAnomalies(db, connections.map((c) => c.connectionId), settings.anomaly_sensitivity, now, review) : [],
   });
   const raised = await raiseAlerts(db, changes.raise, settings.cooldown_seconds);
-  await updateAlerts(db, changes.update);
+  const reactivated = await updateAlerts(db, changes.update);
   const cleared = await clearAlerts(db, changes.clear);
+  // Only this alerter's own inserts, re-activations and clears come back, so each is queued once.
+  await queueNotifications(db, [
+    ...raised.map((id) => ({ alert_id: id, kind: "alert_fire" as const, sequence: 1 })),
+    ...reactivated.map((r) => ({ alert_id: r.id, kind: "alert_fire" as const, sequence: r.fire_count })),
+    ...cleared.map((id) => ({ alert_id: id, kind: "alert_clear" as const, sequence: 0 })),
+  ]);
   return { connections: connections.length, raised, updated: changes.update.length, cleared };
 }
 
@@ -115,7 +124,9 @@ export async function alerterOnce(db: Driver, config: Config, log: Logger): Prom
     // Scheduled maintenance windows open before the round, so their first minute is already quiet.
     const opened = await materialiseSchedules(db);
     if (opened.length) log.info("scheduled blackouts opened", { blackouts: opened });
-    return evaluateAndApply(db);
+    const evaluated = await evaluateAndApply(db);
+    await queueReminders(db);
+    return evaluated;
   })().finally(() => releaseMaintenance(db, "alerter"));
   let deletedOld = 0;
   if (await claimMaintenance(db, "alert_retention", RETENTION_EVERY_SECONDS)) deletedOld = await deleteOldAlerts(db, settings.retention_days);
@@ -123,15 +134,22 @@ export async function alerterOnce(db: Driver, config: Config, log: Logger): Prom
   return { ran: true, ...round, deletedOld, baselines };
 }
 
-/** Node: a round every interval until stopped; rounds never overlap. */
-export function startAlerter(db: Driver, config: Config, log: Logger): { stop(): Promise<void> } {
+/** An alerter round (if this instance wins it), then a delivery pass (every instance sends what is due). */
+export async function alertAndDeliver(db: Driver, config: Config, log: Logger, transports: Transports): Promise<{ round: RoundResult; delivery: DeliveryResult }> {
+  const round = await alerterOnce(db, config, log);
+  const delivery = await deliverOnce(db, config, log, transports);
+  return { round, delivery };
+}
+
+/** Node: a round and a delivery pass every interval until stopped; they never overlap. */
+export function startAlerter(db: Driver, config: Config, log: Logger, transports: Transports): { stop(): Promise<void> } {
   let stopped = false;
   let current: Promise<unknown> = Promise.resolve();
   let timer: ReturnType<typeof setTimeout> | undefined;
   let wake: () => void = () => {};
   const loop = async () => {
     while (!stopped) {
-      current = alerterOnce(db, config, log).catch((err: Error) => log.error("alerter round failed", { error: err.message }));
+      current = alertAndDeliver(db, config, log, transports).catch((err: Error) => log.error("alerter round failed", { error: err.message }));
       await current;
       if (!stopped) await new Promise<void>((r) => ((wake = r), (timer = setTimeout(r, config.alerter.interval_seconds * 1000))));
     }

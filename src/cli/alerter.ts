@@ -1,9 +1,10 @@
-/** `pglens alerter [--once]`: the alerter on its own, beside (or instead of) the one in `pglens serve`. */
+/** `pglens alerter [--once]`: the alerter and notification delivery on their own, beside (or instead of) `pglens serve`. */
 import { parseArgs } from "node:util";
-import { alerterOnce, startAlerter } from "../alerts/alerter.ts";
+import { alertAndDeliver, startAlerter } from "../alerts/alerter.ts";
 import { loadNodeConfig } from "../config-file.ts";
 import { openMigratedDatastore } from "../datastore/open-migrated.ts";
 import { createLogger } from "../log.ts";
+import { sendEmail } from "../notify/smtp.ts";
 
 export async function alerterCommand(args: string[]): Promise<number> {
   const { values } = parseArgs({ args, options: { once: { type: "boolean" } } });
@@ -12,18 +13,19 @@ export async function alerterCommand(args: string[]): Promise<number> {
   const driver = await openMigratedDatastore(config, log);
   if (values.once) {
     try {
-      const round = await alerterOnce(driver, config, log);
+      const { round, delivery } = await alertAndDeliver(driver, config, log, { email: sendEmail });
       console.error(
         round.ran
           ? `alerter round over ${round.connections} connection(s): ${round.raised.length} raised, ${round.updated} updated, ${round.cleared.length} cleared`
-          : `another alerter ran this round less than ${config.alerter.interval_seconds} s ago; nothing to do`,
+          : `another alerter ran this round less than ${config.alerter.interval_seconds} s ago; nothing to evaluate`,
       );
+      console.error(`notifications: ${delivery.sent} sent, ${delivery.failed} failed (will retry or gave up), ${delivery.suppressed} suppressed by blackouts`);
       return 0;
     } finally {
       await driver.close();
     }
   }
-  const alerter = startAlerter(driver, config, log);
+  const alerter = startAlerter(driver, config, log, { email: sendEmail });
   const stop = async () => {
     await alerter.stop();
     await driver.close();

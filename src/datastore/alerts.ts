@@ -41,18 +41,29 @@ export async function raiseAlerts(db: Queryable, alerts: readonly NewAlert[], co
   return ids;
 }
 
-export async function updateAlerts(db: Driver, updates: readonly AlertUpdate[]): Promise<void> {
+/** Applies updates; returns the alerts re-activated (acknowledged -> active) with their new fire count. */
+export async function updateAlerts(db: Driver, updates: readonly AlertUpdate[]): Promise<Array<{ id: number; fire_count: number }>> {
+  const reactivated: Array<{ id: number; fire_count: number }> = [];
   for (const u of updates) {
     await db.transaction(async (tx) => {
-      const [row] = await tx.query<{ id: number }>(
+      await tx.query(
         `UPDATE alerts SET metric_value = $2, threshold_value = $3, operator = $4, severity = $5, description = $6, last_updated = now(),
-                status = CASE WHEN $7 THEN 'active' ELSE status END, anomaly_score = coalesce($8, anomaly_score), anomaly_details = coalesce($9::jsonb, anomaly_details)
-          WHERE id = $1 AND cleared_at IS NULL RETURNING id::int AS id`,
-        [u.id, u.metric_value, u.threshold_value, u.operator, u.severity, u.description, u.reactivate, u.anomaly_score ?? null, u.anomaly_details ? JSON.stringify(u.anomaly_details) : null],
+                anomaly_score = coalesce($7, anomaly_score), anomaly_details = coalesce($8::jsonb, anomaly_details)
+          WHERE id = $1 AND cleared_at IS NULL`,
+        [u.id, u.metric_value, u.threshold_value, u.operator, u.severity, u.description, u.anomaly_score ?? null, u.anomaly_details ? JSON.stringify(u.anomaly_details) : null],
       );
-      if (row && u.reactivate) await tx.query("DELETE FROM alert_acknowledgments WHERE alert_id = $1", [u.id]);
+      if (!u.reactivate) return;
+      // Only the alerter that actually flips it back reports it, so it is notified once.
+      const [row] = await tx.query<{ id: number; fire_count: number }>(
+        "UPDATE alerts SET status = 'active', fire_count = fire_count + 1 WHERE id = $1 AND status = 'acknowledged' RETURNING id::int AS id, fire_count",
+        [u.id],
+      );
+      if (!row) return;
+      await tx.query("DELETE FROM alert_acknowledgments WHERE alert_id = $1", [u.id]);
+      reactivated.push(row);
     });
   }
+  return reactivated;
 }
 
 export async function clearAlerts(db: Queryable, ids: readonly number[]): Promise<number[]> {

@@ -3,6 +3,7 @@ import type { Principal } from "../auth/principal.ts";
 import type { Authority } from "../auth/rbac.ts";
 import type { Config } from "../config.ts";
 import type { Logger } from "../log.ts";
+import type { Transports } from "../notify/transports.ts";
 
 /** How the app reaches the datastore: one shared driver on Node, one per request on Workers. */
 export interface Datastore {
@@ -18,6 +19,8 @@ export interface AppDeps {
   clientAddress?: (c: import("hono").Context) => string | undefined;
   /** Whether a trusted reverse proxy says the request arrived over HTTPS. */
   forwardedHttps?: (c: import("hono").Context) => boolean;
+  /** What this runtime can send notifications with beyond HTTP (email on Node). */
+  transports?: Transports;
 }
 
 export interface AppEnv {
@@ -33,5 +36,6 @@ export interface AppEnv {
     /** A credential was presented but is not valid (answers 401 "invalid or expired token"). */
     credentialRejected?: boolean;
     authority?: Authority;
+    transports: Transports;
   };
 }

@@ -8,6 +8,7 @@ export function provideDeps(deps: AppDeps): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     c.set("config", deps.config);
     c.set("log", deps.log);
+    c.set("transports", deps.transports ?? {});
     c.set("clientAddress", deps.clientAddress?.(c) ?? "unknown");
     c.set("secureTransport", new URL(c.req.url).protocol === "https:" || (deps.forwardedHttps?.(c) ?? false));
     const db = deps.datastore.open();

@@ -3,12 +3,14 @@ import { alertRoutes } from "./alerts.ts";
 import { authRoutes } from "./auth.ts";
 import { blackoutScheduleRoutes } from "./blackout-schedules.ts";
 import { blackoutRoutes } from "./blackouts.ts";
+import { channelOverrideRoutes } from "./channel-overrides.ts";
 import { clusterRoutes } from "./clusters.ts";
 import { connectionRoutes } from "./connections.ts";
 import { healthRoutes } from "./health.ts";
 import { mcpRoutes } from "./mcp.ts";
 import { mcpToolRoutes } from "./mcp-tools.ts";
 import { metricsRoutes } from "./metrics.ts";
+import { notificationChannelRoutes } from "./notification-channels.ts";
 import { metricsBaselineRoutes } from "./metrics-baselines.ts";
 import { probeConfigRoutes } from "./probe-configs.ts";
 import { rbacGroupRoutes } from "./rbac-groups.ts";
@@ -37,6 +39,8 @@ export const ROUTE_MODULES = [
   blackoutRoutes,
   blackoutScheduleRoutes,
   timelineRoutes,
+  notificationChannelRoutes,
+  channelOverrideRoutes,
   mcpToolRoutes,
   mcpRoutes,
 ];

@@ -1,0 +1,45 @@
+/**
+ * Sending a message. HTTP works everywhere (fetch): 10 s timeout, redirects refused rather than followed,
+ * the destination checked against the outbound guard at send time too. Email needs raw TCP, which only the
+ * Node shell provides (smtp.ts); on Workers an email channel reports that it cannot send from there.
+ */
+import type { Message, OpenChannel } from "./payloads.ts";
+import { checkOutboundHost, checkOutboundUrl } from "./outbound-guard.ts";
+
+export type EmailSender = (channel: OpenChannel, message: Extract<Message, { transport: "email" }>) => Promise<void>;
+
+export interface Transports {
+  /** Absent where raw TCP is unavailable (Workers). */
+  email?: EmailSender;
+}
+
+export class DeliveryError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "DeliveryError";
+  }
+}
+
+const HTTP_TIMEOUT_MS = 10_000;
+
+async function sendHttp(m: Extract<Message, { transport: "http" }>, denyPrivate: boolean): Promise<void> {
+  await checkOutboundUrl(m.url, "destination", denyPrivate);
+  let res: Response;
+  try {
+    res = await fetch(m.url, { method: m.method, headers: m.headers, body: m.body, redirect: "manual", signal: AbortSignal.timeout(HTTP_TIMEOUT_MS) });
+  } catch (err) {
+    const e = err as Error & { cause?: { code?: string } };
+    throw new DeliveryError(e.name === "TimeoutError" ? `no answer within ${HTTP_TIMEOUT_MS / 1000} s` : `could not reach it: ${e.cause?.code ?? e.message}`);
+  }
+  const text = (await res.text().catch(() => "")).slice(0, 200);
+  if (res.status >= 300 && res.status < 400) throw new DeliveryError(`it answered ${res.status} (a redirect), which pglens does not follow`);
+  if (!res.ok) throw new DeliveryError(`it answered ${res.status}${text ? `: ${text}` : ""}`);
+}
+
+export async function send(channel: OpenChannel, message: Message, transports: Transports, denyPrivate: boolean): Promise<void> {
+  if (message.transport === "http") return sendHttp(message, denyPrivate);
+  if (!transports.email) throw new DeliveryError("email cannot be sent from this runtime (Cloudflare Workers has no SMTP); run `pglens alerter` on Node for email channels");
+  if (message.to.length === 0) throw new DeliveryError("no enabled recipients");
+  await checkOutboundHost(channel.smtp!.host, "smtp_host", denyPrivate);
+  await transports.email(channel, message);
+}

@@ -1,0 +1,309 @@
+import { createRoute, z } from "@hono/zod-openapi";
+import type { Context } from "hono";
+import { seal } from "../auth/secret-box.ts";
+import {
+  CHANNEL_TYPES,
+  type ChannelFields,
+  type ChannelRow,
+  addRecipient,
+  createChannel,
+  deleteChannel,
+  deleteRecipient,
+  getChannel,
+  listChannels,
+  listRecipients,
+  updateChannel,
+  updateRecipient,
+} from "../datastore/notification-channels.ts";
+import { InputError } from "../errors.ts";
+import { admin, authority, guarded } from "../http/access.ts";
+import type { AppEnv } from "../http/context.ts";
+import { ApiError } from "../http/errors.ts";
+import { IdParam, PathId, json, jsonBody, noContent } from "../http/params.ts";
+import { newRouter } from "../http/router.ts";
+import { errorResponses } from "../http/schemas.ts";
+import { openChannel, redact } from "../notify/open-channel.ts";
+import { checkOutboundHost, checkOutboundUrl } from "../notify/outbound-guard.ts";
+import { testMessage } from "../notify/payloads.ts";
+import { channelHistory } from "../notify/queue.ts";
+import { checkTemplate } from "../notify/templates.ts";
+import { send } from "../notify/transports.ts";
+
+const tags = ["Notification channels"];
+const MANAGE = admin("manage_notification_channels");
+const base = "/api/v1/notification-channels";
+
+const EMAIL = z.string().trim().max(320).regex(/^[^\s@]+@[^\s@]+\.[^\s@]+$/, "must be a valid email address (name@domain)");
+const METHODS = ["GET", "POST", "PUT", "PATCH"] as const;
+const AUTH_TYPES = ["basic", "bearer", "api_key"] as const;
+
+const Recipient = z.object({ id: z.number().int(), channel_id: z.number().int(), email_address: z.string(), display_name: z.string(), enabled: z.boolean(), created_at: z.string() }).openapi("EmailRecipient");
+
+const Channel = z
+  .object({
+    id: z.number().int(),
+    name: z.string(),
+    description: z.string(),
+    channel_type: z.enum(CHANNEL_TYPES),
+    enabled: z.boolean(),
+    is_estate_default: z.boolean(),
+    webhook_url_set: z.boolean(),
+    endpoint_url: z.string().nullable(),
+    http_method: z.enum(METHODS),
+    header_names: z.array(z.string()).openapi({ description: "Names of the custom headers; their values are never returned" }),
+    auth_type: z.enum(AUTH_TYPES).nullable(),
+    auth_credentials_set: z.boolean(),
+    smtp_host: z.string().nullable(),
+    smtp_port: z.number().int(),
+    smtp_username_set: z.boolean(),
+    smtp_password_set: z.boolean(),
+    smtp_use_tls: z.boolean(),
+    from_address: z.string().nullable(),
+    from_name: z.string().nullable(),
+    template_alert_fire: z.string().nullable(),
+    template_alert_clear: z.string().nullable(),
+    template_reminder: z.string().nullable(),
+    reminder_enabled: z.boolean(),
+    reminder_interval_hours: z.number().int(),
+    created_by: z.string(),
+    created_at: z.string(),
+    updated_at: z.string(),
+    recipients: z.array(Recipient).optional(),
+  })
+  .openapi("NotificationChannel");
+
+const secretText = (what: string) => z.string().max(4000).openapi({ description: `${what}; stored encrypted, never returned; "" clears it on update` });
+const template = (kind: string) => z.string().max(20_000).nullable().openapi({ description: `Mustache template for ${kind} (variables: AlertTitle, Severity, ServerName, MetricValue, ...); null: the default` });
+const ChannelBody = z
+  .object({
+    channel_type: z.enum(CHANNEL_TYPES),
+    name: z.string().trim().min(1).max(200),
+    description: z.string().max(2000),
+    enabled: z.boolean(),
+    is_estate_default: z.boolean().openapi({ description: "Fires for every server unless an override says otherwise" }),
+    webhook_url: secretText("Slack/Mattermost incoming-webhook URL"),
+    endpoint_url: z.string().max(2000).nullable().openapi({ description: "Webhook channels: where to send" }),
+    http_method: z.enum(METHODS),
+    headers: z.record(z.string().min(1).max(200), z.string().max(4000)).openapi({ description: "Webhook channels: extra headers; values stored encrypted" }),
+    auth_type: z.enum(AUTH_TYPES).nullable(),
+    auth_credentials: secretText("basic: user:password; bearer: the token; api_key: Header-Name:value"),
+    smtp_host: z.string().max(255).nullable(),
+    smtp_port: z.number().int().min(1).max(65535),
+    smtp_username: secretText("SMTP login"),
+    smtp_password: secretText("SMTP password"),
+    smtp_use_tls: z.boolean().openapi({ description: "TLS on port 465, else STARTTLS required" }),
+    from_address: EMAIL.nullable(),
+    from_name: z.string().max(200).nullable(),
+    template_alert_fire: template("alert_fire"),
+    template_alert_clear: template("alert_clear"),
+    template_reminder: template("reminder"),
+    reminder_enabled: z.boolean(),
+    reminder_interval_hours: z.number().int().min(1).max(720),
+  })
+  .partial()
+  .strict();
+const NewChannel = ChannelBody.required({ channel_type: true, name: true }).openapi("NewNotificationChannel");
+const ChannelChanges = ChannelBody.omit({ channel_type: true }).openapi("NotificationChannelChanges");
+const RecipientBody = z.object({ email_address: EMAIL, display_name: z.string().max(200).default(""), enabled: z.boolean().default(true) }).strict().openapi("EmailRecipientFields");
+const RecipientParams = z.object({ id: PathId, rid: PathId });
+
+const History = z
+  .object({
+    id: z.number().int(),
+    alert_id: z.number().int(),
+    kind: z.enum(["alert_fire", "alert_clear", "reminder"]),
+    status: z.enum(["pending", "sending", "retrying", "sent", "failed", "suppressed"]),
+    attempts: z.number().int(),
+    next_attempt_at: z.string(),
+    last_error: z.string().nullable(),
+    created_at: z.string(),
+    sent_at: z.string().nullable(),
+  })
+  .openapi("NotificationAttempt");
+
+const r = {
+  list: guarded(MANAGE, createRoute({ method: "get", path: base, tags, summary: "Notification channels (never their secrets)", responses: { 200: json(z.array(Channel), "Channels"), ...errorResponses(401, 403) } })),
+  create: guarded(MANAGE, createRoute({ method: "post", path: base, tags, summary: "Create a channel", request: { body: jsonBody(NewChannel) }, responses: { 201: json(Channel, "Created"), ...errorResponses(400, 401, 403) } })),
+  get: guarded(MANAGE, createRoute({ method: "get", path: `${base}/{id}`, tags, summary: "One channel", request: { params: IdParam }, responses: { 200: json(Channel, "Channel"), ...errorResponses(400, 401, 403, 404) } })),
+  update: guarded(
+    MANAGE,
+    createRoute({ method: "put", path: `${base}/{id}`, tags, summary: "Change a channel: fields given replace, others stay; a secret given as \"\" is cleared", request: { params: IdParam, body: jsonBody(ChannelChanges) }, responses: { 200: json(Channel, "Updated"), ...errorResponses(400, 401, 403, 404) } }),
+  ),
+  remove: guarded(MANAGE, createRoute({ method: "delete", path: `${base}/{id}`, tags, summary: "Delete a channel", request: { params: IdParam }, responses: { ...noContent, ...errorResponses(400, 401, 403, 404) } })),
+  recipients: guarded(MANAGE, createRoute({ method: "get", path: `${base}/{id}/recipients`, tags, summary: "Recipients of an email channel", request: { params: IdParam }, responses: { 200: json(z.array(Recipient), "Recipients"), ...errorResponses(400, 401, 403, 404) } })),
+  addRecipient: guarded(
+    MANAGE,
+    createRoute({ method: "post", path: `${base}/{id}/recipients`, tags, summary: "Add a recipient", request: { params: IdParam, body: jsonBody(RecipientBody) }, responses: { 201: json(Recipient, "Added"), ...errorResponses(400, 401, 403, 404, 409) } }),
+  ),
+  putRecipient: guarded(
+    MANAGE,
+    createRoute({ method: "put", path: `${base}/{id}/recipients/{rid}`, tags, summary: "Change a recipient", request: { params: RecipientParams, body: jsonBody(RecipientBody) }, responses: { 200: json(Recipient, "Changed"), ...errorResponses(400, 401, 403, 404, 409) } }),
+  ),
+  deleteRecipient: guarded(MANAGE, createRoute({ method: "delete", path: `${base}/{id}/recipients/{rid}`, tags, summary: "Remove a recipient", request: { params: RecipientParams }, responses: { ...noContent, ...errorResponses(400, 401, 403, 404) } })),
+  test: guarded(
+    MANAGE,
+    createRoute({
+      method: "post",
+      path: `${base}/{id}/test`,
+      tags,
+      summary: "Send a test message now",
+      request: { params: IdParam, body: { required: false, content: { "application/json": { schema: z.object({ recipient_email: EMAIL.optional() }).strict() } } } },
+      responses: { 200: json(z.object({ status: z.literal("sent") }), "Delivered"), 502: json(z.object({ error: z.string() }), "The receiving side refused or could not be reached (secrets redacted)"), ...errorResponses(400, 401, 403, 404) },
+    }),
+  ),
+  history: guarded(
+    MANAGE,
+    createRoute({
+      method: "get",
+      path: `${base}/{id}/history`,
+      tags,
+      summary: "Delivery attempts of a channel, newest first",
+      request: { params: IdParam, query: z.object({ limit: z.coerce.number().int().min(1).max(1000).default(100) }) },
+      responses: { 200: json(z.array(History), "Attempts"), ...errorResponses(400, 401, 403, 404) },
+    }),
+  ),
+};
+
+const iso = (d: Date | null) => d?.toISOString() ?? null;
+const recipientJson = (x: Awaited<ReturnType<typeof listRecipients>>[number]) => ({ ...x, created_at: x.created_at.toISOString() });
+
+async function channelJson(c: Context<AppEnv>, row: ChannelRow) {
+  return {
+    id: row.id,
+    name: row.name,
+    description: row.description,
+    channel_type: row.channel_type,
+    enabled: row.enabled,
+    is_estate_default: row.is_estate_default,
+    webhook_url_set: row.webhook_url_secret !== null,
+    endpoint_url: row.endpoint_url,
+    http_method: row.http_method,
+    header_names: [...row.header_names].sort(),
+    auth_type: row.auth_type,
+    auth_credentials_set: row.auth_credentials_secret !== null,
+    smtp_host: row.smtp_host,
+    smtp_port: row.smtp_port,
+    smtp_username_set: row.smtp_username_secret !== null,
+    smtp_password_set: row.smtp_password_secret !== null,
+    smtp_use_tls: row.smtp_use_tls,
+    from_address: row.from_address,
+    from_name: row.from_name,
+    template_alert_fire: row.template_alert_fire,
+    template_alert_clear: row.template_alert_clear,
+    template_reminder: row.template_reminder,
+    reminder_enabled: row.reminder_enabled,
+    reminder_interval_hours: row.reminder_interval_hours,
+    created_by: row.created_by,
+    created_at: row.created_at.toISOString(),
+    updated_at: row.updated_at.toISOString(),
+    ...(row.channel_type === "email" ? { recipients: (await listRecipients(c.get("db"), row.id)).map(recipientJson) } : {}),
+  };
+}
+
+const EMPTY: ChannelFields = {
+  name: "", description: "", channel_type: "webhook", enabled: true, is_estate_default: false, webhook_url_secret: null, endpoint_url: null, http_method: "POST",
+  headers_secret: null, header_names: [], auth_type: null, auth_credentials_secret: null, smtp_host: null, smtp_port: 587, smtp_username_secret: null,
+  smtp_password_secret: null, smtp_use_tls: true, from_address: null, from_name: null, template_alert_fire: null, template_alert_clear: null,
+  template_reminder: null, reminder_enabled: false, reminder_interval_hours: 4,
+};
+
+/**
+ * The stored fields after applying `body` to `current`: plain fields replace when given; a secret given
+ * replaces, `""` clears, absent keeps. Then the whole is checked for its type, before anything is written.
+ */
+async function merged(c: Context<AppEnv>, current: ChannelFields, body: z.infer<typeof ChannelBody>): Promise<ChannelFields> {
+  const secret = c.get("config").secret;
+  const sealed = async (value: string | undefined, kept: string | null) => (value === undefined ? kept : value === "" ? null : seal(value, secret));
+  const { webhook_url, headers, auth_credentials, smtp_username, smtp_password, ...plain } = body;
+  const next: ChannelFields = { ...current, ...Object.fromEntries(Object.entries(plain).filter(([, v]) => v !== undefined)) };
+  next.webhook_url_secret = await sealed(webhook_url, current.webhook_url_secret);
+  next.auth_credentials_secret = await sealed(auth_credentials, current.auth_credentials_secret);
+  next.smtp_username_secret = await sealed(smtp_username, current.smtp_username_secret);
+  next.smtp_password_secret = await sealed(smtp_password, current.smtp_password_secret);
+  if (headers !== undefined) {
+    next.header_names = Object.keys(headers);
+    next.headers_secret = next.header_names.length ? await seal(JSON.stringify(headers), secret) : null;
+  }
+  const deny = c.get("config").notifications.deny_private_networks;
+  for (const kind of ["template_alert_fire", "template_alert_clear", "template_reminder"] as const) checkTemplate(next[kind], kind);
+  if (webhook_url) await checkOutboundUrl(webhook_url, "webhook_url", deny);
+  if (next.channel_type === "slack" || next.channel_type === "mattermost") {
+    if (!next.webhook_url_secret) throw new InputError(`webhook_url is required for ${next.channel_type} channels`);
+  } else if (next.channel_type === "webhook") {
+    if (!next.endpoint_url) throw new InputError("endpoint_url is required for webhook channels");
+    await checkOutboundUrl(next.endpoint_url, "endpoint_url", deny);
+    if (next.auth_type && !next.auth_credentials_secret) throw new InputError(`auth_credentials is required with auth_type ${next.auth_type}`);
+    if (auth_credentials && next.auth_type === "basic" && !auth_credentials.includes(":")) throw new InputError("auth_credentials: basic auth takes user:password");
+    if (auth_credentials && next.auth_type === "api_key" && !/^[^:\s]+:.+/.test(auth_credentials)) throw new InputError("auth_credentials: api_key takes Header-Name:value");
+  } else {
+    if (!next.smtp_host) throw new InputError("smtp_host is required for email channels");
+    if (!next.from_address) throw new InputError("from_address is required for email channels");
+    await checkOutboundHost(next.smtp_host, "smtp_host", deny);
+  }
+  return next;
+}
+
+const fieldsOf = (row: ChannelRow): ChannelFields => {
+  const { id: _id, created_by: _by, created_at: _at, updated_at: _up, ...fields } = row;
+  return fields;
+};
+
+export const notificationChannelRoutes = newRouter()
+  .openapi(r.list, async (c) => c.json(await Promise.all((await listChannels(c.get("db"))).map((row) => channelJson(c, row))), 200))
+  .openapi(r.create, async (c) => {
+    const fields = await merged(c, EMPTY, c.req.valid("json"));
+    const row = await createChannel(c.get("db"), { ...fields, created_by: (await authority(c)).principal.username });
+    return c.json(await channelJson(c, row), 201);
+  })
+  .openapi(r.get, async (c) => c.json(await channelJson(c, await getChannel(c.get("db"), c.req.valid("param").id)), 200))
+  .openapi(r.update, async (c) => {
+    const { id } = c.req.valid("param");
+    const current = await getChannel(c.get("db"), id);
+    const row = await updateChannel(c.get("db"), id, await merged(c, fieldsOf(current), c.req.valid("json")));
+    return c.json(await channelJson(c, row), 200);
+  })
+  .openapi(r.remove, async (c) => {
+    await deleteChannel(c.get("db"), c.req.valid("param").id);
+    return c.body(null, 204);
+  })
+  .openapi(r.recipients, async (c) => {
+    const { id } = c.req.valid("param");
+    await getChannel(c.get("db"), id);
+    return c.json((await listRecipients(c.get("db"), id)).map(recipientJson), 200);
+  })
+  .openapi(r.addRecipient, async (c) => {
+    const { id } = c.req.valid("param");
+    const channel = await getChannel(c.get("db"), id);
+    if (channel.channel_type !== "email") throw new InputError(`channel ${id} is a ${channel.channel_type} channel: only email channels have recipients`);
+    return c.json(recipientJson(await addRecipient(c.get("db"), id, c.req.valid("json"))), 201);
+  })
+  .openapi(r.putRecipient, async (c) => {
+    const { id, rid } = c.req.valid("param");
+    return c.json(recipientJson(await updateRecipient(c.get("db"), id, rid, c.req.valid("json"))), 200);
+  })
+  .openapi(r.deleteRecipient, async (c) => {
+    const { id, rid } = c.req.valid("param");
+    await deleteRecipient(c.get("db"), id, rid);
+    return c.body(null, 204);
+  })
+  .openapi(r.test, async (c) => {
+    const { id } = c.req.valid("param");
+    const body = (await c.req.json().catch(() => ({}))) as { recipient_email?: string };
+    const row = await getChannel(c.get("db"), id);
+    const { channel, secrets } = await openChannel(row, c.get("config").secret);
+    const recipients = body.recipient_email ? [body.recipient_email] : (await listRecipients(c.get("db"), id)).filter((x) => x.enabled).map((x) => x.email_address);
+    if (row.channel_type === "email" && recipients.length === 0) throw new InputError("no recipients: add one to the channel, or give recipient_email");
+    try {
+      await send(channel, testMessage(channel, recipients), c.get("transports"), c.get("config").notifications.deny_private_networks);
+    } catch (err) {
+      if (err instanceof InputError) throw err;
+      throw new ApiError(502, `the test message was not delivered: ${redact((err as Error).message, secrets)}`);
+    }
+    return c.json({ status: "sent" as const }, 200);
+  })
+  .openapi(r.history, async (c) => {
+    const { id } = c.req.valid("param");
+    await getChannel(c.get("db"), id);
+    const rows = await channelHistory(c.get("db"), id, c.req.valid("query").limit);
+    return c.json(rows.map((h) => ({ id: h.id, alert_id: h.alert_id, kind: h.kind, status: h.status as "sent", attempts: h.attempts, next_attempt_at: h.next_attempt_at.toISOString(), last_error: h.last_error, created_at: h.created_at.toISOString(), sent_at: iso(h.sent_at) })), 200);
+  });

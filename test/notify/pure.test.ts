@@ -1,0 +1,101 @@
+/** The notifier's pure parts: which channels fire, the outbound guard, payloads and templates. */
+import { describe, expect, it } from "vitest";
+import { channelsFor } from "../../src/notify/channel-selection.ts";
+import { checkOutboundHost, refusedAddress } from "../../src/notify/outbound-guard.ts";
+import { type AlertFacts, type OpenChannel, alertMessage } from "../../src/notify/payloads.ts";
+import { checkTemplate } from "../../src/notify/templates.ts";
+
+describe("channelsFor", () => {
+  const place = { connectionId: 1, clusterId: 10, groupId: 20 };
+  const channel = (id: number, is_estate_default: boolean, enabled = true) => ({ id, enabled, is_estate_default });
+  const o = (channel_id: number, scope: "server" | "cluster" | "group", scope_id: number, enabled: boolean) => ({ channel_id, scope, scope_id, enabled });
+
+  it("server override, else cluster, else group, else the estate default; disabled channels never", () => {
+    const channels = [channel(1, true), channel(2, false), channel(3, true), channel(4, false), channel(5, true, false), channel(6, false)];
+    const overrides = [
+      o(1, "group", 20, false), // estate default switched off for the group...
+      o(1, "server", 1, true), // ...and back on for this server
+      o(2, "cluster", 10, true),
+      o(2, "server", 2, false), // another server's override does not apply
+      o(3, "cluster", 10, false),
+      o(4, "group", 20, true),
+      o(5, "server", 1, true), // disabled channel: no override turns it on
+      o(6, "group", 21, true), // another group
+    ];
+    expect(channelsFor(channels, overrides, place)).toEqual([1, 2, 4]);
+    expect(channelsFor(channels, overrides, { connectionId: 9, clusterId: null, groupId: null })).toEqual([1, 3]);
+  });
+});
+
+describe("outbound guard", () => {
+  it.each([
+    ["169.254.169.254", false, /linkLocal/],
+    ["fe80::1", false, /linkLocal/],
+    ["0.0.0.0", false, /unspecified/],
+    ["::ffff:169.254.169.254", false, /linkLocal/],
+    ["10.0.0.5", true, /private address and notifications.deny_private_networks is set/],
+    ["127.0.0.1", true, /loopback/],
+    ["fd12::1", true, /uniqueLocal/],
+  ])("refuses %s (deny private: %s)", (address, deny, why) => {
+    expect(refusedAddress(address, deny)).toMatch(why);
+  });
+
+  it.each([["10.0.0.5"], ["127.0.0.1"], ["192.168.1.10"], ["8.8.8.8"]])("allows %s by default", (address) => {
+    expect(refusedAddress(address, false)).toBeNull();
+  });
+
+  it("checks every address a name resolves to", async () => {
+    const resolve = async () => ["93.184.215.14", "169.254.169.254"];
+    await expect(checkOutboundHost("metadata.example", "endpoint_url", false, resolve)).rejects.toThrow("endpoint_url: refused: metadata.example resolves to 169.254.169.254 is a linkLocal address");
+    await expect(checkOutboundHost("ok.example", "endpoint_url", false, async () => ["93.184.215.14"])).resolves.toBeUndefined();
+  });
+});
+
+const alert: AlertFacts = {
+  id: 7, title: "long_running_queries", description: "A statement runs long", severity: "critical", status: "active",
+  triggered_at: new Date("2026-11-23T10:00:00Z"), cleared_at: null, metric_name: "pg_stat_activity.max_query_duration_seconds", metric_value: 900,
+  threshold_value: 600, operator: ">", database_name: "", server: { name: "prod", host: "db.internal", port: 5432 },
+};
+const base: OpenChannel = {
+  channel_type: "webhook", name: "hook", webhook_url: null, endpoint_url: "https://hooks.example/in", http_method: "POST", headers: { "x-team": "dba" },
+  auth_type: "bearer", auth_credentials: "s3cret-token", smtp: null, from_address: null, from_name: null, templates: {},
+};
+const now = new Date("2026-11-23T10:30:00Z");
+
+describe("payloads", () => {
+  it("sends the default webhook JSON with auth and custom headers", () => {
+    const m = alertMessage(base, alert, "alert_fire", 0, [], now);
+    expect(m).toMatchObject({ transport: "http", method: "POST", url: "https://hooks.example/in", headers: { authorization: "Bearer s3cret-token", "x-team": "dba", "content-type": "application/json" } });
+    expect(JSON.parse((m as { body: string }).body)).toEqual({
+      event: "alert_fire", alert_id: 7, title: "long_running_queries", description: "A statement runs long", severity: "critical",
+      server: { name: "prod", host: "db.internal", port: 5432 }, database: null,
+      metric: { name: "pg_stat_activity.max_query_duration_seconds", value: 900, threshold: 600, operator: ">" }, triggered_at: "2026-11-23T10:00:00.000Z", cleared_at: null,
+    });
+    expect(alertMessage({ ...base, auth_type: "api_key", auth_credentials: "X-Api-Key: k-123" }, alert, "alert_fire", 0, [], now)).toMatchObject({ headers: { "X-Api-Key": "k-123" } });
+    expect(alertMessage({ ...base, auth_type: "basic", auth_credentials: "u:p" }, alert, "alert_fire", 0, [], now)).toMatchObject({ headers: { authorization: `Basic ${btoa("u:p")}` } });
+  });
+
+  it("fills a webhook template with JSON-escaped values", () => {
+    const tricky = { ...alert, title: 'say "hi"\nnow' };
+    const m = alertMessage({ ...base, templates: { alert_fire: '{"summary":"{{AlertTitle}} on {{ServerName}}","value":{{MetricValue}}}' } }, tricky, "alert_fire", 0, [], now);
+    expect(JSON.parse((m as { body: string }).body)).toEqual({ summary: 'say "hi"\nnow on prod', value: 900 });
+  });
+
+  it("gives Slack a coloured attachment and email a subject with text and HTML parts", () => {
+    const slack = alertMessage({ ...base, channel_type: "slack", webhook_url: "https://hooks.slack.com/services/T/B/X" }, alert, "alert_clear", 0, [], now) as { url: string; body: string; headers: Record<string, string> };
+    expect(slack.url).toBe("https://hooks.slack.com/services/T/B/X");
+    expect(slack.headers.authorization).toBeUndefined();
+    const body = JSON.parse(slack.body);
+    expect(body.text).toContain("Cleared: long_running_queries on prod");
+    expect(body.attachments[0]).toMatchObject({ color: "#2ca02c", text: "A statement runs long" });
+    const email = alertMessage({ ...base, channel_type: "email", smtp: { host: "smtp", port: 25, username: null, password: null, use_tls: false }, from_address: "pglens@x.io" }, { ...alert, title: "<b>x</b>" }, "alert_fire", 0, ["dba@x.io"], now);
+    expect(email).toMatchObject({ transport: "email", to: ["dba@x.io"], subject: "[pglens] CRITICAL Fired: <b>x</b> on prod" });
+    expect((email as { html: string }).html).toContain("&lt;b&gt;x&lt;/b&gt;");
+    expect((email as { text: string }).text).toContain("Metric: pg_stat_activity.max_query_duration_seconds = 900 (> 600)");
+  });
+
+  it("refuses a template that does not parse", () => {
+    expect(() => checkTemplate("{{#open}} never closed", "template_alert_fire")).toThrow(/template_alert_fire: the template does not parse/);
+    expect(() => checkTemplate("{{AlertTitle}}", "template_alert_fire")).not.toThrow();
+  });
+});
