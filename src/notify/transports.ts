@@ -28,8 +28,9 @@ async function sendHttp(m: Extract<Message, { transport: "http" }>, denyPrivate:
   try {
     res = await fetch(m.url, { method: m.method, headers: m.headers, body: m.body, redirect: "manual", signal: AbortSignal.timeout(HTTP_TIMEOUT_MS) });
   } catch (err) {
-    const e = err as Error & { cause?: { code?: string } };
-    throw new DeliveryError(e.name === "TimeoutError" ? `no answer within ${HTTP_TIMEOUT_MS / 1000} s` : `could not reach it: ${e.cause?.code ?? e.message}`);
+    const e = err as Error & { cause?: { code?: string; message?: string; errors?: Array<{ code?: string }> } };
+    const why = e.cause?.code ?? e.cause?.errors?.[0]?.code ?? e.cause?.message ?? e.message;
+    throw new DeliveryError(e.name === "TimeoutError" ? `no answer within ${HTTP_TIMEOUT_MS / 1000} s` : `could not reach it: ${why}`);
   }
   const text = (await res.text().catch(() => "")).slice(0, 200);
   if (res.status >= 300 && res.status < 400) throw new DeliveryError(`it answered ${res.status} (a redirect), which pglens does not follow`);
