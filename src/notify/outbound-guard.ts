@@ -22,22 +22,32 @@ export function refusedAddress(address: string, denyPrivate: boolean): string | 
 
 type Resolve = (host: string) => Promise<string[]>;
 
+const UNRESOLVABLE = new Set(["ENOTFOUND", "EAI_AGAIN", "ENODATA", "EAI_NONAME"]);
+
 async function nodeResolve(host: string): Promise<string[]> {
+  let lookup: typeof import("node:dns/promises").lookup;
   try {
-    const { lookup } = await import("node:dns/promises");
+    ({ lookup } = await import("node:dns/promises"));
+  } catch {
+    return []; // no resolver in this runtime (Workers): literal addresses are still checked
+  }
+  try {
     return (await lookup(host, { all: true })).map((a) => a.address);
   } catch (err) {
-    if ((err as { code?: string }).code === "ERR_MODULE_NOT_FOUND" || (err as Error).message?.includes("No such module")) return [];
-    throw new InputError(`cannot resolve ${host}: ${(err as { code?: string }).code ?? (err as Error).message}`);
+    const code = (err as { code?: string }).code ?? "";
+    if (UNRESOLVABLE.has(code)) throw new InputError(`cannot resolve ${host} (${code})`);
+    return []; // a runtime whose resolver is a stub
   }
 }
 
 /** Throws InputError (`what` names the field) when `host` is, or resolves to, a refused address. */
 export async function checkOutboundHost(host: string, what: string, denyPrivate: boolean, resolve: Resolve = nodeResolve): Promise<void> {
   const bare = host.replace(/^\[|\]$/g, "");
-  const addresses = ipaddr.isValid(bare) ? [bare] : await resolve(bare).catch((err: Error) => {
-    throw new InputError(`${what}: ${err.message}`);
-  });
+  const addresses = ipaddr.isValid(bare)
+    ? [bare]
+    : await resolve(bare).catch((err: Error) => {
+        throw new InputError(`${what}: ${err.message}`);
+      });
   for (const address of addresses) {
     const why = refusedAddress(address, denyPrivate);
     if (why) throw new InputError(`${what}: refused: ${host === address ? "" : `${host} resolves to `}${why}`);

@@ -12,6 +12,7 @@ import { collectOnce } from "../../src/collector/collect.ts";
 import { type Config, resolveConfig } from "../../src/config.ts";
 import { createLogger } from "../../src/log.ts";
 import { deliverOnce } from "../../src/notify/deliver.ts";
+import { sendEmail } from "../../src/notify/smtp.ts";
 import { queueNotifications } from "../../src/notify/queue.ts";
 import { testApp } from "../support/app.ts";
 import { userWithToken } from "../support/auth.ts";
@@ -19,7 +20,7 @@ import { migratedDatastore, type TestDatastore } from "../support/datastore.ts";
 import { client } from "../support/http.ts";
 import { TEST_SECRET, collectEvery, registerServer } from "../support/monitored.ts";
 import { freePort, startEmbeddedPostgres, type TestServer } from "../support/postgres.ts";
-import { startHttpReceiver } from "../support/receivers.ts";
+import { startHttpReceiver, startSmtpReceiver } from "../support/receivers.ts";
 
 const log = createLogger("error");
 const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -138,5 +139,33 @@ describe("delivery", () => {
     await deliverOnce(store.db, config, log, {}); // no email transport, as on Workers
     const [attempt] = (await api("GET", `/api/v1/notification-channels/${mail.id}/history`, { token: root })).body;
     expect(attempt).toMatchObject({ status: "retrying", last_error: expect.stringContaining("email cannot be sent from this runtime") });
+  });
+
+  it("emails an alert through a real SMTP server: subject, both parts, recipients", async () => {
+    const smtp = await startSmtpReceiver();
+    try {
+      await store.db.query("UPDATE notification_channels SET is_estate_default = false");
+      const mail = (await api("POST", "/api/v1/notification-channels", { token: root, body: { channel_type: "email", name: "smtp", smtp_host: "127.0.0.1", smtp_port: smtp.port, smtp_use_tls: false, from_address: "pglens@example.com", from_name: "pglens", is_estate_default: true } })).body;
+      for (const address of ["dba@example.com", "oncall@example.com"]) await api("POST", `/api/v1/notification-channels/${mail.id}/recipients`, { token: root, body: { email_address: address } });
+      const [alert] = await store.db.query<{ id: number }>(
+        "INSERT INTO alerts (alert_type, connection_id, severity, title, description, status, metric_name, object_name) VALUES ('threshold', $1, 'critical', 'disk_usage_critical', 'A file system is almost full', 'active', 'm', 'mail-test') RETURNING id::int AS id",
+        [conn],
+      );
+      await queueNotifications(store.db, [{ alert_id: alert.id, kind: "alert_fire", sequence: 1 }]);
+      expect(await deliverOnce(store.db, config, log, { email: sendEmail })).toMatchObject({ sent: 1, failed: 0 });
+      expect(smtp.mails).toHaveLength(1);
+      expect(smtp.mails[0]).toMatchObject({ from: "pglens@example.com", to: ["dba@example.com", "oncall@example.com"] });
+      expect(smtp.mails[0].raw).toMatch(/^Subject: \[pglens\] CRITICAL Fired: disk_usage_critical on monitored$/m);
+      expect(smtp.mails[0].raw).toMatch(/Content-Type: text\/plain/);
+      expect(smtp.mails[0].raw).toMatch(/Content-Type: text\/html/);
+      expect(smtp.mails[0].raw).toContain("A file system is almost full");
+    } finally {
+      await smtp.close();
+    }
+  });
+
+  it("refuses a destination that does not resolve", async () => {
+    const res = await api("POST", "/api/v1/notification-channels", { token: root, body: { channel_type: "webhook", name: "nowhere", endpoint_url: "https://no-such-host.invalid/x" } });
+    expect(res).toMatchObject({ status: 400, body: { error: expect.stringMatching(/^endpoint_url: cannot resolve no-such-host.invalid/) } });
   });
 });
