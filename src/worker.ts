@@ -9,6 +9,7 @@ import { collectOnce } from "./collector/collect.ts";
 import { migrate } from "./datastore/migrate.ts";
 import { datastoreSettings } from "./datastore/settings.ts";
 import { createLogger, type Logger } from "./log.ts";
+import { VERSION } from "./version.ts";
 
 interface ScheduledController {
   scheduledTime: number;
@@ -60,6 +61,14 @@ function ensureMigrated(state: Isolate): Promise<void> {
   return state.migrated;
 }
 
+const NO_DATASTORE = "no datastore configured: set the PGLENS_DATASTORE_URL secret (a Postgres URL, e.g. Neon): wrangler secret put PGLENS_DATASTORE_URL";
+
+/** Without a datastore every path answers 503 saying how to fix it; /health reports `unconfigured`. */
+function unconfigured(request: Request): Response {
+  if (new URL(request.url).pathname === "/health") return Response.json({ status: "unconfigured", version: VERSION, error: NO_DATASTORE }, { status: 503 });
+  return Response.json({ error: NO_DATASTORE }, { status: 503 });
+}
+
 function misconfigured(err: unknown): Response {
   console.log(JSON.stringify({ level: "error", msg: "invalid configuration", error: (err as Error).message }));
   return Response.json({ error: `pglens is misconfigured: ${(err as Error).message}` }, { status: 500 });
@@ -73,6 +82,7 @@ export default {
     } catch (err) {
       return misconfigured(err);
     }
+    if (!state.config.datastore.url) return unconfigured(request);
     await ensureMigrated(state);
     return state.app.fetch(request, env, ctx);
   },
@@ -81,6 +91,10 @@ export default {
   async scheduled(controller: ScheduledController, env: Bindings, ctx: ExecutionContext): Promise<void> {
     const state = boot(env);
     state.log.info("scheduled tick", { cron: controller.cron, scheduled_time: new Date(controller.scheduledTime).toISOString() });
+    if (!state.config.datastore.url) {
+      state.log.error("scheduled tick skipped", { error: NO_DATASTORE });
+      return;
+    }
     ctx.waitUntil(
       (async () => {
         await ensureMigrated(state);
