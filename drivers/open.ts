@@ -1,4 +1,4 @@
-import { mkdirSync } from "node:fs";
+import { chmodSync, mkdirSync } from "node:fs";
 import WebSocket from "ws";
 import { chooseDriver, type DatastoreSettings } from "./choose.ts";
 import { lockDataDir } from "./data-dir-lock.ts";
@@ -8,7 +8,9 @@ import type { Driver } from "./types.ts";
 /** Node entry to the driver layer: every kind, the embedded PGlite default included. */
 export async function openDriver(settings: DatastoreSettings): Promise<Driver> {
   if (chooseDriver(settings) === "pglite") {
-    mkdirSync(settings.dataDir, { recursive: true });
+    // PGlite creates its files group- and world-writable; a private directory keeps everyone else out of them.
+    mkdirSync(settings.dataDir, { recursive: true, mode: 0o700 });
+    chmodSync(settings.dataDir, 0o700);
     const release = lockDataDir(settings.dataDir);
     try {
       const { openPglite } = await import("./pglite.ts");

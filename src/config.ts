@@ -33,7 +33,7 @@ const toolSwitches = z.strictObject(Object.fromEntries(BUILTIN_TOOLS.map((t) => 
 
 export const configSchema = z.strictObject({
   port: z.coerce.number().int().min(0).max(65535).default(8080),
-  host: z.string().min(1).default("0.0.0.0"),
+  host: z.string().min(1).default("127.0.0.1"),
   log_level: z.enum(LOG_LEVELS).default("info"),
   datastore: z
     .strictObject({

@@ -43,7 +43,7 @@ export async function runServer(config: Config, log: Logger): Promise<void> {
   const collector = config.collector.enabled ? startCollector(driver, config, log) : undefined;
   const alerter = config.alerter.enabled ? startAlerter(driver, config, log, { email: sendEmail }) : undefined;
   const server = serve({ fetch: app.fetch, port: config.port, hostname: config.host }, (info) => {
-    log.info("pglens listening", { version: VERSION, url: `http://${config.host === "0.0.0.0" ? "localhost" : config.host}:${info.port}` });
+    log.info("pglens listening", { version: VERSION, url: `http://${config.host === "0.0.0.0" || config.host === "127.0.0.1" ? "localhost" : config.host}:${info.port}` });
   });
 
   let stopping = false;

@@ -4,7 +4,7 @@
  * the server stops they work, a killed holder's stale lock is taken over, and after a restart every table
  * reads the same by index and by sequential scan.
  */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -27,6 +27,7 @@ describe("the embedded datastore lock", () => {
     const port = await freePort();
     const { child } = await startServe(env, port);
     let serverPid = child.pid;
+    expect(statSync(dataDir).mode & 0o777).toBe(0o700); // PGlite's own files are world-writable: the directory keeps others out
     try {
       for (const args of [["user", "create", "alice", "--service-account"], ["token", "create", "--user", "admin"], ["demo", "--history-only"]]) {
         const res = await runCli(args, env);
