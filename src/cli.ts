@@ -21,6 +21,8 @@ Commands:
   token create --user NAME [--expires 30d|never] [--note TEXT] [--json]
                         create an API (service) token; it is printed once
   token list [--json]   list API tokens (never the secrets)
+  group grant NAME [--member USER]... [--mcp TOOL,...] [--connections ID[:read|read_write],...]
+                        give a group (created if missing) members, MCP tools and connection rights
   token delete ID       revoke a token
   demo [--server URL] [--monitor-role] [--history-only]
                         register a reachable local PostgreSQL (default postgres://postgres@127.0.0.1:5432)
@@ -103,6 +105,8 @@ async function main(argv: string[]): Promise<number> {
       return (await import("./cli/users.ts")).userCommand(rest);
     case "token":
       return (await import("./cli/tokens.ts")).tokenCommand(rest);
+    case "group":
+      return (await import("./cli/groups.ts")).groupCommand(rest);
     default:
       throw new UsageError(`unknown command "${command}"\n\n${USAGE}`);
   }

@@ -8,6 +8,7 @@ import { DRIVER_KINDS } from "../drivers/types.ts";
 
 /** Tools that `builtins.tools.<name>: false` can switch off. */
 export const BUILTIN_TOOLS = [
+  "list_connections",
   "list_probes",
   "describe_probe",
   "query_metrics",

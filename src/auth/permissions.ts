@@ -19,6 +19,7 @@ export type AccessLevel = (typeof ACCESS_LEVELS)[number];
 
 /** MCP items that can be granted; tools are added as they are built. */
 export const MCP_PRIVILEGES: ReadonlyArray<{ identifier: string; item_type: "tool" | "resource" | "prompt"; description: string }> = [
+  { identifier: "list_connections", item_type: "tool", description: "List the connections the caller may see" },
   { identifier: "list_probes", item_type: "tool", description: "List the metric probes of the datastore" },
   { identifier: "describe_probe", item_type: "tool", description: "Describe the columns of a probe" },
   { identifier: "query_metrics", item_type: "tool", description: "Query collected metrics of a connection" },

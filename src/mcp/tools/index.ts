@@ -6,13 +6,14 @@ import { getAlertRules } from "./get-alert-rules.ts";
 import { getSchemaInfo } from "./get-schema-info.ts";
 import { getTimeline } from "./get-timeline.ts";
 import { listAlertsTool } from "./list-alerts.ts";
+import { listConnectionsTool } from "./list-connections.ts";
 import { listBlackoutsTool } from "./list-blackouts.ts";
 import { listProbes } from "./list-probes.ts";
 import { queryDatabase } from "./query-database.ts";
 import { queryMetrics } from "./query-metrics.ts";
 
 /** Every tool pglens offers, in the order they are listed. */
-export const TOOLS: readonly ToolDefinition[] = [listProbes, describeProbe, queryMetrics, queryDatabase, getSchemaInfo, executeExplain, listAlertsTool, getAlertRules, listBlackoutsTool, getTimeline] as unknown as ToolDefinition[];
+export const TOOLS: readonly ToolDefinition[] = [listConnectionsTool, listProbes, describeProbe, queryMetrics, queryDatabase, getSchemaInfo, executeExplain, listAlertsTool, getAlertRules, listBlackoutsTool, getTimeline] as unknown as ToolDefinition[];
 
 /** The tools this configuration leaves switched on. */
 export function enabledTools(config: Config): ToolDefinition[] {
