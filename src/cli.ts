@@ -36,8 +36,33 @@ Commands:
 Configuration comes from the YAML file named by PGLENS_CONFIG and from environment
 variables (PGLENS_DATASTORE_URL, PGLENS_DATA_DIR, ...); see README.md.`;
 
+const COMMANDS = ["serve", "migrate", "collect", "alerter", "openapi", "user", "token", "group", "demo", "samples"];
+
+/** The lines of USAGE about one command (its line and the indented lines that continue it). */
+function helpFor(command: string): string {
+  const lines = USAGE.split("\n");
+  const start = lines.findIndex((l) => l.startsWith(`  ${command} `) || l === `  ${command}`);
+  const own: string[] = [];
+  for (let i = start; i >= 0 && i < lines.length; i++) {
+    if (i > start && !/^ {3,}\S/.test(lines[i]) && !lines[i].startsWith(`  ${command} `)) break;
+    own.push(lines[i]);
+  }
+  return `Usage: pglens ${command} ...\n${own.join("\n")}\n\nSee \`pglens --help\` for every command, README.md for configuration.`;
+}
+
+/** Commands that take no options still refuse unknown ones (a typo must not start a server). */
+function noOptions(command: string, args: string[]): void {
+  parseArgs({ args, options: {}, strict: true, allowPositionals: false });
+  void command;
+}
+
 async function main(argv: string[]): Promise<number> {
   const [command = "serve", ...rest] = argv;
+  // `--help` anywhere after a command prints its help and does nothing else.
+  if (COMMANDS.includes(command) && (rest.includes("--help") || rest.includes("-h"))) {
+    console.log(helpFor(command));
+    return 0;
+  }
   switch (command) {
     case "help":
     case "--help":
@@ -49,12 +74,14 @@ async function main(argv: string[]): Promise<number> {
       console.log(VERSION);
       return 0;
     case "serve": {
+      noOptions(command, rest);
       const [{ loadNodeConfig }, { createLogger }, { runServer }] = await Promise.all([import("./config-file.ts"), import("./log.ts"), import("./node.ts")]);
       const config = loadNodeConfig();
       await runServer(config, createLogger(config.log_level));
       return -1; // keeps running until a signal
     }
     case "migrate": {
+      noOptions(command, rest);
       const [{ loadNodeConfig }, { createLogger }, { openMigratedDatastore }] = await Promise.all([import("./config-file.ts"), import("./log.ts"), import("./datastore/open-migrated.ts")]);
       const config = loadNodeConfig();
       const driver = await openMigratedDatastore(config, createLogger(config.log_level));
@@ -117,7 +144,12 @@ main(process.argv.slice(2)).then(
     // Exit only once stdout is flushed: a large document piped elsewhere would otherwise be cut short.
     if (code >= 0) process.stdout.write("", () => process.exit(code));
   },
-  (err: Error) => {
+  (err: Error & { code?: string }) => {
+    if (err.code?.startsWith("ERR_PARSE_ARGS_")) {
+      // node:util parseArgs: an unknown option, a missing value, a stray argument.
+      console.error(`pglens: ${err.message.split("\n")[0]}; see \`pglens ${process.argv[2] ?? ""} --help\``);
+      process.exit(2);
+    }
     console.error(`pglens: ${err.message}`);
     // Usage and input mistakes are the caller's to fix (2); anything else failed on our side (1).
     process.exit(err instanceof UsageError || err instanceof InputError || err instanceof NotFoundError ? 2 : 1);

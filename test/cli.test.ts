@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { once } from "node:events";
@@ -119,5 +119,30 @@ describe("pglens CLI", () => {
     expect(result.code).toBe(2);
     expect(result.stderr).toContain('unknown command "frobnicate"');
     expect(result.stderr).toContain("Usage: pglens <command>");
+  });
+
+  it("prints each command's help for --help without doing anything, and refuses unknown options with exit 2", async () => {
+    const database = await createTestDatabase(inject("pg17Url"));
+    const dataDir = mkdtempSync(join(tmpdir(), "pglens-help-"));
+    const env = { PGLENS_DATASTORE_URL: database.url, PGLENS_DATA_DIR: dataDir, PORT: String(await freePort()) };
+    try {
+      for (const command of ["serve", "migrate", "collect", "alerter", "openapi", "user", "token", "group", "demo", "samples"]) {
+        const res = await runCli([command, "--help"], env);
+        expect(res.code, command).toBe(0);
+        expect(res.stdout, command).toMatch(new RegExp(`^Usage: pglens ${command} \\.\\.\\.\\n  ${command}`));
+      }
+      // Nothing happened: no migration ran, nothing was created under the data directory.
+      const db = openPg(database.url);
+      expect(await db.query("SELECT to_regclass('public.schema_version') AS t")).toEqual([{ t: null }]);
+      await db.close();
+      expect(readdirSync(dataDir)).toEqual([]);
+      for (const args of [["serve", "--bogus"], ["migrate", "extra"], ["collect", "--nope"], ["user", "create", "x", "--wat"]]) {
+        const res = await runCli(args, env);
+        expect(res.code, args.join(" ")).toBe(2);
+        expect(res.stderr, args.join(" ")).toMatch(/^pglens: .*; see `pglens \w+ --help`\n$/);
+      }
+    } finally {
+      await database.drop();
+    }
   });
 });
