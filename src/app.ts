@@ -3,7 +3,7 @@ import type { Context } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { requestId } from "hono/request-id";
 import { secureHeaders } from "hono/secure-headers";
-import { USER, accessOf, declareAccess, requireAccess } from "./http/access.ts";
+import { PUBLIC, accessOf, declareAccess } from "./http/access.ts";
 import { allowedMethodsLookup } from "./http/allowed-methods.ts";
 import { resolvePrincipal } from "./http/authenticate.ts";
 import type { AppDeps, AppEnv } from "./http/context.ts";
@@ -22,6 +22,8 @@ const documentConfig = {
     version: VERSION,
     description: "PostgreSQL monitoring: collected statistics history with reset-aware derived metrics, and live read-only tools.",
   },
+  // Relative: the document describes whichever server serves it.
+  servers: [{ url: "/", description: "The pglens server that serves this document" }],
 };
 
 export function createApp(deps: AppDeps, modules: ReadonlyArray<ReturnType<typeof newRouter>> = ROUTE_MODULES) {
@@ -42,8 +44,8 @@ export function createApp(deps: AppDeps, modules: ReadonlyArray<ReturnType<typeo
     scheme: "bearer",
     description: "A session token from POST /api/v1/auth/login or an API token",
   });
-  declareAccess("GET", OPENAPI_PATH, USER);
-  app.use(OPENAPI_PATH, requireAccess(USER));
+  // Public: it describes the API and holds no data; client generators and API explorers fetch it without credentials.
+  declareAccess("GET", OPENAPI_PATH, PUBLIC);
   app.doc(OPENAPI_PATH, documentConfig);
   assertEveryRouteDecided(app.routes);
 

@@ -143,15 +143,21 @@ describe("request plumbing", () => {
 });
 
 describe("OpenAPI", () => {
-  it("serves an OpenAPI 3.0.3 document generated from the routes", async () => {
+  it("serves an OpenAPI 3.0.3 document generated from the routes, publicly, with a unique operationId per operation", async () => {
     const { app } = testApp(db);
-    expect((await app.request("/api/v1/openapi.json")).status).toBe(401);
-    const res = await app.request("/api/v1/openapi.json", { headers: bearer(token) });
+    const res = await app.request("/api/v1/openapi.json");
     expect(res.status).toBe(200);
     expect(res.headers.get("link")).toBe(LINK);
     const doc = await res.json();
     expect(doc.openapi).toBe("3.0.3");
     expect(doc.paths["/health"].get.responses).toHaveProperty("503");
+    expect(doc.servers).toEqual([{ url: "/", description: "The pglens server that serves this document" }]);
+    const ids = Object.values(doc.paths as Record<string, Record<string, { operationId?: string }>>).flatMap((ops) => Object.values(ops).map((op) => op.operationId));
+    expect(ids.every((id) => typeof id === "string" && /^[a-z][A-Za-z0-9]+$/.test(id))).toBe(true);
+    expect(new Set(ids).size).toBe(ids.length);
+    expect(doc.paths["/api/v1/alerts/acknowledge"].delete.operationId).toBe("deleteAlertsAcknowledge");
+    expect(doc.paths["/api/v1/rbac/groups/{id}/members"].post.operationId).toBe("postRbacGroupsByIdMembers");
+    expect(bearer(token)).toBeTruthy();
   });
 
   it("matches the committed openapi.gen.json (run `npm run openapi` after changing routes)", () => {

@@ -26,7 +26,6 @@ const REQUESTS: Array<[string, RequestInit?]> = [
 ];
 // Without a token: the same refusals from both runtimes.
 const UNAUTHENTICATED: Array<[string, RequestInit?]> = [
-  ["/api/v1/openapi.json"],
   ["/api/v1/mcp/tools", { headers: { authorization: "Bearer pglens_not-a-real-token" } }],
   ["/api/v1/auth/login", { method: "POST", body: JSON.stringify({ username: "parity", password: "wrong password here" }), headers: { "content-type": "application/json" } }],
 ];
@@ -95,6 +94,12 @@ describe.each([
     const fromWorker = await snapshot(await worker.fetch(path, init));
     expect(fromNode.status).toBe(401);
     expect(fromWorker).toEqual(fromNode);
+  });
+
+  it("serves the public OpenAPI document without a token, identically", async () => {
+    const fromNode = await snapshot(await fetch(`${node.url}/api/v1/openapi.json`));
+    expect(fromNode.status).toBe(200);
+    expect(await snapshot(await worker.fetch("/api/v1/openapi.json"))).toEqual(fromNode);
   });
 
   it("runs the scheduled handler", async () => {

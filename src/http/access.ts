@@ -67,9 +67,23 @@ export function requireAccess(access: Access): MiddlewareHandler<AppEnv> {
   };
 }
 
+/**
+ * A stable, unique operationId from the method and path (client generators name methods after it):
+ * `GET /api/v1/alerts/{id}` -> `getAlertsById`.
+ */
+export function operationIdOf(method: string, path: string): string {
+  const words = path
+    .replace(/^\/api\/v1/, "")
+    .split("/")
+    .filter(Boolean)
+    .flatMap((segment) => (segment.startsWith("{") ? ["by", ...segment.slice(1, -1).split(/[-_]/)] : segment.split(/[-_.]/)));
+  return method.toLowerCase() + words.map((w) => w.charAt(0).toUpperCase() + w.slice(1)).join("");
+}
+
 export function guarded<R extends RouteConfig>(access: Access, route: R): R {
   declareAccess(route.method, toHonoPath(route.path), access);
   return {
+    operationId: operationIdOf(route.method, route.path),
     ...route,
     security: access.kind === "public" ? [] : [{ bearerAuth: [] }],
     "x-pglens-access": describeAccess(access),
