@@ -18,6 +18,7 @@ import { VERSION } from "./version.ts";
 /** The embedded datastore's first start: a demo connection with a generated day of history to look at. */
 async function ensureDemoOnFirstStart(driver: Driver, config: Config, log: Logger): Promise<void> {
   if (!config.demo || (await driver.query("SELECT 1 FROM connections LIMIT 1")).length > 0) return;
+  log.info("loading a generated day of history for the demo connection (first start only) ...");
   const { createDemoConnection } = await import("./cli/demo.ts");
   const { id, rows } = await createDemoConnection(driver);
   log.info("loaded a generated day of history as a demo connection; `npx pglens demo` registers a real local server", { connection_id: id, rows });

@@ -12,7 +12,7 @@ export interface MigrationResult {
   version: number;
 }
 
-export async function migrate(db: Driver, migrations: readonly Migration[] = MIGRATIONS): Promise<MigrationResult> {
+export async function migrate(db: Driver, migrations: readonly Migration[] = MIGRATIONS, onPending?: (count: number) => void): Promise<MigrationResult> {
   return db.transaction(async (tx) => {
     // The lock lasts until commit, so a second instance waits and then finds everything applied.
     await tx.query("SELECT pg_advisory_xact_lock($1)", [MIGRATION_LOCK_KEY]);
@@ -24,8 +24,9 @@ export async function migrate(db: Driver, migrations: readonly Migration[] = MIG
     const rows = await tx.query<{ version: number }>("SELECT version FROM schema_version");
     const done = new Set(rows.map((r) => r.version));
     const applied: MigrationResult["applied"] = [];
-    for (const m of [...migrations].sort((a, b) => a.version - b.version)) {
-      if (done.has(m.version)) continue;
+    const pending = [...migrations].sort((a, b) => a.version - b.version).filter((m) => !done.has(m.version));
+    if (pending.length) onPending?.(pending.length);
+    for (const m of pending) {
       for (const statement of m.statements) await tx.query(statement);
       await tx.query("INSERT INTO schema_version (version, name) VALUES ($1, $2)", [m.version, m.name]);
       applied.push({ version: m.version, name: m.name });
