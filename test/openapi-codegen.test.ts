@@ -1,0 +1,80 @@
+/**
+ * The OpenAPI document generates clients: openapi-typescript turns openapi.gen.json into types, a small
+ * openapi-fetch client (login, list connections, a metrics query) compiles under `tsc --strict`, and then
+ * runs against a real pglens server.
+ */
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import openapiTS, { astToString } from "openapi-typescript";
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { testApp } from "./support/app.ts";
+import { CHEAP_HASH } from "./support/auth.ts";
+import { addConnection, migratedDatastore, type TestDatastore } from "./support/datastore.ts";
+import { serveOnFreePort } from "./support/node-server.ts";
+import { hashPassword } from "../src/auth/passwords.ts";
+import { createUser } from "../src/datastore/users.ts";
+
+const ROOT = resolve(import.meta.dirname, "..");
+let store: TestDatastore;
+let server: { url: string; close(): Promise<void> };
+let dir: string;
+
+const CLIENT = `
+import createClient from "openapi-fetch";
+import type { paths } from "./api.ts";
+
+export async function run(baseUrl: string): Promise<{ connections: string[]; points: number }> {
+  const api = createClient<paths>({ baseUrl });
+  const login = await api.POST("/api/v1/auth/login", { body: { username: "codegen", password: "a long enough passphrase 9" } });
+  if (!login.data) throw new Error("login failed: " + JSON.stringify(login.error));
+  const headers = { authorization: \`Bearer \${login.data.token}\` };
+  const listed = await api.GET("/api/v1/connections", { headers });
+  if (!listed.data) throw new Error("list failed");
+  const connections: string[] = listed.data.map((c) => c.name);
+  const series = await api.GET("/api/v1/metrics/query", {
+    headers,
+    params: { query: { probe_name: "pg_stat_database", connection_id: String(listed.data[0].id), metrics: "numbackends", time_range: "1h" } },
+  });
+  if (!series.data) throw new Error("query failed: " + JSON.stringify(series.error));
+  const points: number = series.data[0].data.length;
+  return { connections, points };
+}
+`;
+
+beforeAll(async () => {
+  store = await migratedDatastore("pglite");
+  await createUser(store.db, { username: "codegen", passwordHash: await hashPassword("a long enough passphrase 9", CHEAP_HASH) });
+  await addConnection(store.db, "from-codegen");
+  await store.db.query("UPDATE connections SET is_shared = true");
+  server = await serveOnFreePort(testApp(store.db).app.fetch);
+  dir = mkdtempSync(join(ROOT, "test", ".codegen-"));
+});
+afterAll(async () => {
+  await server?.close();
+  await store?.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+it("generates types, compiles a typed client under --strict, and runs it", async () => {
+  const doc = JSON.parse(readFileSync(join(ROOT, "openapi.gen.json"), "utf8"));
+  writeFileSync(join(dir, "api.ts"), astToString(await openapiTS(doc)));
+  writeFileSync(join(dir, "client.ts"), CLIENT);
+  const tsc = join(ROOT, "node_modules", "typescript", "bin", "tsc");
+  const flags = ["--strict", "--noEmit", "--target", "es2022", "--module", "nodenext", "--moduleResolution", "nodenext", "--allowImportingTsExtensions", "--skipLibCheck"];
+  execFileSync(process.execPath, [tsc, ...flags, join(dir, "client.ts")], { cwd: ROOT, stdio: "pipe" });
+  // The compile check is real: a wrong field type in the client must fail it.
+  writeFileSync(join(dir, "broken.ts"), CLIENT.replace("const points: number = series.data[0].data.length;", "const points: number = series.data[0].name;"));
+  let diagnostics = "";
+  try {
+    execFileSync(process.execPath, [tsc, ...flags, join(dir, "broken.ts")], { cwd: ROOT, stdio: "pipe" });
+  } catch (err) {
+    diagnostics = String((err as { stdout?: Buffer }).stdout);
+  }
+  expect(diagnostics).toMatch(/broken\.ts.*error TS2322: Type 'string' is not assignable to type 'number'/);
+  const { run } = (await import(join(dir, "client.ts"))) as { run(url: string): Promise<{ connections: string[]; points: number }> };
+  const result = await run(server.url);
+  expect(result.connections).toEqual(["from-codegen"]);
+  expect(result.points).toBeGreaterThan(0);
+}, 60_000);
