@@ -2,6 +2,7 @@ import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { once } from "node:events";
+import { spawn } from "node:child_process";
 import { describe, expect, inject, it } from "vitest";
 import { openPg } from "../drivers/pg.ts";
 import { authenticate } from "../src/auth/principal.ts";
@@ -145,4 +146,26 @@ describe("pglens CLI", () => {
       await database.drop();
     }
   });
+
+  it("stops the server when `npm start` gets SIGTERM", async () => {
+    const port = await freePort();
+    const dataDir = mkdtempSync(join(tmpdir(), "pglens-npm-start-"));
+    // A process group of its own, so whatever is left can be cleaned up if the check fails.
+    const npm = spawn("npm", ["start"], { cwd: join(import.meta.dirname, ".."), env: { ...process.env, PORT: String(port), PGLENS_DATA_DIR: dataDir, PGLENS_DATASTORE_URL: "", PGLENS_DEMO: "false" }, stdio: "ignore", detached: true });
+    const healthy = async () => fetch(`http://127.0.0.1:${port}/health`).then((r) => r.ok, () => false);
+    for (let i = 0; i < 240 && !(await healthy()); i++) await new Promise((r) => setTimeout(r, 250));
+    expect(await healthy()).toBe(true);
+    npm.kill("SIGTERM");
+    let stopped = false;
+    for (let i = 0; i < 40 && !stopped; i++) {
+      await new Promise((r) => setTimeout(r, 250));
+      stopped = !(await healthy());
+    }
+    try {
+      process.kill(-npm.pid!, "SIGKILL");
+    } catch {
+      // the group is gone: nothing left behind
+    }
+    expect(stopped).toBe(true);
+  }, 90_000);
 });

@@ -1,5 +1,6 @@
 /** NDJSON import through the sample writer: all or nothing, in one transaction. */
 import type { Driver } from "../../drivers/types.ts";
+import { findProbe } from "../probes/index.ts";
 import { type SampleRow, SampleError, writeSamplesIn } from "./sample-writer.ts";
 
 export interface ImportOptions {
@@ -13,6 +14,7 @@ export interface ImportOptions {
 
 export async function importSamples(db: Driver, options: ImportOptions): Promise<number> {
   const batchSize = options.batchSize ?? 5000;
+  if (!findProbe(options.probe)) throw new SampleError(`unknown probe \`${options.probe}\`; pglens openapi or list_probes shows the probes`);
   // Take the iterator before the first await: a readline source drops lines emitted while nobody iterates.
   const iterator = options.lines[Symbol.asyncIterator]();
   const lines = { [Symbol.asyncIterator]: () => iterator };
@@ -20,10 +22,13 @@ export async function importSamples(db: Driver, options: ImportOptions): Promise
     let written = 0;
     let lineNumber = 0;
     let batch: SampleRow[] = [];
+    let lineOf: number[] = [];
     const flush = async () => {
       if (batch.length === 0) return;
-      written += await writeSamplesIn(tx, { connectionId: options.connectionId, probe: options.probe, rows: batch }, written);
+      const lines = lineOf;
+      written += await writeSamplesIn(tx, { connectionId: options.connectionId, probe: options.probe, rows: batch, describeRow: (i) => `line ${lines[i]}` }, written);
       batch = [];
+      lineOf = [];
       options.onProgress?.(written);
     };
     for await (const line of lines) {
@@ -31,6 +36,7 @@ export async function importSamples(db: Driver, options: ImportOptions): Promise
       if (line.trim() === "") continue;
       try {
         batch.push(JSON.parse(line));
+        lineOf.push(lineNumber);
       } catch (err) {
         throw new SampleError(`line ${lineNumber}: not valid JSON (${(err as Error).message})`);
       }

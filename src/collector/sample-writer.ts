@@ -16,7 +16,12 @@ export interface SampleBatch {
   connectionId: number;
   probe: string;
   rows: readonly SampleRow[];
+  /** How errors name row `i` of this batch (default `row N`); an import names its input's line. */
+  describeRow?: (i: number) => string;
 }
+
+/** Samples may not come from the future; a little clock skew is forgiven. */
+const FUTURE_TOLERANCE_MS = 5 * 60_000;
 
 /** A batch that cannot be written as given; the message says why and where. */
 export class SampleError extends InputError {}
@@ -45,12 +50,13 @@ function prepare(batch: SampleBatch, rowOffset: number): PreparedBatch {
   const seen = new Set<string>();
   const partitions = new Map<string, Partition>();
   const rows = batch.rows.map((row, i) => {
-    const where = `row ${rowOffset + i + 1}`;
+    const where = batch.describeRow?.(i) ?? `row ${rowOffset + i + 1}`;
     if (typeof row !== "object" || row === null || Array.isArray(row)) throw new SampleError(`${where}: expected an object`);
     for (const key of Object.keys(row)) {
       if (key !== "collected_at" && !known.has(key)) throw new SampleError(`${where}: probe \`${probe.name}\` has no column \`${key}\``);
     }
     const at = parseTime(row.collected_at, where);
+    if (at.getTime() > Date.now() + FUTURE_TOLERANCE_MS) throw new SampleError(`${where}: \`collected_at\` ${at.toISOString()} is in the future`);
     for (const key of probe.keys) {
       if (row[key] === undefined || row[key] === null) throw new SampleError(`${where}: entity key \`${key}\` is required`);
     }
@@ -59,15 +65,23 @@ function prepare(batch: SampleBatch, rowOffset: number): PreparedBatch {
     seen.add(identity);
     const partition = weekOf(probe.name, at);
     partitions.set(partition.name, partition);
-    return [at.toISOString(), ...columns.map((c) => normalise(row[c], `${where}, column \`${c}\``))];
+    return [at.toISOString(), ...probe.columns.map((c) => normalise(row[c.name], c.type, `${where}, column \`${c.name}\``))];
   });
   return { probe, columns, rows, partitions: [...partitions.values()] };
 }
 
-function normalise(value: unknown, where: string): unknown {
+const NUMERIC = /^(integer|bigint|smallint|double precision|real|numeric|oid)/;
+
+/** The value checked against its column's type here, so a mistake is reported with its row (or line). */
+function normalise(value: unknown, type: string, where: string): unknown {
   if (value === undefined || value === null) return null;
   if (typeof value === "number" && !Number.isFinite(value)) throw new SampleError(`${where}: not a finite number`);
   if (typeof value === "object" && !(value instanceof Date)) throw new SampleError(`${where}: nested values are not supported`);
+  if (NUMERIC.test(type) && !(typeof value === "number" || (typeof value === "string" && value.trim() !== "" && Number.isFinite(Number(value))))) {
+    throw new SampleError(`${where}: expected a number (${type}), got ${JSON.stringify(value)}`);
+  }
+  if (type === "boolean" && typeof value !== "boolean" && value !== "true" && value !== "false") throw new SampleError(`${where}: expected true or false, got ${JSON.stringify(value)}`);
+  if (type.startsWith("timestamp") && Number.isNaN(new Date(value as string).getTime())) throw new SampleError(`${where}: expected a timestamp, got ${JSON.stringify(value)}`);
   return value;
 }
 

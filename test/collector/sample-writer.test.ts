@@ -45,7 +45,7 @@ describe("sample writer and import", () => {
     [{ probe: "pg_stat_wal", rows: [{ collected_at: "yesterday" }] }, "row 1: `collected_at` must be an ISO 8601 timestamp"],
     [{ probe: "pg_stat_database", rows: [{ collected_at: "2026-01-01T00:00:00Z", xact_commit: 1 }] }, "row 1: entity key `database_name` is required"],
     [{ probe: "pg_stat_database", rows: [{ collected_at: "2026-01-01T00:00:00Z", database_name: "a" }, { collected_at: "2026-01-01T00:00:00Z", database_name: "a" }] }, "row 2: a row for the same entity and collected_at appears twice"],
-    [{ probe: "pg_stat_wal", rows: [{ collected_at: "2026-02-01T00:00:00Z", wal_records: "many" }] }, "a value does not fit its column"],
+    [{ probe: "pg_stat_wal", rows: [{ collected_at: "2026-02-01T00:00:00Z", wal_records: "many" }] }, "row 1, column `wal_records`: expected a number (bigint), got \"many\""],
   ])("rejects a bad batch and writes nothing: %#", async (batch, message) => {
     const before = await count("pg_stat_wal");
     await expect(writeSamples(store.db, { connectionId: conn, ...batch })).rejects.toThrow(message);
@@ -83,5 +83,22 @@ describe("sample writer and import", () => {
     const usage = await runCli(["samples", "import", "--probe", "pg_stat_database"], env);
     expect(usage.code).toBe(2);
     expect(usage.stderr).toContain("--connection-id N is required");
+  });
+
+  it("names the input line of a wrong type or a future sample, and refuses an unknown probe even on empty input", async () => {
+    const env = { PGLENS_DATASTORE_URL: store.url! };
+    const before = await count("pg_stat_database");
+    const importLines = (probe: string, input: string) => runCli(["samples", "import", "--connection-id", String(conn), "--probe", probe, "-"], env, input);
+    const row = (fields: Record<string, unknown>) => JSON.stringify({ collected_at: "2026-06-01T00:00:00Z", database_name: "app", ...fields });
+    const wrongType = await importLines("pg_stat_database", [row({ collected_at: "2026-06-01T00:01:00Z" }), "", row({ xact_commit: "many" })].join("\n"));
+    expect(wrongType.code).toBe(2);
+    expect(wrongType.stderr).toContain('line 3, column `xact_commit`: expected a number (bigint), got "many"');
+    const future = await importLines("pg_stat_database", row({ collected_at: new Date(Date.now() + 86_400_000).toISOString() }));
+    expect(future.code).toBe(2);
+    expect(future.stderr).toMatch(/line 1: `collected_at` \S+ is in the future/);
+    const unknown = await importLines("pg_stat_nothing", "");
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toContain("unknown probe `pg_stat_nothing`");
+    expect(await count("pg_stat_database")).toBe(before);
   });
 });
