@@ -40,8 +40,10 @@ async function run<R extends object>(target: PgLikeClient | PgLikePool, sql: str
 export function poolDriver(kind: DriverKind, pool: PgLikePool): Driver {
   // An idle client losing its connection must not crash the process; the next query reports it.
   pool.on("error", () => {});
+  const counts = pool as Partial<Record<"totalCount" | "idleCount" | "waitingCount", number>>;
   return {
     kind,
+    poolStats: () => ({ total: counts.totalCount ?? 0, idle: counts.idleCount ?? 0, waiting: counts.waitingCount ?? 0 }),
     query: (sql, params) => run(pool, sql, params),
     async transaction(work) {
       let client: PgLikeClient;

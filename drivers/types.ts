@@ -17,6 +17,8 @@ export interface Driver extends Queryable {
   /** Runs `work` in one transaction: committed when it resolves, rolled back when it throws. */
   transaction<T>(work: (tx: Queryable) => Promise<T>): Promise<T>;
   close(): Promise<void>;
+  /** Connections of a pooled driver: open, idle, and requests waiting for one (self-monitoring). */
+  poolStats?(): { total: number; idle: number; waiting: number };
 }
 
 export const DRIVER_KINDS = ["pg", "neon-http", "neon-ws", "pglite"] as const;

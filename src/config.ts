@@ -88,6 +88,7 @@ export const configSchema = z.strictObject({
       retry_minutes: z.array(z.coerce.number().min(0).max(1440)).min(1).default([1, 5, 15]),
     })
     .default({ deny_private_networks: false, max_attempts: 3, retry_minutes: [1, 5, 15] }),
+  metrics: z.strictObject({ public: z.stringbool().or(z.boolean()).default(false) }).default({ public: false }),
   alerter: z
     .strictObject({ enabled: z.stringbool().or(z.boolean()).default(true), interval_seconds: z.coerce.number().int().min(1).max(3600).default(60) })
     .default({ enabled: true, interval_seconds: 60 }),
@@ -115,6 +116,7 @@ export const ENV_KEYS: Record<string, string[]> = {
   PGLENS_COLLECTOR: ["collector", "enabled"],
   PGLENS_ALERTER: ["alerter", "enabled"],
   PGLENS_NOTIFY_DENY_PRIVATE: ["notifications", "deny_private_networks"],
+  PGLENS_METRICS_PUBLIC: ["metrics", "public"],
   PGLENS_ALERTER_INTERVAL: ["alerter", "interval_seconds"],
   PGLENS_DEMO: ["demo"],
   PGLENS_LIVE_TOOLS_ROLE: ["live_tools", "role"],

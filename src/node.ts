@@ -12,6 +12,8 @@ import { startCollector } from "./collector/collect.ts";
 import { ensureEmbeddedAdmin } from "./embedded-admin.ts";
 import { embeddedSecret } from "./embedded-secret.ts";
 import type { Logger } from "./log.ts";
+import { ROUTE_MODULES } from "./routes/index.ts";
+import { createSelfMetrics, selfMetricsRoutes } from "./self-metrics.ts";
 import { proxyTrust } from "./trusted-proxies.ts";
 import { VERSION } from "./version.ts";
 
@@ -33,6 +35,7 @@ export async function runServer(config: Config, log: Logger): Promise<void> {
     await ensureDemoOnFirstStart(driver, config, log);
   }
   const proxies = proxyTrust(config.trusted_proxies);
+  const metrics = createSelfMetrics(driver);
   const app = createApp({
     config,
     log,
@@ -40,9 +43,10 @@ export async function runServer(config: Config, log: Logger): Promise<void> {
     clientAddress: (c) => proxies.clientAddress(getConnInfo(c).remote.address, c.req.header("x-forwarded-for")),
     forwardedHttps: (c) => proxies.forwardedHttps(getConnInfo(c).remote.address, c.req.header("x-forwarded-proto")),
     transports: { email: sendEmail },
-  });
-  const collector = config.collector.enabled ? startCollector(driver, config, log) : undefined;
-  const alerter = config.alerter.enabled ? startAlerter(driver, config, log, { email: sendEmail }) : undefined;
+    observeRequest: metrics.observeRequest,
+  }, [...ROUTE_MODULES, selfMetricsRoutes(metrics.registry, config)]);
+  const collector = config.collector.enabled ? startCollector(driver, config, log, 1000, metrics.collectorRound) : undefined;
+  const alerter = config.alerter.enabled ? startAlerter(driver, config, log, { email: sendEmail }, metrics.alerterRound) : undefined;
   const server = serve({ fetch: app.fetch, port: config.port, hostname: config.host }, (info) => {
     log.info("pglens listening", { version: VERSION, url: `http://${config.host === "0.0.0.0" || config.host === "127.0.0.1" ? "localhost" : config.host}:${info.port}` });
   });

@@ -142,14 +142,17 @@ export async function alertAndDeliver(db: Driver, config: Config, log: Logger, t
 }
 
 /** Node: a round and a delivery pass every interval until stopped; they never overlap. */
-export function startAlerter(db: Driver, config: Config, log: Logger, transports: Transports): { stop(): Promise<void> } {
+export function startAlerter(db: Driver, config: Config, log: Logger, transports: Transports, onRound?: (seconds: number) => void): { stop(): Promise<void> } {
   let stopped = false;
   let current: Promise<unknown> = Promise.resolve();
   let timer: ReturnType<typeof setTimeout> | undefined;
   let wake: () => void = () => {};
   const loop = async () => {
     while (!stopped) {
-      current = alertAndDeliver(db, config, log, transports).catch((err: Error) => log.error("alerter round failed", { error: err.message }));
+      const started = performance.now();
+      current = alertAndDeliver(db, config, log, transports)
+        .then(() => onRound?.((performance.now() - started) / 1000))
+        .catch((err: Error) => log.error("alerter round failed", { error: err.message }));
       await current;
       if (!stopped) await new Promise<void>((r) => ((wake = r), (timer = setTimeout(r, config.alerter.interval_seconds * 1000))));
     }

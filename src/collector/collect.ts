@@ -98,12 +98,15 @@ export async function collectOnce(db: Driver, config: Config, log: Logger, optio
 }
 
 /** Node: tick every `everyMs` until stopped; a tick never overlaps the previous one. */
-export function startCollector(db: Driver, config: Config, log: Logger, everyMs = 1000): { stop(): Promise<void> } {
+export function startCollector(db: Driver, config: Config, log: Logger, everyMs = 1000, onRound?: (seconds: number) => void): { stop(): Promise<void> } {
   let stopped = false;
   let current: Promise<unknown> = Promise.resolve();
   const loop = async () => {
     while (!stopped) {
-      current = collectOnce(db, config, log).catch((err: Error) => log.error("collector tick failed", { error: err.message }));
+      const started = performance.now();
+      current = collectOnce(db, config, log)
+        .then(() => onRound?.((performance.now() - started) / 1000))
+        .catch((err: Error) => log.error("collector tick failed", { error: err.message }));
       await current;
       if (!stopped) await new Promise((r) => setTimeout(r, everyMs));
     }

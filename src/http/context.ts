@@ -21,6 +21,8 @@ export interface AppDeps {
   forwardedHttps?: (c: import("hono").Context) => boolean;
   /** What this runtime can send notifications with beyond HTTP (email on Node). */
   transports?: Transports;
+  /** Told about every request (self-monitoring on Node). */
+  observeRequest?: (method: string, route: string, status: number, seconds: number) => void;
 }
 
 export interface AppEnv {
@@ -37,5 +39,6 @@ export interface AppEnv {
     credentialRejected?: boolean;
     authority?: Authority;
     transports: Transports;
+    observeRequest?: AppDeps["observeRequest"];
   };
 }

@@ -9,6 +9,7 @@ export function provideDeps(deps: AppDeps): MiddlewareHandler<AppEnv> {
     c.set("config", deps.config);
     c.set("log", deps.log);
     c.set("transports", deps.transports ?? {});
+    c.set("observeRequest", deps.observeRequest);
     c.set("clientAddress", deps.clientAddress?.(c) ?? "unknown");
     c.set("secureTransport", new URL(c.req.url).protocol === "https:" || (deps.forwardedHttps?.(c) ?? false));
     const db = deps.datastore.open();
@@ -34,6 +35,9 @@ function waitUntilOrAwait(c: { executionCtx: { waitUntil(p: Promise<unknown>): v
 export const requestLog: MiddlewareHandler<AppEnv> = async (c, next) => {
   const started = performance.now();
   await next();
+  // The route pattern, not the path: ids would make every request a new series.
+  const endpoint = c.req.matchedRoutes.filter((r) => r.method !== "ALL").at(-1)?.path ?? "unmatched";
+  c.get("observeRequest")?.(c.req.method, endpoint, c.res.status, (performance.now() - started) / 1000);
   c.get("log").info("request", {
     request_id: c.get("requestId"),
     method: c.req.method,

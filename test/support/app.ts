@@ -1,16 +1,17 @@
 /** Builds the real app around a given driver, capturing its log lines. */
 import type { Driver } from "../../drivers/types.ts";
 import { createApp } from "../../src/app.ts";
+import type { AppDeps } from "../../src/http/context.ts";
 import { type Config, resolveConfig } from "../../src/config.ts";
 import { createLogger } from "../../src/log.ts";
 import { sendEmail } from "../../src/notify/smtp.ts";
 import { ROUTE_MODULES } from "../../src/routes/index.ts";
 import type { newRouter } from "../../src/http/router.ts";
 
-export function testApp(driver: Driver, options: { config?: Partial<Config>; extraRoutes?: Array<ReturnType<typeof newRouter>> } = {}) {
+export function testApp(driver: Driver, options: { config?: Partial<Config>; extraRoutes?: Array<ReturnType<typeof newRouter>>; deps?: Partial<AppDeps> } = {}) {
   const logs: Array<Record<string, unknown>> = [];
   const config = { ...resolveConfig({}, { PGLENS_SECRET: "test secret for sealing passwords" }), ...options.config };
   const log = createLogger("debug", (line) => logs.push(JSON.parse(line)));
-  const app = createApp({ config, log, datastore: { open: () => driver }, transports: { email: sendEmail } }, [...ROUTE_MODULES, ...(options.extraRoutes ?? [])]);
+  const app = createApp({ config, log, datastore: { open: () => driver }, transports: { email: sendEmail }, ...options.deps }, [...ROUTE_MODULES, ...(options.extraRoutes ?? [])]);
   return { app, logs, config };
 }

@@ -1,0 +1,64 @@
+/**
+ * Node shell: pglens's own metrics in the Prometheus text format at GET /metrics: requests by route and
+ * status with latency, collector and alerter round times, how far behind each connection's collection is,
+ * and the datastore pool. A token is needed unless `metrics.public` is set.
+ */
+import client from "prom-client";
+import type { Driver } from "../drivers/types.ts";
+import type { Config } from "./config.ts";
+import { PUBLIC, USER, declareAccess, requireAccess } from "./http/access.ts";
+import { newRouter } from "./http/router.ts";
+
+const SECONDS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
+
+export function createSelfMetrics(db: Driver) {
+  const registry = new client.Registry();
+  client.collectDefaultMetrics({ register: registry });
+  const requests = new client.Counter({ name: "pglens_http_requests_total", help: "HTTP requests by method, route and status", labelNames: ["method", "route", "status"], registers: [registry] });
+  const latency = new client.Histogram({ name: "pglens_http_request_duration_seconds", help: "HTTP request latency by method and route", labelNames: ["method", "route"], buckets: SECONDS, registers: [registry] });
+  const collector = new client.Histogram({ name: "pglens_collector_round_duration_seconds", help: "Time of one collector round", buckets: SECONDS, registers: [registry] });
+  const alerter = new client.Histogram({ name: "pglens_alerter_round_duration_seconds", help: "Time of one alerter round and delivery pass", buckets: SECONDS, registers: [registry] });
+  new client.Gauge({
+    name: "pglens_connection_collection_lag_seconds",
+    help: "Seconds since the last successful sample of each monitored connection",
+    labelNames: ["connection_id", "connection"],
+    registers: [registry],
+    async collect() {
+      this.reset();
+      const rows = await db.query<{ id: number; name: string; lag: number | null }>(
+        `SELECT c.id, c.name, extract(epoch FROM now() - max(s.last_success_at))::float8 AS lag
+           FROM connections c LEFT JOIN probe_schedule s ON s.connection_id = c.id WHERE c.is_monitored GROUP BY c.id, c.name`,
+      );
+      for (const r of rows) if (r.lag !== null) this.set({ connection_id: String(r.id), connection: r.name }, r.lag);
+    },
+  });
+  new client.Gauge({
+    name: "pglens_datastore_connections",
+    help: "Datastore pool connections by state (pooled drivers only)",
+    labelNames: ["state"],
+    registers: [registry],
+    collect() {
+      const stats = db.poolStats?.();
+      if (!stats) return;
+      for (const [state, n] of Object.entries(stats)) this.set({ state }, n);
+    },
+  });
+  return {
+    registry,
+    observeRequest(method: string, route: string, status: number, seconds: number) {
+      requests.inc({ method, route, status: String(status) });
+      latency.observe({ method, route }, seconds);
+    },
+    collectorRound: (seconds: number) => collector.observe(seconds),
+    alerterRound: (seconds: number) => alerter.observe(seconds),
+  };
+}
+
+/** A plain route, not an API operation: Prometheus scrapes it, so it stays out of the OpenAPI document. */
+export function selfMetricsRoutes(registry: client.Registry, config: Config): ReturnType<typeof newRouter> {
+  const access = config.metrics.public ? PUBLIC : USER;
+  declareAccess("GET", "/metrics", access);
+  const router = newRouter();
+  router.get("/metrics", requireAccess(access), async (c) => c.body(await registry.metrics(), 200, { "content-type": registry.contentType }));
+  return router;
+}
