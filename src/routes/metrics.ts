@@ -29,7 +29,10 @@ const QuerySchema = z.object({
   time_start: optionalText("RFC 3339 window start; required with time_range=custom"),
   time_end: optionalText("RFC 3339 window end; required with time_range=custom; a future end is clamped to now"),
   buckets: z.coerce.number().int().optional().openapi({ description: "Requested bucket count (default 150), clamped to 1..500 and to the collection interval" }),
-  aggregation: z.enum(AGGREGATIONS).optional().openapi({ description: "How a bucket combines its values (default avg); not applied to _delta" }),
+  aggregation: z
+    .string()
+    .optional()
+    .openapi({ description: `How a bucket combines its values: ${AGGREGATIONS.join(", ")} (any letter case; default avg); not applied to _delta`, example: "avg" }),
   metrics: optionalText("Comma-separated raw columns and derived names (<column>_per_sec, _delta, _pct, _sessions, dead_tuple_ratio); default all raw metric columns"),
   database_name: optionalText("Only rows of this database"),
   schema_name: optionalText("Only rows of this schema (table and index probes)"),

@@ -49,6 +49,12 @@ describe("sessions", () => {
     expect(logout.headers.get("set-cookie")).toMatch(/pglens_session=;.*Max-Age=0/);
     const after = await send("GET", "/api/v1/user/info", { token: login.body.token });
     expect(after).toMatchObject({ status: 401, body: { error: "invalid or expired token" } });
+    // With the session already gone (or none at all), logout still clears the cookie.
+    for (const headers of [{ cookie: `pglens_session=${login.body.token}` }, {}] as Array<Record<string, string>>) {
+      const again = await send("POST", "/api/v1/auth/logout", { headers });
+      expect(again).toMatchObject({ status: 200, body: { message: "no active session; the session cookie is cleared" } });
+      expect(again.headers.get("set-cookie")).toMatch(/pglens_session=;.*Max-Age=0/);
+    }
   });
 
   it("answers the same 401 for an unknown user and a wrong password", async () => {

@@ -90,12 +90,21 @@ describe.each(DATASTORE_KINDS)("GET /api/v1/metrics/query on %s", (kind) => {
     ["metrics=blk_read_time_per_sec", /`blk_read_time` is a cumulative time counter \(milliseconds\), not a cumulative counter; use `blk_read_time_pct`/],
     ["metrics=nope_delta", /metric `nope_delta` not supported for probe `pg_stat_database`: the probe has no column `nope`/],
     ["metrics=xact_commit&schema_name=public", /^`schema_name` does not apply to probe `pg_stat_database`: it has no schema column$/],
-    ["aggregation=median", /query parameter `aggregation`/],
+    ["aggregation=median", /`aggregation` must be one of avg, sum, min, max, last; got "median"/],
     ["buckets=many", /query parameter `buckets`/],
   ])("answers 400 for %s", async (query, message) => {
     const { status, body } = await get(`probe_name=pg_stat_database&connection_id=${conn1}&${query}`);
     expect(status).toBe(400);
     expect(body.error).toMatch(message);
+  });
+
+  it("accepts aggregation in any letter case", async () => {
+    const window = `time_range=custom&time_start=${iso(0)}&time_end=${iso(3600)}`;
+    const ask = (how: string) => get(`probe_name=pg_stat_database&connection_id=${conn1}&metrics=numbackends&aggregation=${how}&buckets=3&${window}`);
+    const upper = await ask("SUM");
+    expect(upper.status).toBe(200);
+    expect(upper.body).toEqual((await ask("sum")).body);
+    expect(upper.body).not.toEqual((await ask("avg")).body); // really summed, not the default
   });
 
   it("answers 400 for missing or malformed connection ids and unknown probes, 404 for unknown connections", async () => {
