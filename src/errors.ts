@@ -23,3 +23,11 @@ export class ConflictError extends Error {
     this.name = "ConflictError";
   }
 }
+
+/** The thing exists, and the caller may not use it (where the specification wants 403 rather than 404). */
+export class ForbiddenError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "ForbiddenError";
+  }
+}

@@ -1,7 +1,7 @@
 /** Monitored connections: the estate's servers. Passwords are stored sealed and never leave this module unsealed. */
 import type { Queryable } from "../../drivers/types.ts";
 import { type Authority, type ConnectionOwnership, connectionAccess } from "../auth/rbac.ts";
-import { ConflictError, NotFoundError } from "../errors.ts";
+import { ConflictError, ForbiddenError, NotFoundError } from "../errors.ts";
 
 export interface ConnectionRow {
   id: number;
@@ -86,6 +86,18 @@ export async function assertReadableConnections(db: Queryable, ids: readonly num
   const readable = new Set(rows.filter((r) => !access || connectionAccess(access, r) !== null).map((r) => r.id));
   const refused = ids.find((id) => !readable.has(id));
   if (refused !== undefined) throw new NotFoundError(`connection ${refused} not found`);
+}
+
+/**
+ * For the metrics endpoints and tools (SPEC: insufficient permissions yield 403): NotFoundError naming the
+ * first id that does not exist, else ForbiddenError naming the first the caller may not read.
+ */
+export async function assertConnectionsPermitted(db: Queryable, ids: readonly number[], access: Authority): Promise<void> {
+  const rows = await db.query<ConnectionOwnership>("SELECT id, owner_user_id, is_shared FROM connections WHERE id = ANY($1::int[])", [ids]);
+  const missing = ids.find((id) => !rows.some((r) => r.id === id));
+  if (missing !== undefined) throw new NotFoundError(`connection ${missing} not found`);
+  const refused = rows.find((r) => connectionAccess(access, r) === null);
+  if (refused) throw new ForbiddenError(`you may not read connection ${refused.id}: ask an administrator for a connection privilege on it`);
 }
 
 /** What a caller stores on a connection; the rest is the datastore's. */

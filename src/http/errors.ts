@@ -6,7 +6,7 @@ import { isUnavailable } from "../../drivers/errors.ts";
 import { SecretUnavailableError } from "../auth/secret-box.ts";
 import { MonitoredServerError } from "../monitored/client.ts";
 import { LiveBusyError } from "../monitored/live-slots.ts";
-import { ConflictError, InputError, NotFoundError } from "../errors.ts";
+import { ConflictError, ForbiddenError, InputError, NotFoundError } from "../errors.ts";
 import type { AppEnv } from "./context.ts";
 
 /** An error whose message is meant for the caller. */
@@ -32,6 +32,7 @@ export function handleError(err: Error, c: Context<AppEnv>) {
   if (err instanceof ApiError) return errorResponse(c, err.status, err.message, err.headers);
   if (err instanceof InputError) return errorResponse(c, 400, err.message);
   if (err instanceof NotFoundError) return errorResponse(c, 404, err.message);
+  if (err instanceof ForbiddenError) return errorResponse(c, 403, err.message);
   if (err instanceof ConflictError) return errorResponse(c, 409, err.message);
   if (err instanceof HTTPException) {
     const message = err.status === 400 && /json/i.test(err.message) ? "request body is not valid JSON" : err.message || "request failed";

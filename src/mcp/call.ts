@@ -2,7 +2,7 @@
 import { z } from "zod";
 import { mayUseTool } from "../auth/rbac.ts";
 import { isToolEnabled } from "../config.ts";
-import { InputError, NotFoundError } from "../errors.ts";
+import { ForbiddenError, InputError, NotFoundError } from "../errors.ts";
 import { describeIssues } from "../http/validation.ts";
 import { nulPath } from "../http/storable-text.ts";
 import { MonitoredServerError } from "../monitored/client.ts";
@@ -29,7 +29,7 @@ export async function callTool(name: string, args: unknown, ctx: ToolContext & {
   try {
     return text(await tool.run(parsed.data, ctx));
   } catch (err) {
-    if (err instanceof ToolError || err instanceof InputError || err instanceof NotFoundError || err instanceof MonitoredServerError) return text((err as Error).message, true);
+    if (err instanceof ToolError || err instanceof InputError || err instanceof NotFoundError || err instanceof ForbiddenError || err instanceof MonitoredServerError) return text((err as Error).message, true);
     throw err; // datastore outages and bugs reach the caller's error handling
   }
 }

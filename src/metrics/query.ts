@@ -1,7 +1,7 @@
 /** A metrics query end to end: validate, resolve the interval, read the rows, run the pipeline. */
 import type { Queryable } from "../../drivers/types.ts";
 import type { Authority } from "../auth/rbac.ts";
-import { assertReadableConnections } from "../datastore/connections.ts";
+import { assertConnectionsPermitted, assertReadableConnections } from "../datastore/connections.ts";
 import { collectionIntervals } from "../datastore/probe-configs.ts";
 import { fetchStoredChanges } from "../datastore/changes-repository.ts";
 import { fetchLevelPoints, reducibleInDatastore } from "../datastore/level-repository.ts";
@@ -99,7 +99,8 @@ export async function runMetricsQuery(db: Queryable, q: MetricsQuery): Promise<M
   if (metrics.length === 0) throw new InputError(`probe \`${probe.name}\` has no numeric metrics; describe_probe lists its columns`);
   const aggregation = parseAggregation(q.aggregation);
   const filters = resolveFilters(probe, q.filters);
-  await assertReadableConnections(db, q.connectionIds, q.access);
+  if (q.access) await assertConnectionsPermitted(db, q.connectionIds, q.access);
+  else await assertReadableConnections(db, q.connectionIds);
 
   const intervals = await collectionIntervals(db, probe.name, q.connectionIds);
   const intervalSeconds = Math.max(...intervals.values());

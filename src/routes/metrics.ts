@@ -50,7 +50,7 @@ const route = guarded(USER, createRoute({
   request: { query: QuerySchema },
   responses: {
     200: { description: "The series", content: { "application/json": { schema: z.array(MetricSeries) } } },
-    ...errorResponses(400, 401, 404, 503),
+    ...errorResponses(400, 401, 403, 404, 503),
   },
 }));
 

@@ -159,7 +159,8 @@ describe("users, groups and tokens", () => {
     const scope = await send("PUT", `/api/v1/rbac/tokens/${created.body.id}/scope`, { token: root, body: { connections: [{ connection_id: a, access_level: "read" }], mcp_privileges: ["query_metrics"] } });
     expect(scope.body).toEqual({ connections: [{ connection_id: a, access_level: "read" }], mcp_privileges: ["query_metrics"], admin_permissions: [] });
     expect((await query(a, created.body.token)).status).toBe(200);
-    expect(await query(b, created.body.token)).toMatchObject({ status: 404, body: { error: `connection ${b} not found` } });
+    expect(await query(b, created.body.token)).toMatchObject({ status: 403, body: { error: `you may not read connection ${b}: ask an administrator for a connection privilege on it` } });
+    expect(await query(999_999, created.body.token)).toMatchObject({ status: 404, body: { error: "connection 999999 not found" } });
     const tools = await send("GET", "/api/v1/mcp/tools", { token: created.body.token });
     expect(tools.body.tools.map((t: { name: string }) => t.name)).toEqual(["query_metrics"]);
     expect((await send("GET", "/api/v1/rbac/users", { token: created.body.token })).status).toBe(403); // a scope is an allow-list: no admin permissions listed

@@ -53,7 +53,7 @@ it("bootstraps the first superuser, logs in, and runs session, API token and sco
   expect((await query(b, token)).status).toBe(200);
   expect((await call("PUT", `/api/v1/rbac/tokens/${created.body.id}/scope`, session, { connections: [{ connection_id: a, access_level: "read" }] })).status).toBe(200);
   expect((await query(a, token)).status).toBe(200);
-  expect(await query(b, token)).toMatchObject({ status: 404, body: { error: `connection ${b} not found` } });
+  expect(await query(b, token)).toMatchObject({ status: 403, body: { error: `you may not read connection ${b}: ask an administrator for a connection privilege on it` } });
 
   expect((await call("POST", "/api/v1/auth/logout", session)).status).toBe(200);
   expect((await call("GET", "/api/v1/user/info", session)).status).toBe(401);
