@@ -46,18 +46,9 @@ const OverrideBody = Setting.extend({ database_name: z.string().min(1).max(63).o
   .strict()
   .openapi("AlertOverrideSettings");
 
-const ScopeEntry = z
-  .object({
+const ScopeEntry = Rule.pick({ name: true, description: true, category: true, metric_name: true, metric_unit: true, default_operator: true, default_threshold: true, default_severity: true, default_enabled: true })
+  .extend({
     rule_id: z.number().int(),
-    name: z.string(),
-    description: z.string(),
-    category: z.string(),
-    metric_name: z.string(),
-    metric_unit: z.string().nullable(),
-    default_operator: z.enum(OPERATORS),
-    default_threshold: z.number(),
-    default_severity: z.enum(SEVERITIES),
-    default_enabled: z.boolean(),
     has_override: z.boolean(),
     override_operator: z.enum(OPERATORS).nullable(),
     override_threshold: z.number().nullable(),

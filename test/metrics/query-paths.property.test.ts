@@ -15,17 +15,10 @@ import { groupSamples } from "../../src/metrics/samples.ts";
 import { borrowLimitMs, computeSeries } from "../../src/metrics/series.ts";
 import { findProbe } from "../../src/probes/index.ts";
 import { addConnection, migratedDatastore, type TestDatastore } from "../support/datastore.ts";
+import { seededRandom } from "../support/seeded-random.ts";
 
-/** Small seeded generator, so a failure can be replayed from its seed. */
 function random(seed: number) {
-  let a = seed >>> 0;
-  const next = () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+  const next = seededRandom(seed);
   return { next, int: (lo: number, hi: number) => lo + Math.floor(next() * (hi - lo + 1)), pick: <T>(xs: readonly T[]) => xs[Math.floor(next() * xs.length)] };
 }
 

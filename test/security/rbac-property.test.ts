@@ -20,21 +20,14 @@ import { testApp } from "../support/app.ts";
 import { userWithToken } from "../support/auth.ts";
 import { migratedDatastore, type TestDatastore } from "../support/datastore.ts";
 import { client } from "../support/http.ts";
+import { seededRandom } from "../support/seeded-random.ts";
 
 const WORLDS = 40;
 const CALLS_PER_WORLD = 40;
 const PASSWORD = "a long enough passphrase 7";
 
-/** mulberry32: small, seedable, good enough to pick test cases. */
 function random(seed: number) {
-  let a = seed >>> 0;
-  const next = () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+  const next = seededRandom(seed);
   const int = (n: number) => Math.floor(next() * n);
   const pick = <T,>(items: readonly T[]): T => items[int(items.length)];
   const some = <T,>(items: readonly T[], p: number): T[] => items.filter(() => next() < p);
