@@ -139,7 +139,10 @@ export const rbacGroupRoutes = newRouter()
   })
   .openapi(r.update, async (c) => c.json(groupJson(await updateGroup(c.get("db"), c.req.valid("param").id, c.req.valid("json"))), 200))
   .openapi(r.remove, async (c) => {
-    await deleteGroup(c.get("db"), c.req.valid("param").id);
+    const { id } = c.req.valid("param");
+    // Deleting a group takes its rights from everyone in it: only someone holding them all may.
+    await assertCovers(c.get("db"), await authority(c), await groupAuthority(c.get("db"), id), `deleting group ${id}`);
+    await deleteGroup(c.get("db"), id);
     return c.body(null, 204);
   })
   .openapi(r.addMember, async (c) => {
@@ -156,6 +159,8 @@ export const rbacGroupRoutes = newRouter()
   .openapi(r.removeMember, async (c) => {
     const { id, type, memberId } = c.req.valid("param");
     await assertMayTouchMember(c, { type, id: memberId });
+    // Taking a member out of a group takes its rights away: as with adding, only someone holding them all may.
+    await assertCovers(c.get("db"), await authority(c), await groupAuthority(c.get("db"), id), `removing a member from group ${id}`);
     await removeMember(c.get("db"), id, { type, id: memberId });
     return c.body(null, 204);
   })
@@ -167,8 +172,9 @@ export const rbacGroupRoutes = newRouter()
     const db = c.get("db");
     await checkMcpIdentifiers(db, mcp_privileges);
     const held = (await directGrants(db, id)).mcp_privileges;
-    const added = mcp_privileges.filter((p) => !held.includes(p));
-    await assertCovers(db, await authority(c), grantsAuthority({ ...NO_GRANTS, mcp_privileges: added }), `granting ${added.join(", ")} to group ${id}`);
+    // Granting and revoking alike: nobody hands out, or takes away, an item they do not hold.
+    const changed = [...mcp_privileges.filter((p) => !held.includes(p)), ...held.filter((p) => !mcp_privileges.includes(p))];
+    await assertCovers(db, await authority(c), grantsAuthority({ ...NO_GRANTS, mcp_privileges: changed }), `changing ${changed.join(", ")} on group ${id}`);
     await c.get("db").transaction((tx) => setMcpGrants(tx, id, mcp_privileges));
     return c.json({ mcp_privileges: (await directGrants(c.get("db"), id)).mcp_privileges }, 200);
   })
@@ -179,8 +185,10 @@ export const rbacGroupRoutes = newRouter()
     const db = c.get("db");
     await checkConnectionIds(db, connection_privileges.map((g) => g.connection_id));
     const held = (await directGrants(db, id)).connection_privileges;
-    const added = connection_privileges.filter((g) => !held.some((h) => h.connection_id === g.connection_id && RANK[h.access_level] >= RANK[g.access_level]));
-    await assertCovers(db, await authority(c), grantsAuthority({ ...NO_GRANTS, connection_privileges: added }), `granting these connection privileges to group ${id}`);
+    const covers = (list: typeof held, g: (typeof held)[number]) => list.some((h) => h.connection_id === g.connection_id && RANK[h.access_level] >= RANK[g.access_level]);
+    const added = connection_privileges.filter((g) => !covers(held, g));
+    const taken = held.filter((h) => !covers(connection_privileges, h));
+    await assertCovers(db, await authority(c), grantsAuthority({ ...NO_GRANTS, connection_privileges: [...added, ...taken] }), `changing these connection privileges of group ${id}`);
     await c.get("db").transaction((tx) => setConnectionGrants(tx, id, connection_privileges));
     return c.json({ connection_privileges: (await directGrants(c.get("db"), id)).connection_privileges }, 200);
   })

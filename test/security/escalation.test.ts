@@ -55,6 +55,18 @@ describe("finding 1: group membership is no path to more rights", () => {
     expect((await send("POST", `/api/v1/rbac/groups/${mallory.group}/members`, { token: mallory.token, body: { group_id: peers } })).status).toBe(204);
   });
 
+  it("refuses taking away rights the caller does not hold: removing members, deleting the group, revoking grants", async () => {
+    const vandal = await userWith("vandal", ["manage_groups", "manage_permissions"]);
+    const dba = await userWithToken(store.db, "dba");
+    await addMember(store.db, admins, { type: "user", id: dba.id });
+    expect((await send("DELETE", `/api/v1/rbac/groups/${admins}/members/user/${dba.id}`, { token: vandal.token })).body.error).toContain("removing a member from group");
+    expect((await send("DELETE", `/api/v1/rbac/groups/${admins}`, { token: vandal.token })).status).toBe(403);
+    const ops = (await send("POST", "/api/v1/rbac/groups", { token: root.token, body: { name: "ops-grants" } })).body.id;
+    await setMcpGrants(store.db, ops, ["query_database"]);
+    expect((await send("PUT", `/api/v1/rbac/groups/${ops}/privileges/mcp`, { token: vandal.token, body: { mcp_privileges: [] } })).body.error).toContain("the MCP privilege `query_database`");
+    expect((await send("GET", "/api/v1/user/info", { token: dba.token })).body.admin_permissions).toEqual(["*"]);
+  });
+
   it("lets only a superuser change or delete a superuser account, or its groups", async () => {
     const eve = await userWith("eve", ["manage_users", "manage_groups"]);
     const reset = await send("PUT", `/api/v1/rbac/users/${root.id}`, { token: eve.token, body: { password: "a brand new passphrase 1" } });
