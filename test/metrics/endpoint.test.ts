@@ -98,6 +98,22 @@ describe.each(DATASTORE_KINDS)("GET /api/v1/metrics/query on %s", (kind) => {
     expect(body.error).toMatch(message);
   });
 
+  it("judges by the server's own interval, else the global one; cluster overrides drive only the collector", async () => {
+    const points = async () => (await get(`probe_name=pg_stat_database&connection_id=${conn1}&metrics=numbackends&buckets=500&time_range=custom&time_start=${iso(0)}&time_end=${iso(3600)}`)).body[0].data.length;
+    const [cluster] = await store.db.query<{ id: number }>("INSERT INTO clusters (name) VALUES ('interval-test') RETURNING id");
+    try {
+      await store.db.query("UPDATE connections SET cluster_id = $1 WHERE id = $2", [cluster.id, conn1]);
+      await store.db.query("INSERT INTO probe_configs (probe_name, scope, scope_id, collection_interval_seconds, retention_days) VALUES ('pg_stat_database', 'cluster', $1, 10, 7)", [cluster.id]);
+      expect(await points()).toBe(61); // the global 60 s: 60 buckets, not the cluster's 10 s (360)
+      await store.db.query("INSERT INTO probe_configs (probe_name, scope, scope_id, collection_interval_seconds, retention_days) VALUES ('pg_stat_database', 'server', $1, 600, 7)", [conn1]);
+      expect(await points()).toBe(7); // the server's own 600 s
+    } finally {
+      await store.db.query("DELETE FROM probe_configs WHERE scope IN ('cluster', 'server')");
+      await store.db.query("UPDATE connections SET cluster_id = NULL WHERE id = $1", [conn1]);
+      await store.db.query("DELETE FROM clusters WHERE id = $1", [cluster.id]);
+    }
+  });
+
   it("accepts aggregation in any letter case", async () => {
     const window = `time_range=custom&time_start=${iso(0)}&time_end=${iso(3600)}`;
     const ask = (how: string) => get(`probe_name=pg_stat_database&connection_id=${conn1}&metrics=numbackends&aggregation=${how}&buckets=3&${window}`);
