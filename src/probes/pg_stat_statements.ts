@@ -20,7 +20,7 @@ export const pgStatStatements: ProbeDefinition = {
       timeMs("total_exec_time", "Total execution time (ms)"),
       watermark("min_exec_time", "Minimum execution time since reset (ms)"),
       watermark("max_exec_time", "Maximum execution time since reset (ms)"),
-      ratio("mean_exec_time", "Mean execution time since reset (ms)"),
+      watermark("mean_exec_time", "Mean execution time since reset (ms), a lifetime figure"),
       ratio("stddev_exec_time", "Standard deviation of the execution time since reset (ms)"),
       counter("rows", "Rows retrieved or affected"),
       counter("shared_blks_hit", "Shared buffer hits"),

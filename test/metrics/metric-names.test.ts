@@ -19,7 +19,7 @@ describe("metric names", () => {
       "metric `numbackends_per_sec` not supported for probe `pg_stat_database`: `numbackends` is a gauge, not a cumulative counter",
     );
     expect(() => parseMetricName("max_exec_time_per_sec", statements)).toThrow("`max_exec_time` is a lifetime watermark, not a cumulative counter");
-    expect(() => parseMetricName("mean_exec_time_per_sec", statements)).toThrow("`mean_exec_time` is a ratio, not a cumulative counter");
+    expect(() => parseMetricName("mean_exec_time_per_sec", statements)).toThrow("metric `mean_exec_time_per_sec` not supported for probe `pg_stat_statements`: `mean_exec_time` is a lifetime watermark, not a cumulative counter");
   });
 
   it("points _per_sec on a time counter to _pct, and on session time to _sessions", () => {
