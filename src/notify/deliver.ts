@@ -29,6 +29,18 @@ export async function deliverOnce(db: Driver, config: Config, log: Logger, trans
   if (due.length === 0) return result;
   const blackouts = await activeBlackouts(db);
   const policy = { maxAttempts: config.notifications.max_attempts, retryMinutes: config.notifications.retry_minutes };
+  // A pass often sends several notices on one channel: read and unseal each channel once (the loop is sequential).
+  const channels = new Map<number, Awaited<ReturnType<typeof openChannel>> & { recipients: string[] }>();
+  const opened = async (id: number) => {
+    let got = channels.get(id);
+    if (!got) {
+      const row = await getChannel(db, id);
+      const recipients = row.channel_type === "email" ? (await listRecipients(db, id)).filter((r) => r.enabled).map((r) => r.email_address) : [];
+      got = { ...(await openChannel(row, config.secret)), recipients };
+      channels.set(id, got);
+    }
+    return got;
+  };
   for (const n of due) {
     const [alert] = await db.query<AlertRow>(
       `SELECT a.id::int AS id, a.title, a.description, a.severity, a.status, a.triggered_at, a.cleared_at, a.metric_name, a.metric_value, a.threshold_value, a.operator,
@@ -46,10 +58,8 @@ export async function deliverOnce(db: Driver, config: Config, log: Logger, trans
       result.suppressed++;
       continue;
     }
-    const row = await getChannel(db, n.channel_id);
-    const { channel, secrets } = await openChannel(row, config.secret);
+    const { channel, secrets, recipients } = await opened(n.channel_id);
     try {
-      const recipients = row.channel_type === "email" ? (await listRecipients(db, row.id)).filter((r) => r.enabled).map((r) => r.email_address) : [];
       const facts: AlertFacts = { ...alert, server: { name: alert.server_name, host: alert.host, port: alert.port } };
       await send(channel, alertMessage(channel, facts, n.kind, n.kind === "reminder" ? n.sequence : 0, recipients, now), transports, config.notifications.deny_private_networks);
       await recordSent(db, n.id);

@@ -1,6 +1,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { visibleEstate } from "../blackouts/access.ts";
+import type { Visible } from "../datastore/blackouts.ts";
 import { assertReadableConnections, listConnections } from "../datastore/connections.ts";
 import { USER, authority, guarded } from "../http/access.ts";
 import type { AppEnv } from "../http/context.ts";
@@ -46,29 +47,26 @@ const route = guarded(
   }),
 );
 
-
-/** The connections asked for (each must be readable), else all the caller can read, with their names. */
-async function timelineConnections(c: Context<AppEnv>, named: string[]): Promise<Map<number, string>> {
-  const a = await authority(c);
-  const rows = await listConnections(c.get("db"));
+/** The connections asked for (each must be readable), else all the caller can see, with their names. */
+async function timelineConnections(c: Context<AppEnv>, visible: Visible, named: string[]): Promise<Map<number, string>> {
+  let ids = visible.connections;
   if (named.length) {
-    const ids = parseConnectionIds(named);
-    await assertReadableConnections(c.get("db"), ids, a);
-    return new Map(rows.filter((r) => ids.includes(r.id)).map((r) => [r.id, r.name]));
+    ids = parseConnectionIds(named);
+    await assertReadableConnections(c.get("db"), ids, await authority(c));
   }
-  const { connections } = await visibleEstate(c);
-  return new Map(rows.filter((r) => connections.includes(r.id)).map((r) => [r.id, r.name]));
+  return new Map((await listConnections(c.get("db"))).filter((r) => ids.includes(r.id)).map((r) => [r.id, r.name]));
 }
 
 export const timelineRoutes = newRouter().openapi(route, async (c) => {
   const q = c.req.valid("query");
   const window = customWindow(parseRfc3339(q.start_time, "start_time"), parseRfc3339(q.end_time, "end_time"), Date.now(), { start: "start_time", end: "end_time" });
   const types = parseEventTypes(q.event_types);
-  const names = await timelineConnections(c, [q.connection_id, q.connection_ids].filter((v): v is string => v !== undefined));
+  const visible = await visibleEstate(c);
+  const names = await timelineConnections(c, visible, [q.connection_id, q.connection_ids].filter((v): v is string => v !== undefined));
   const events: TimelineEvent[] = await timelineEvents(c.get("db"), {
     connectionIds: [...names.keys()],
     names,
-    visible: await visibleEstate(c),
+    visible,
     from: new Date(window.start),
     to: new Date(window.end),
     types,

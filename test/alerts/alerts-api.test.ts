@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { alerterOnce } from "../../src/alerts/alerter.ts";
 import { resolveConfig } from "../../src/config.ts";
-import { addMember, createGroup, setConnectionGrants } from "../../src/datastore/groups.ts";
+import { addMember, createGroup, setAdminGrants, setConnectionGrants } from "../../src/datastore/groups.ts";
 import { createLogger } from "../../src/log.ts";
 import { testApp } from "../support/app.ts";
 import { userWithToken } from "../support/auth.ts";
@@ -105,6 +105,15 @@ describe("alerts API", () => {
     const entry = (await api("GET", `/api/v1/alert-overrides/server/${seen}`, { token: reader })).body.find((e: { rule_id: number }) => e.rule_id === rule.id);
     expect(entry).toMatchObject({ has_override: false, database_overrides: [{ database_name: "app", operator: ">", threshold: 5, severity: "critical", enabled: true }] });
     expect((await api("GET", `/api/v1/alert-overrides/server/${hidden}`, { token: reader })).status).toBe(404);
+    // Someone who may edit rules but not see the server cannot override rules there.
+    const tuner = await userWithToken(store.db, "tuner");
+    const tuners = await createGroup(store.db, "tuners", "");
+    await setAdminGrants(store.db, tuners.id, ["manage_alert_rules"]);
+    await setConnectionGrants(store.db, tuners.id, [{ connection_id: seen, access_level: "read" }]);
+    await addMember(store.db, tuners.id, { type: "user", id: tuner.id });
+    expect((await api("PUT", `/api/v1/alert-overrides/server/${hidden}/${rule.id}`, { token: tuner.token, body: good })).status).toBe(404);
+    expect((await api("GET", `/api/v1/alert-overrides/context/${hidden}/${rule.id}`, { token: tuner.token })).status).toBe(404);
+    expect((await store.db.query("SELECT count(*)::int AS n FROM alert_overrides WHERE scope_id = $1", [hidden]))[0]).toEqual({ n: 0 });
     const context = (await api("GET", `/api/v1/alert-overrides/context/${seen}/${rule.id}`, { token: root })).body;
     expect(context).toMatchObject({ hierarchy: { connection_id: seen, cluster_id: null }, overrides: { server: null }, effective: { source: "default", threshold: 0 } });
     expect((await api("DELETE", `/api/v1/alert-overrides/server/${seen}/${rule.id}?database_name=app`, { token: root })).status).toBe(204);

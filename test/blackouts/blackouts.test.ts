@@ -95,6 +95,19 @@ describe("blackouts: who may place them, and who sees them", () => {
     expect((await api("POST", "/api/v1/blackouts", { token: wide, body: window({ scope: "cluster", cluster_id: ids.cluster }) })).status).toBe(201);
   });
 
+  it("keeps a planner's schedules to the servers it can read too", async () => {
+    const schedule = (body: Record<string, unknown>) => api("POST", "/api/v1/blackout-schedules", { token: planner, body: { name: "nightly", cron_expression: "0 2 * * *", duration_minutes: 30, ...body } });
+    expect((await schedule({ scope: "estate" })).status).toBe(403);
+    expect((await schedule({ scope: "cluster", cluster_id: ids.cluster })).status).toBe(403);
+    expect((await schedule({ scope: "server", connection_id: ids.b })).status).toBe(404);
+    const own = await schedule({ scope: "server", connection_id: ids.a });
+    expect(own.status).toBe(201);
+    // Nor can it widen its own schedule to the estate by replacing it.
+    const widened = await api("PUT", `/api/v1/blackout-schedules/${own.body.id}`, { token: planner, body: { scope: "estate", name: "nightly", cron_expression: "0 2 * * *", duration_minutes: 30 } });
+    expect(widened.status).toBe(403);
+    expect((await api("DELETE", `/api/v1/blackout-schedules/${own.body.id}`, { token: planner })).status).toBe(204);
+  });
+
   it("shows each caller only windows on what it can see", async () => {
     const onB = (await api("POST", "/api/v1/blackouts", { token: root, body: window({ scope: "server", connection_id: ids.b, start_time: at(2 * hour), end_time: at(3 * hour) }) })).body;
     const mine = (await api("GET", "/api/v1/blackouts", { token: planner })).body;
