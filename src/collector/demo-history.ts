@@ -1,12 +1,23 @@
 /**
  * A generated, realistic day of samples for a demo connection, written through the sample writer, so a
  * fresh install has something to look at: three databases with a daily traffic curve, a statistics reset,
- * a collector outage (a gap), network interfaces with loopback, WAL, database sizes and settings.
+ * a collector outage (a gap), network interfaces with loopback, WAL, database sizes and settings; every five
+ * minutes sessions, statements (reset with the statistics), checkpoints and tables.
  */
 import type { Driver } from "../../drivers/types.ts";
 import { type SampleRow, writeSamples } from "./sample-writer.ts";
+import { COLLECTOR_MARK } from "./statement-mark.ts";
 
 const STEP_MS = 60_000;
+const FIVE_MINUTES_MS = 300_000;
+
+const STATEMENTS = [
+  { queryid: "-4617127464133208123", database: "shop", query: "SELECT * FROM orders WHERE customer_id = $1", perMinute: 1200, ms: 0.4, rows: 3, reads: 0.2 },
+  { queryid: "7215843365811412904", database: "shop", query: "UPDATE cart_items SET quantity = $1 WHERE id = $2", perMinute: 300, ms: 1.2, rows: 1, reads: 0.1 },
+  { queryid: "918273645501928374", database: "shop", query: "INSERT INTO orders (customer_id, total) VALUES ($1, $2)", perMinute: 60, ms: 2.5, rows: 1, reads: 0.5 },
+  { queryid: "3355779911224466881", database: "analytics", query: "SELECT date_trunc($1, created_at), sum(total) FROM orders GROUP BY 1", perMinute: 0.5, ms: 8_000, rows: 30, reads: 20_000 },
+  { queryid: "1122334455667788990", database: "postgres", query: `SELECT ${COLLECTOR_MARK} datname FROM pg_database`, perMinute: 1, ms: 0.1, rows: 4, reads: 0 },
+];
 const HOURS = 24;
 
 /** Daytime busy, night quiet: a smooth factor between 0.2 and 1. */
@@ -17,12 +28,14 @@ export async function loadDemoHistory(db: Driver, connectionId: number, now = Da
   const resetAt = start + 15 * 3_600_000; // pg_stat_reset() on `shop`
   const outage = [start + 9 * 3_600_000, start + 9 * 3_600_000 + 25 * 60_000]; // the collector was down
   const databases = [
-    { name: "shop", tps: 40, reads: 300 },
-    { name: "analytics", tps: 5, reads: 900 },
-    { name: "postgres", tps: 0.2, reads: 1 },
+    { name: "shop", tps: 40, reads: 300, xidAge: 180_000_000 },
+    { name: "analytics", tps: 5, reads: 900, xidAge: 45_000_000 },
+    { name: "postgres", tps: 0.2, reads: 1, xidAge: 2_000_000 },
   ];
   const totals = new Map<string, Record<string, number>>();
-  const batches: Record<string, SampleRow[]> = { pg_stat_database: [], pg_sys_network_info: [], pg_stat_wal: [], pg_database: [] };
+  const batches: Record<string, SampleRow[]> = {
+    pg_stat_database: [], pg_sys_network_info: [], pg_stat_wal: [], pg_database: [], pg_stat_activity: [], pg_stat_statements: [], pg_stat_checkpointer: [], pg_stat_all_tables: [],
+  };
   let written = 0;
   /** Cumulative counters: adds one step's increments to the running totals under `key`. */
   const add = (key: string, step: Record<string, number>) => {
@@ -57,13 +70,41 @@ export async function loadDemoHistory(db: Driver, connectionId: number, now = Da
       totals.set(d.name, next);
       const reset = d.name === "shop" && t >= resetAt ? new Date(resetAt).toISOString() : null;
       batches.pg_stat_database.push({ collected_at, database_name: d.name, datname: d.name, numbackends: Math.round(2 + 18 * f * (d.tps / 40)), ...next, stats_reset: reset });
-      batches.pg_database.push({ collected_at, datname: d.name, database_size_bytes: 50_000_000 + Math.round((t - start) / 1000) * (d.tps * 20), age_datfrozenxid: 1_000 + Math.round((t - start) / 10_000) });
+      batches.pg_database.push({ collected_at, datname: d.name, database_size_bytes: 50_000_000 + Math.round((t - start) / 1000) * (d.tps * 20), age_datfrozenxid: d.xidAge + Math.round((t - start) / 50) });
     }
     for (const [name, rate] of [["eth0", 250_000], ["eth1", 40_000], ["lo", 900_000]] as const) {
       const net = add(`net:${name}`, { rx_bytes: rate * 60 * f, tx_bytes: rate * 40 * f });
       batches.pg_sys_network_info.push({ collected_at, interface_name: name, ...net, rx_errors: 0, tx_errors: 0 });
     }
     batches.pg_stat_wal.push({ collected_at, ...add("wal", { wal_records: 3000 * f, wal_bytes: 1_500_000 * f, wal_fpi: 80 * f }), stats_reset: null });
+    if ((t - start) % FIVE_MINUTES_MS === 0) {
+      const afterReset = t >= resetAt;
+      if (afterReset && t - FIVE_MINUTES_MS < resetAt) for (const key of [...totals.keys()].filter((k) => k.startsWith("stmt:"))) totals.delete(key);
+      for (const s of STATEMENTS) {
+        const calls = s.perMinute * 5 * f;
+        const counters = add(`stmt:${s.queryid}`, { calls, total_exec_time: calls * s.ms, rows: calls * s.rows, shared_blks_hit: calls * 40, shared_blks_read: calls * s.reads });
+        batches.pg_stat_statements.push({
+          collected_at, database_name: s.database, queryid: s.queryid, userid: 10, dbid: 16384, toplevel: true, query: s.query, ...counters,
+          mean_exec_time: counters.calls ? counters.total_exec_time / counters.calls : 0, stats_reset: afterReset ? new Date(resetAt).toISOString() : null,
+        });
+      }
+      let pid = 1000;
+      for (const [application_name, usename, datname, client_addr, count] of [
+        ["shop-web", "shop", "shop", "10.0.1.15", Math.round(4 + 12 * f)], ["shop-worker", "shop", "shop", "10.0.1.16", 3],
+        ["metabase", "analyst", "analytics", "10.0.2.40", Math.round(1 + 3 * f)], ["psql", "postgres", "postgres", null, 1],
+      ] as const) {
+        for (let i = 0; i < count; i++) {
+          const state = i % 3 === 0 ? "active" : i % 7 === 6 ? "idle in transaction" : "idle";
+          batches.pg_stat_activity.push({ collected_at, pid: pid++, datname, usename, application_name, client_addr, state, backend_type: "client backend" });
+        }
+      }
+      batches.pg_stat_activity.push({ collected_at, pid: 99, backend_type: "checkpointer" });
+      batches.pg_stat_checkpointer.push({ collected_at, ...add("checkpointer", { num_timed: 1, write_time: 4_000 * f, sync_time: 150 * f, buffers_written: 2_000 * f }), stats_reset: null });
+      for (const [relname, live, deadShare] of [["orders", 2_000_000, 0.04], ["customers", 150_000, 0.01], ["cart_items", 80_000, 0.25]] as const) {
+        const n_live_tup = Math.round(live * (1 + (t - start) / 86_400_000));
+        batches.pg_stat_all_tables.push({ collected_at, database_name: "shop", schemaname: "public", relname, n_live_tup, n_dead_tup: Math.round(n_live_tup * deadShare * f) });
+      }
+    }
     if (batches.pg_stat_database.length >= 600) await flush();
   }
   await flush();

@@ -12,6 +12,7 @@ import { findProbe } from "../probes/index.ts";
 import type { ProbeDefinition } from "../probes/types.ts";
 import type { Candidate, ProbeOutcome } from "./schedule-store.ts";
 import { type SampleRow, writeSamples } from "./sample-writer.ts";
+import { markCollectorSql } from "./statement-mark.ts";
 
 const UNAVAILABLE_RECHECK_MS = 3600_000;
 // invalid_catalog_name (database does not exist), admin_shutdown (DROP DATABASE ... FORCE ended our session)
@@ -24,9 +25,12 @@ interface Gathered {
   ms: number;
 }
 
-async function extensionSchema(client: pg.Client, extension: string): Promise<string | null> {
-  const result = await client.query<{ schema: string }>("SELECT extnamespace::regnamespace::text AS schema FROM pg_extension WHERE extname = $1", [extension]);
-  return result.rows[0]?.schema ?? null;
+async function installedExtension(client: pg.Client, extension: string): Promise<{ schema: string; version: string } | null> {
+  const result = await client.query<{ schema: string; version: string }>(
+    markCollectorSql("SELECT extnamespace::regnamespace::text AS schema, extversion AS version FROM pg_extension WHERE extname = $1"),
+    [extension],
+  );
+  return result.rows[0] ?? null;
 }
 
 const INSUFFICIENT_PRIVILEGE = "42501";
@@ -43,17 +47,18 @@ async function runProbe(client: pg.Client, probe: ProbeDefinition, major: number
 
 /** A probe's rows in one database, or why it is not available there. */
 async function queryProbe(client: pg.Client, probe: ProbeDefinition, major: number): Promise<{ rows: Record<string, unknown>[] } | { unavailable: string }> {
-  let schema: string | undefined;
+  const context: { extensionSchema?: string; extensionVersion?: string } = {};
   if (probe.collect.extension) {
-    const found = await extensionSchema(client, probe.collect.extension);
+    const found = await installedExtension(client, probe.collect.extension);
     if (found === null) return { unavailable: `extension ${probe.collect.extension} is not installed` };
-    schema = found.replace(/^"|"$/g, "");
+    context.extensionSchema = found.schema.replace(/^"|"$/g, "");
+    context.extensionVersion = found.version;
   }
-  const statements = probe.collect.sql(major, { extensionSchema: schema });
+  const statements = probe.collect.sql(major, context);
   if (statements === null) return { unavailable: `not available on PostgreSQL ${major}` };
   const rows: Record<string, unknown>[] = [];
   try {
-    for (const sql of statements) rows.push(...(await client.query(sql)).rows);
+    for (const sql of statements) rows.push(...(await client.query(markCollectorSql(sql))).rows);
   } catch (err) {
     // A view the login may not read (pg_hba_file_rules on a pg_monitor role) is not collectable, not broken.
     if ((err as { code?: string }).code === INSUFFICIENT_PRIVILEGE) return { unavailable: `the monitoring login may not read it (${(err as Error).message})` };
@@ -84,10 +89,10 @@ export async function runConnection(db: Driver, conn: ConnectionRow, claimed: re
   let major = 0;
   try {
     await withMonitoredClient(conn, secret, async (client) => {
-      major = Math.floor(Number((await client.query<{ v: string }>("SELECT current_setting('server_version_num') AS v")).rows[0].v) / 10000);
+      major = Math.floor(Number((await client.query<{ v: string }>(markCollectorSql("SELECT current_setting('server_version_num') AS v"))).rows[0].v) / 10000);
       databases = (
         await client.query<{ datname: string }>(
-          "SELECT datname FROM pg_database WHERE datallowconn AND NOT datistemplate AND has_database_privilege(datname, 'CONNECT') ORDER BY datname",
+          markCollectorSql("SELECT datname FROM pg_database WHERE datallowconn AND NOT datistemplate AND has_database_privilege(datname, 'CONNECT') ORDER BY datname"),
         )
       ).rows.map((r) => r.datname);
       for (const probe of serverProbes) {

@@ -22,8 +22,14 @@ export function excludedRowsSql(probe: ProbeDefinition): string[] {
   return [`interface_name <> ALL(ARRAY[${LOOPBACK_INTERFACES.map((i) => `'${i}'`).join(", ")}])`];
 }
 
+/** A bigint identifier (queryid) would lose digits as a JavaScript number; it is read as text. */
+function exactAsText(probe: ProbeDefinition, column: string): boolean {
+  const c = probe.columns.find((x) => x.name === column);
+  return c?.kind === "dimension" && c.type === "bigint";
+}
+
 export async function fetchSampleRows(db: Queryable, q: SampleQuery): Promise<Row[]> {
-  const select = [...new Set(["connection_id", "collected_at", ...q.probe.keys, ...q.columns])].map(quoteIdent);
+  const select = [...new Set(["connection_id", "collected_at", ...q.probe.keys, ...q.columns])].map((c) => (exactAsText(q.probe, c) ? `${quoteIdent(c)}::text AS ${quoteIdent(c)}` : quoteIdent(c)));
   const params: unknown[] = [q.connectionIds, new Date(q.from).toISOString(), new Date(q.to).toISOString()];
   const where = ["connection_id = ANY($1::int[])", "collected_at >= $2::timestamptz", "collected_at <= $3::timestamptz"];
   for (const [column, value] of Object.entries(q.filters)) {

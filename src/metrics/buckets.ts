@@ -17,6 +17,15 @@ export function layoutBuckets(start: number, end: number, intervalSeconds: numbe
   return { start, end, n, width: (end - start) / n };
 }
 
+const SUMMARY_BUCKETS = 60;
+const SUMMARY_MIN_WIDTH_MS = 10_000;
+
+/** The summary endpoints' layout (SPEC "Limits"): one sixtieth of the span per bucket, at least 10 s. */
+export function summaryBuckets(start: number, end: number): Buckets {
+  const n = Math.max(1, Math.min(SUMMARY_BUCKETS, Math.floor((end - start) / SUMMARY_MIN_WIDTH_MS)));
+  return { start, end, n, width: (end - start) / n };
+}
+
 /** Time of point k (0..n). */
 export function pointTime(b: Buckets, k: number): number {
   return k === b.n ? b.end : b.start + k * b.width;

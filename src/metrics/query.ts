@@ -23,6 +23,8 @@ export interface MetricsQuery {
   connectionIds: readonly number[];
   window: Window;
   buckets?: number;
+  /** A given bucket layout instead of a requested count (the summary endpoints). */
+  layout?: Buckets;
   aggregation?: string;
   metrics?: string;
   filters?: { database_name?: string; schema_name?: string; table_name?: string };
@@ -104,7 +106,7 @@ export async function runMetricsQuery(db: Queryable, q: MetricsQuery): Promise<M
 
   const intervals = await collectionIntervals(db, probe.name, q.connectionIds);
   const intervalSeconds = Math.max(...intervals.values());
-  const buckets = layoutBuckets(q.window.start, q.window.end, intervalSeconds, q.buckets);
+  const buckets = q.layout ?? layoutBuckets(q.window.start, q.window.end, intervalSeconds, q.buckets);
   const borrowFrom = q.window.start - borrowLimitMs(buckets);
 
   // Recorded changes answer unfiltered derived metrics; the datastore reduces level metrics of multi-entity

@@ -1,6 +1,12 @@
 import { counter, dim, marker, ratio, timeMs, watermark, withResets } from "./columns.ts";
 import type { ProbeDefinition } from "./types.ts";
 
+/** The minor number of a 1.x extension version ("1.10" -> 10). */
+function extensionMinor(version: string): number {
+  const [major, minor] = version.split(".").map(Number);
+  return major > 1 ? Number.POSITIVE_INFINITY : (minor ?? 0);
+}
+
 export const pgStatStatements: ProbeDefinition = {
   name: "pg_stat_statements",
   description: "Per-statement execution statistics from the pg_stat_statements extension (top statements by total time)",
@@ -45,20 +51,24 @@ export const pgStatStatements: ProbeDefinition = {
     runs: "each_database",
     extension: "pg_stat_statements",
     // The view is server-wide: each database stores the statements that ran in it, the 1000 costliest.
-    sql: (major, { extensionSchema = "public" }) => {
+    // The columns follow the installed extension version, which can lag the server's (ALTER EXTENSION UPDATE not run).
+    sql: (_major, { extensionSchema = "public", extensionVersion = "1.11" }) => {
       const s = `"${extensionSchema.replace(/"/g, '""')}"`;
-      const timings =
-        major >= 17
-          ? "p.shared_blk_read_time, p.shared_blk_write_time, p.local_blk_read_time, p.local_blk_write_time"
-          : "p.blk_read_time AS shared_blk_read_time, p.blk_write_time AS shared_blk_write_time";
+      const atLeast = (minor: number) => extensionMinor(extensionVersion) >= minor;
+      const time = atLeast(8) ? (name: string) => `p.${name}_exec_time` : (name: string) => `p.${name}_time AS ${name}_exec_time`;
+      const timings = atLeast(11)
+        ? "p.shared_blk_read_time, p.shared_blk_write_time, p.local_blk_read_time, p.local_blk_write_time"
+        : "p.blk_read_time AS shared_blk_read_time, p.blk_write_time AS shared_blk_write_time";
+      const toplevel = atLeast(9) ? "p.toplevel" : "true AS toplevel";
+      const reset = atLeast(9) ? `(SELECT i.stats_reset FROM ${s}.pg_stat_statements_info i)` : "NULL::timestamptz";
       return [
-        `SELECT p.queryid, p.userid, p.dbid, p.toplevel, p.query, p.calls, p.total_exec_time, p.min_exec_time, p.max_exec_time, p.mean_exec_time,
-                p.stddev_exec_time, p.rows, p.shared_blks_hit, p.shared_blks_read, p.shared_blks_dirtied, p.shared_blks_written, p.local_blks_hit,
+        `SELECT p.queryid, p.userid, p.dbid, ${toplevel}, p.query, p.calls, ${["total", "min", "max", "mean", "stddev"].map(time).join(", ")},
+                p.rows, p.shared_blks_hit, p.shared_blks_read, p.shared_blks_dirtied, p.shared_blks_written, p.local_blks_hit,
                 p.local_blks_read, p.local_blks_dirtied, p.local_blks_written, p.temp_blks_read, p.temp_blks_written, ${timings},
-                (SELECT i.stats_reset FROM ${s}.pg_stat_statements_info i) AS stats_reset
+                ${reset} AS stats_reset
            FROM ${s}.pg_stat_statements p
           WHERE p.queryid IS NOT NULL AND p.dbid = (SELECT oid FROM pg_database WHERE datname = current_database())
-          ORDER BY p.total_exec_time DESC LIMIT 1000`,
+          ORDER BY ${time("total").split(" AS ")[0]} DESC LIMIT 1000`,
       ];
     },
   },

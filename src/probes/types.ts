@@ -37,7 +37,7 @@ export interface ProbeCollection {
   /** An extension the probe needs in the database it runs in; the probe is skipped where it is missing. */
   extension?: string;
   /** The statements to run for a server major version (their rows are stored together), or null when the version lacks the view. */
-  sql(major: number, context: { extensionSchema?: string }): string[] | null;
+  sql(major: number, context: { extensionSchema?: string; extensionVersion?: string }): string[] | null;
 }
 
 export interface ProbeDefinition {

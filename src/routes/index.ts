@@ -10,6 +10,8 @@ import { healthRoutes } from "./health.ts";
 import { mcpRoutes } from "./mcp.ts";
 import { mcpToolRoutes } from "./mcp-tools.ts";
 import { metricsRoutes } from "./metrics.ts";
+import { metricsStatementRoutes } from "./metrics-statements.ts";
+import { metricsSummaryRoutes } from "./metrics-summaries.ts";
 import { notificationChannelRoutes } from "./notification-channels.ts";
 import { metricsBaselineRoutes } from "./metrics-baselines.ts";
 import { probeConfigRoutes } from "./probe-configs.ts";
@@ -33,6 +35,8 @@ export const ROUTE_MODULES = [
   probeConfigRoutes,
   serverInfoRoutes,
   metricsRoutes,
+  metricsSummaryRoutes,
+  metricsStatementRoutes,
   metricsBaselineRoutes,
   alertRoutes,
   alertRuleRoutes,

@@ -18,16 +18,38 @@ const MetricSeries = z
   })
   .openapi("MetricSeries");
 
-const optionalText = (description: string) => z.string().optional().openapi({ description });
+export const optionalText = (description: string) => z.string().optional().openapi({ description });
+
+/** time_range, time_start, time_end as every windowed metrics endpoint takes them (SPEC "Time window rules"). */
+export const windowParams = (defaultRange: string) => ({
+  time_range: z.enum(TIME_RANGES).optional().openapi({ description: `Rolling window ending now, or custom (default ${defaultRange})` }),
+  time_start: optionalText("RFC 3339 window start; required with time_range=custom"),
+  time_end: optionalText("RFC 3339 window end; required with time_range=custom; a future end is clamped to now"),
+});
+
+const idList = (description: string) => z.union([z.string(), z.array(z.string())]).optional().openapi({ description, example: "1" });
+
+/** connection_id and/or connection_ids: one or several connections (repeat the parameter or separate ids with commas). */
+export const connectionParams = {
+  connection_id: idList("Monitored connection id; repeat the parameter or separate ids with commas for several"),
+  connection_ids: idList("Alternative spelling of connection_id"),
+};
+
+/** The connections a request names through connection_id and connection_ids. */
+export function requestedConnections(q: { connection_id?: string | string[]; connection_ids?: string | string[] }, exactlyOne = false): number[] {
+  const given = [q.connection_id ?? [], q.connection_ids ?? []].flat();
+  if (given.length === 0) throw new InputError("query parameter `connection_id` is required: the monitored connection's id (GET /api/v1/connections lists them)");
+  const ids = parseConnectionIds(given);
+  if (exactlyOne && ids.length !== 1) throw new InputError(`exactly one \`connection_id\` is required; got ${ids.length}`);
+  return ids;
+}
 
 const QuerySchema = z.object({
   probe_name: z.string({ error: "required: the probe to query, e.g. pg_stat_database" }).min(1).openapi({ example: "pg_stat_database" }),
   connection_id: z
     .union([z.string(), z.array(z.string())], { error: "required: one or more connection ids (repeat the parameter or separate ids with commas)" })
     .openapi({ description: "Monitored connection id; repeat the parameter or separate ids with commas for several", example: "1" }),
-  time_range: z.enum(TIME_RANGES).optional().openapi({ description: "Rolling window ending now, or custom (default 1h)" }),
-  time_start: optionalText("RFC 3339 window start; required with time_range=custom"),
-  time_end: optionalText("RFC 3339 window end; required with time_range=custom; a future end is clamped to now"),
+  ...windowParams("1h"),
   buckets: z.coerce.number().int().optional().openapi({ description: "Requested bucket count (default 150), clamped to 1..500 and to the collection interval" }),
   aggregation: z
     .string()

@@ -1,0 +1,67 @@
+/**
+ * One statement's statistics over a window: reset- and gap-aware totals of its changes (summed over the
+ * databases and users it ran under) and per bucket its calls per second and mean execution time.
+ */
+import type { Queryable } from "../../drivers/types.ts";
+import type { Authority } from "../auth/rbac.ts";
+import { assertConnectionsPermitted } from "../datastore/connections.ts";
+import { collectionIntervals } from "../datastore/probe-configs.ts";
+import { NotFoundError } from "../errors.ts";
+import { probeTable } from "../probes/ddl.ts";
+import { findProbe } from "../probes/index.ts";
+import { layoutBuckets, pointTime } from "./buckets.ts";
+import { seriesPerEntity } from "./series-per-entity.ts";
+import type { Window } from "./window.ts";
+
+const TOTALLED = ["calls", "total_exec_time", "rows", "shared_blks_hit", "shared_blks_read", "shared_blks_written", "temp_blks_read", "temp_blks_written"] as const;
+
+export interface QueryStats {
+  queryid: string;
+  query: string;
+  /** Databases it was sampled in during the window. */
+  databases: string[];
+  time_start: string;
+  time_end: string;
+  totals: Record<(typeof TOTALLED)[number], number> & { mean_exec_time: number | null };
+  time_series: Array<{ time: string; calls_per_sec: number | null; mean_exec_time: number | null }>;
+}
+
+export async function queryStats(db: Queryable, q: { access: Authority; connectionId: number; queryid: string; window: Window; buckets?: number }): Promise<QueryStats> {
+  await assertConnectionsPermitted(db, [q.connectionId], q.access);
+  const table = probeTable("pg_stat_statements");
+  const [latest] = await db.query<{ query: string }>(
+    `SELECT query FROM ${table} WHERE connection_id = $1 AND queryid = $2::bigint ORDER BY collected_at DESC LIMIT 1`,
+    [q.connectionId, q.queryid],
+  );
+  if (!latest) throw new NotFoundError(`statement ${q.queryid} was never sampled on connection ${q.connectionId}`);
+  const databases = await db.query<{ database_name: string }>(
+    `SELECT DISTINCT database_name FROM ${table}
+      WHERE connection_id = $1 AND queryid = $2::bigint AND collected_at >= $3::timestamptz AND collected_at <= $4::timestamptz ORDER BY 1`,
+    [q.connectionId, q.queryid, new Date(q.window.start).toISOString(), new Date(q.window.end).toISOString()],
+  );
+
+  const intervalSeconds = (await collectionIntervals(db, "pg_stat_statements", [q.connectionId])).get(q.connectionId)!;
+  const buckets = layoutBuckets(q.window.start, q.window.end, intervalSeconds, q.buckets);
+  const names = [...TOTALLED.map((c) => `${c}_delta`), "calls_per_sec"];
+  const series = (
+    await seriesPerEntity(db, { probe: findProbe("pg_stat_statements")!, connectionId: q.connectionId, metrics: names.join(","), buckets, groupOf: () => "", filters: { queryid: q.queryid } })
+  ).get("") ?? names.map(() => new Array<number | null>(buckets.n + 1).fill(null));
+  const [calls, time] = [series[0], series[1]];
+  const rate = series[names.length - 1];
+  const sum = (points: ReadonlyArray<number | null>) => points.reduce<number>((s, v) => s + (v ?? 0), 0);
+  const totals = Object.fromEntries(TOTALLED.map((c, i) => [c, sum(series[i])])) as QueryStats["totals"];
+  totals.mean_exec_time = totals.calls > 0 ? totals.total_exec_time / totals.calls : null;
+  return {
+    queryid: q.queryid,
+    query: latest.query,
+    databases: databases.map((d) => d.database_name),
+    time_start: new Date(q.window.start).toISOString(),
+    time_end: new Date(q.window.end).toISOString(),
+    totals,
+    time_series: rate.map((r, k) => ({
+      time: new Date(pointTime(buckets, k)).toISOString(),
+      calls_per_sec: r,
+      mean_exec_time: calls[k] ? time[k]! / calls[k]! : null,
+    })),
+  };
+}
