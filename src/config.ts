@@ -19,6 +19,9 @@ export const BUILTIN_TOOLS = [
   "get_alert_rules",
   "list_blackouts",
   "get_timeline",
+  "get_performance_summary",
+  "get_top_queries",
+  "get_latest_snapshot",
 ] as const;
 export type BuiltinTool = (typeof BUILTIN_TOOLS)[number];
 

@@ -30,4 +30,7 @@ export const MCP_PRIVILEGES: ReadonlyArray<{ identifier: string; item_type: "too
   { identifier: "get_alert_rules", item_type: "tool", description: "List the alert rules and their defaults" },
   { identifier: "list_blackouts", item_type: "tool", description: "List the maintenance windows the caller can see" },
   { identifier: "get_timeline", item_type: "tool", description: "What happened on the servers the caller can see" },
+  { identifier: "get_performance_summary", item_type: "tool", description: "Cache hit ratio, transactions, checkpoints and xid age of connections" },
+  { identifier: "get_top_queries", item_type: "tool", description: "The costliest statements of a connection, lifetime or over a window" },
+  { identifier: "get_latest_snapshot", item_type: "tool", description: "The latest sample of a probe, one row per entity" },
 ];

@@ -38,14 +38,16 @@ export async function connectionGroups(
   const buckets = layoutBuckets(q.window.start, q.window.end, intervalSeconds, q.buckets);
   const range = [q.connectionId, new Date(q.window.start - borrowLimitMs(buckets)).toISOString(), new Date(q.window.end).toISOString()];
   const inRange = "connection_id = $1 AND collected_at >= $2::timestamptz AND collected_at <= $3::timestamptz";
-  const samples = (await db.query<{ t: Date }>(`SELECT DISTINCT collected_at AS t FROM ${TABLE} WHERE ${inRange} ORDER BY 1`, range)).map((r) => r.t.getTime());
+  // One scan: other backends' rows still mark the sample as taken (key null, count 0 unless clients share it).
   const counts = await db.query<{ t: Date; key: string | null; n: number }>(
-    `SELECT collected_at AS t, ${quoteIdent(q.groupBy)}::text AS key, count(*)::int AS n FROM ${TABLE} WHERE ${inRange} AND ${CLIENTS} GROUP BY 1, 2`,
+    `SELECT collected_at AS t, CASE WHEN ${CLIENTS} THEN ${quoteIdent(q.groupBy)}::text END AS key, count(*) FILTER (WHERE ${CLIENTS})::int AS n
+       FROM ${TABLE} WHERE ${inRange} GROUP BY 1, 2 ORDER BY 1`,
     range,
   );
-
+  const samples = [...new Set(counts.map((c) => c.t.getTime()))];
   const perGroup = new Map<string | null, Map<number, number>>();
   for (const c of counts) {
+    if (c.n === 0) continue;
     if (!perGroup.has(c.key)) perGroup.set(c.key, new Map());
     perGroup.get(c.key)!.set(c.t.getTime(), c.n);
   }

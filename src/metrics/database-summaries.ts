@@ -1,17 +1,18 @@
 /**
  * One connection's databases at a glance: size, the per-bucket cache hit ratio, the commit rate, the dead
- * tuple ratio and the backends, largest database first. Rates and ratios are computed per database through
- * the metrics pipeline (reset- and gap-aware); sizes and backends come from the latest samples.
+ * tuple ratio and the backends, largest database first. Rates and ratios are computed per database by the
+ * pipeline's change rules in the datastore (reset- and gap-aware); sizes and backends come from the latest samples.
  */
 import type { Queryable } from "../../drivers/types.ts";
 import type { Authority } from "../auth/rbac.ts";
 import { assertConnectionsPermitted } from "../datastore/connections.ts";
+import { bucketValues, fetchGroupedChanges } from "../datastore/grouped-changes.ts";
 import { latestSample } from "../datastore/latest-sample.ts";
+import { collectionIntervals } from "../datastore/probe-configs.ts";
 import { probeTable } from "../probes/ddl.ts";
 import { findProbe } from "../probes/index.ts";
 import { pointTime, summaryBuckets } from "./buckets.ts";
 import { type CacheHitRatio, cacheHitRatio } from "./performance-summary.ts";
-import { seriesPerEntity } from "./series-per-entity.ts";
 import { percent, prettySize, round } from "./summary-values.ts";
 import type { Window } from "./window.ts";
 
@@ -45,13 +46,17 @@ async function deadTupleRatios(db: Queryable, connectionId: number, window: Wind
 export async function databaseSummaries(db: Queryable, q: { access: Authority; connectionId: number; window: Window }): Promise<DatabaseSummary[]> {
   await assertConnectionsPermitted(db, [q.connectionId], q.access);
   const buckets = summaryBuckets(q.window.start, q.window.end);
-  const series = await seriesPerEntity(db, {
+  const intervalSeconds = (await collectionIntervals(db, "pg_stat_database", [q.connectionId])).get(q.connectionId)!;
+  const changes = await fetchGroupedChanges(db, {
     probe: findProbe("pg_stat_database")!,
     connectionId: q.connectionId,
-    metrics: "blks_hit_delta,blks_read_delta,xact_commit_per_sec",
+    columns: ["blks_hit", "blks_read", "xact_commit"],
+    groupBy: ["database_name"],
     buckets,
-    groupOf: (row) => String(row.database_name),
+    intervalSeconds,
+    rates: true,
   });
+  const series = new Map(changes.map((c) => [c.group[0], [bucketValues(c.delta[0], buckets), bucketValues(c.delta[1], buckets), bucketValues(c.rate[2], buckets)]]));
   const sizes = (await latestSample<{ datname: string; database_size_bytes: number | null }>(db, "pg_database", q.connectionId, "datistemplate IS NOT TRUE")).rows;
   const backends = (await latestSample<{ database_name: string; numbackends: number | null }>(db, "pg_stat_database", q.connectionId)).rows;
   const dead = await deadTupleRatios(db, q.connectionId, q.window);

@@ -5,12 +5,12 @@
 import type { Queryable } from "../../drivers/types.ts";
 import type { Authority } from "../auth/rbac.ts";
 import { assertConnectionsPermitted } from "../datastore/connections.ts";
+import { bucketValues, fetchGroupedChanges } from "../datastore/grouped-changes.ts";
 import { collectionIntervals } from "../datastore/probe-configs.ts";
 import { NotFoundError } from "../errors.ts";
 import { probeTable } from "../probes/ddl.ts";
 import { findProbe } from "../probes/index.ts";
 import { layoutBuckets, pointTime } from "./buckets.ts";
-import { seriesPerEntity } from "./series-per-entity.ts";
 import type { Window } from "./window.ts";
 
 const TOTALLED = ["calls", "total_exec_time", "rows", "shared_blks_hit", "shared_blks_read", "shared_blks_written", "temp_blks_read", "temp_blks_written"] as const;
@@ -42,14 +42,21 @@ export async function queryStats(db: Queryable, q: { access: Authority; connecti
 
   const intervalSeconds = (await collectionIntervals(db, "pg_stat_statements", [q.connectionId])).get(q.connectionId)!;
   const buckets = layoutBuckets(q.window.start, q.window.end, intervalSeconds, q.buckets);
-  const names = [...TOTALLED.map((c) => `${c}_delta`), "calls_per_sec"];
-  const series = (
-    await seriesPerEntity(db, { probe: findProbe("pg_stat_statements")!, connectionId: q.connectionId, metrics: names.join(","), buckets, groupOf: () => "", filters: { queryid: q.queryid } })
-  ).get("") ?? names.map(() => new Array<number | null>(buckets.n + 1).fill(null));
-  const [calls, time] = [series[0], series[1]];
-  const rate = series[names.length - 1];
+  const [changes] = await fetchGroupedChanges(db, {
+    probe: findProbe("pg_stat_statements")!,
+    connectionId: q.connectionId,
+    columns: TOTALLED,
+    groupBy: [],
+    buckets,
+    intervalSeconds,
+    filters: { queryid: q.queryid },
+    rates: true,
+  });
+  const delta = TOTALLED.map((_, i) => (changes ? bucketValues(changes.delta[i], buckets) : new Array<number | null>(buckets.n + 1).fill(null)));
+  const [calls, time] = delta;
+  const rate = changes ? bucketValues(changes.rate[0], buckets) : delta[0];
   const sum = (points: ReadonlyArray<number | null>) => points.reduce<number>((s, v) => s + (v ?? 0), 0);
-  const totals = Object.fromEntries(TOTALLED.map((c, i) => [c, sum(series[i])])) as QueryStats["totals"];
+  const totals = Object.fromEntries(TOTALLED.map((c, i) => [c, sum(delta[i])])) as QueryStats["totals"];
   totals.mean_exec_time = totals.calls > 0 ? totals.total_exec_time / totals.calls : null;
   return {
     queryid: q.queryid,

@@ -9,10 +9,11 @@ import type { Queryable } from "../../drivers/types.ts";
 import type { Authority } from "../auth/rbac.ts";
 import { COLLECTOR_MARK } from "../collector/statement-mark.ts";
 import { assertConnectionsPermitted } from "../datastore/connections.ts";
+import { fetchGroupedChanges } from "../datastore/grouped-changes.ts";
+import { collectionIntervals } from "../datastore/probe-configs.ts";
 import { InputError } from "../errors.ts";
 import { probeTable } from "../probes/ddl.ts";
 import { findProbe } from "../probes/index.ts";
-import { seriesPerEntity } from "./series-per-entity.ts";
 import type { Window } from "./window.ts";
 
 export const TOP_QUERY_ORDERS = ["total_exec_time", "calls", "mean_exec_time", "rows", "shared_blks_hit", "shared_blks_read"] as const;
@@ -68,22 +69,21 @@ async function lifetimeTotals(db: Queryable, connectionId: number, queryid?: str
 
 /** Each statement's valid change over the window (statements that did not run are left out). */
 async function windowTotals(db: Queryable, connectionId: number, window: Window, queryid?: string): Promise<Totals[]> {
-  const whole = { start: window.start, end: window.end, n: 1, width: window.end - window.start };
-  const series = await seriesPerEntity(db, {
+  const changes = await fetchGroupedChanges(db, {
     probe: findProbe("pg_stat_statements")!,
     connectionId,
-    metrics: SUMMED.map((c) => `${c}_delta`).join(","),
-    buckets: whole,
-    groupOf: (row) => JSON.stringify([row.queryid, row.database_name]),
+    columns: SUMMED,
+    groupBy: ["queryid", "database_name"],
+    buckets: { start: window.start, end: window.end, n: 1, width: window.end - window.start },
+    intervalSeconds: (await collectionIntervals(db, "pg_stat_statements", [connectionId])).get(connectionId)!,
     filters: queryid === undefined ? {} : { queryid },
   });
   const texts = await statementTexts(db, connectionId, window, queryid);
   const totals: Totals[] = [];
-  for (const [key, values] of series) {
-    const [id, database] = JSON.parse(key) as [string, string];
-    const sums = values.map((points) => points.reduce<number>((s, v) => s + (v ?? 0), 0));
+  for (const { group: [id, database], delta } of changes) {
+    const sums = delta.map((byBucket) => [...byBucket.values()].reduce<number>((s, v) => s + (v ?? 0), 0));
     if (sums[0] === 0) continue; // no executions in the window
-    totals.push({ queryid: id, database_name: database, query: texts.get(key) ?? "", ...Object.fromEntries(SUMMED.map((c, i) => [c, sums[i]])) } as Totals);
+    totals.push({ queryid: id, database_name: database, query: texts.get(JSON.stringify([id, database])) ?? "", ...Object.fromEntries(SUMMED.map((c, i) => [c, sums[i]])) } as Totals);
   }
   return totals;
 }

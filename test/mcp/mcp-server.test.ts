@@ -49,7 +49,7 @@ describe.each(runtimes)("MCP over Streamable HTTP on %s", (_name, target) => {
     const [base, fetchImpl] = target();
     const client = await mcpClient(base, root, fetchImpl);
     const { tools } = await client.listTools();
-    expect(tools.map((t) => t.name)).toEqual(["list_connections", "list_probes", "describe_probe", "query_metrics", "query_database", "get_schema_info", "execute_explain", "list_alerts", "get_alert_rules", "list_blackouts", "get_timeline"]);
+    expect(tools.map((t) => t.name)).toEqual(["list_connections", "list_probes", "describe_probe", "query_metrics", "get_performance_summary", "get_top_queries", "get_latest_snapshot", "query_database", "get_schema_info", "execute_explain", "list_alerts", "get_alert_rules", "list_blackouts", "get_timeline"]);
     expect(tools.every((t) => t.annotations?.readOnlyHint === true)).toBe(true);
     expect(tools.find((t) => t.name === "query_database")?.inputSchema.required).toEqual(["query"]);
 

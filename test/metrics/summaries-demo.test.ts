@@ -209,4 +209,64 @@ describe.each(DATASTORE_KINDS)("metrics summaries on the demo history (%s)", (ki
       expect(await bad("probe_name=pg_stat_checkpointer&database_name=shop")).toMatch(/does not apply/);
     });
   });
+
+  describe("access", () => {
+    const paths = (id: number) => [
+      `performance-summary?connection_id=${id}`,
+      `database-summaries?connection_id=${id}`,
+      `connection-groups?connection_id=${id}&group_by=state`,
+      `top-queries?connection_id=${id}`,
+      `query-stats?connection_id=${id}&queryid=${ORDERS_QUERYID}`,
+      `latest?connection_id=${id}&probe_name=pg_stat_activity`,
+    ];
+
+    it("refuses a caller without a privilege on the connection (403) and names a missing one (404)", async () => {
+      const outsider = (await userWithToken(store.db, `outsider-${kind}`)).token;
+      for (const path of paths(demo)) {
+        const res = await api("GET", `/api/v1/metrics/${path}`, { token: outsider });
+        expect([path, res.status]).toEqual([path, 403]);
+        expect(res.body.error).toMatch(/may not read connection/);
+      }
+      for (const path of paths(999_999)) expect([path, (await get(`/api/v1/metrics/${path}`)).status]).toEqual([path, 404]);
+      for (const path of paths(demo)) expect([path, (await api("GET", `/api/v1/metrics/${path}`)).status]).toEqual([path, 401]);
+      const tool = await api("POST", "/api/v1/mcp/tools/call", { token: outsider, body: { name: "get_top_queries", arguments: { connection_id: demo } } });
+      expect(tool.body).toMatchObject({ isError: true });
+    });
+  });
+
+  describe("MCP tools", () => {
+    const call = async (name: string, args: unknown) => {
+      const { body } = await api("POST", "/api/v1/mcp/tools/call", { token, body: { name, arguments: args } });
+      return body as { content: Array<{ text: string }>; isError: boolean };
+    };
+
+    it("get_performance_summary gives the current figures and one TSV row per bucket", async () => {
+      const { content, isError } = await call("get_performance_summary", { connection_ids: [demo], time_start: "1h" });
+      expect(isError).toBe(false);
+      const [header, line, blank, columns, ...rows] = content[0].text.split("\n");
+      expect(header).toMatch(/buckets of 60 s$/);
+      expect(line).toMatch(/^connection \d+ \(demo\): xid age shop 18\d{7} \(8\.\d\d%\)/);
+      expect(blank).toBe("");
+      expect(columns).toBe("connection_id\ttime\tcache_hit_ratio\tcommits_per_sec\trollback_percent\tcheckpoint_write_ms\tcheckpoint_sync_ms");
+      expect(rows.length).toBeGreaterThanOrEqual(59);
+      expect(Number(rows[0].split("\t")[2])).toBeCloseTo(HIT_SHARE, 0);
+    });
+
+    it("get_top_queries answers the REST endpoint's rows as TSV, with the period option", async () => {
+      const lifetime = await call("get_top_queries", { connection_id: demo, order_by: "calls", limit: 1 });
+      expect(lifetime.content[0].text.split("\n")[1]).toMatch(new RegExp(`^${ORDERS_QUERYID}\tshop\t`));
+      const rest = (await get(`/api/v1/metrics/top-queries?connection_id=${demo}&order_by=calls&limit=1&time_range=24h`)).body[0];
+      const day = await call("get_top_queries", { connection_id: demo, order_by: "calls", limit: 1, time_start: "24h" });
+      expect(Number(day.content[0].text.split("\n")[1].split("\t")[2])).toBe(rest.calls);
+    });
+
+    it("get_latest_snapshot lists the latest rows", async () => {
+      const { content } = await call("get_latest_snapshot", { connection_id: demo, probe_name: "pg_stat_all_tables", order_by: "relname", order: "asc" });
+      const lines = content[0].text.split("\n");
+      expect(lines[0]).toMatch(/^pg_stat_all_tables collected at .*: 3 of 3 rows$/);
+      expect(lines.slice(3).map((l) => l.split("\t")[2])).toEqual(["cart_items", "customers", "orders"]);
+      const bad = await call("get_latest_snapshot", { connection_id: demo, probe_name: "pg_stat_all_tables", order_by: "nope" });
+      expect(bad.isError).toBe(true);
+    });
+  });
 });

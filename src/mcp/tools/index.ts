@@ -3,6 +3,9 @@ import type { ToolDefinition } from "../tool.ts";
 import { describeProbe } from "./describe-probe.ts";
 import { executeExplain } from "./execute-explain.ts";
 import { getAlertRules } from "./get-alert-rules.ts";
+import { getLatestSnapshot } from "./get-latest-snapshot.ts";
+import { getPerformanceSummary } from "./get-performance-summary.ts";
+import { getTopQueries } from "./get-top-queries.ts";
 import { getSchemaInfo } from "./get-schema-info.ts";
 import { getTimeline } from "./get-timeline.ts";
 import { listAlertsTool } from "./list-alerts.ts";
@@ -13,7 +16,7 @@ import { queryDatabase } from "./query-database.ts";
 import { queryMetrics } from "./query-metrics.ts";
 
 /** Every tool pglens offers, in the order they are listed. */
-export const TOOLS: readonly ToolDefinition[] = [listConnectionsTool, listProbes, describeProbe, queryMetrics, queryDatabase, getSchemaInfo, executeExplain, listAlertsTool, getAlertRules, listBlackoutsTool, getTimeline] as unknown as ToolDefinition[];
+export const TOOLS: readonly ToolDefinition[] = [listConnectionsTool, listProbes, describeProbe, queryMetrics, getPerformanceSummary, getTopQueries, getLatestSnapshot, queryDatabase, getSchemaInfo, executeExplain, listAlertsTool, getAlertRules, listBlackoutsTool, getTimeline] as unknown as ToolDefinition[];
 
 /** The tools this configuration leaves switched on. */
 export function enabledTools(config: Config): ToolDefinition[] {

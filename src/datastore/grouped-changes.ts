@@ -1,0 +1,108 @@
+/**
+ * The metrics pipeline's change rules evaluated inside the datastore, per group of entities (each database,
+ * each statement), so a day of samples is reduced where it lies instead of shipped row by row. Per entity:
+ * present in the connection's previous sample, the same reset marker, no negative change; intervals longer
+ * than 3 x I' (the interval widened to the median spacing of the samples in the window) are gaps, as in the
+ * unfiltered metrics query. A bucket's delta is the sum of its intervals' valid changes, its rate the mean of their change/second.
+ * Equal to the pure pipeline per group for every bucket holding an interval (a property test holds it to that); buckets
+ * without an interval ending in them are absent here.
+ */
+import type { Queryable } from "../../drivers/types.ts";
+import type { Buckets } from "../metrics/buckets.ts";
+import { borrowLimitMs } from "../metrics/series.ts";
+import { probeTable, quoteIdent } from "../probes/ddl.ts";
+import type { ProbeDefinition } from "../probes/types.ts";
+
+export interface GroupedChangeQuery {
+  probe: ProbeDefinition;
+  connectionId: number;
+  /** Cumulative columns. */
+  columns: readonly string[];
+  /** Key columns that form a group; none: one group of everything. */
+  groupBy: readonly string[];
+  buckets: Buckets;
+  intervalSeconds: number;
+  /** Equality filters on stored columns. */
+  filters?: Readonly<Record<string, string>>;
+  /** Also the per-second rates (costs a per-interval step); without, `rate` holds nulls. */
+  rates?: boolean;
+}
+
+export interface GroupedChanges {
+  /** The group's key values as text, in groupBy order. */
+  group: string[];
+  /** Per column: bucket index -> summed change. */
+  delta: Array<Map<number, number | null>>;
+  /** Per column: bucket index -> mean change per second. */
+  rate: Array<Map<number, number | null>>;
+}
+
+const SEPARATOR = "\u001f";
+const GAP_INTERVALS = 3;
+
+/** A column's bucket values as an array of n + 1 points (null where no interval ended). */
+export function bucketValues(values: ReadonlyMap<number, number | null>, b: Buckets): Array<number | null> {
+  return Array.from({ length: b.n + 1 }, (_, k) => values.get(k) ?? null);
+}
+
+export async function fetchGroupedChanges(db: Queryable, q: GroupedChangeQuery): Promise<GroupedChanges[]> {
+  const { buckets: b } = q;
+  const params: unknown[] = [q.connectionId, new Date(b.start - borrowLimitMs(b)).toISOString(), new Date(b.end).toISOString()];
+  const p = (value: unknown) => {
+    params.push(value);
+    return `$${params.length}`;
+  };
+  const where = ["connection_id = $1", "collected_at >= $2::timestamptz", "collected_at <= $3::timestamptz"];
+  for (const [column, value] of Object.entries(q.filters ?? {})) where.push(`${quoteIdent(column)} = ${p(value)}`);
+  const group = q.groupBy.length ? `concat_ws(${p(SEPARATOR)}, ${q.groupBy.map((c) => `r.${quoteIdent(c)}::text`).join(", ")})` : "''";
+  const entity = q.probe.keys.map((k) => `r.${quoteIdent(k)}`).join(", ") || "r.connection_id";
+  const start = p(new Date(b.start).toISOString());
+  const change = q.columns.map((c, i) => {
+    const col = `r.${quoteIdent(c)}`;
+    const marker = q.probe.columns.find((x) => x.name === c)?.resetBy;
+    const sameMarker = marker ? ` AND r.${quoteIdent(marker)} IS NOT DISTINCT FROM lag(r.${quoteIdent(marker)}) OVER w` : "";
+    return `CASE WHEN lag(seq) OVER w = seq - 1${sameMarker} AND ${col} >= lag(${col}) OVER w THEN (${col} - lag(${col}) OVER w)::float8 END AS c${i}`;
+  });
+  const startMs = p(b.start);
+  const width = p(b.width);
+  const n = p(b.n);
+  const bucket = `CASE WHEN t >= $3::timestamptz THEN ${n}::int ELSE least(${n}::int - 1, floor((extract(epoch FROM t) * 1000 - ${startMs}::float8) / ${width}::float8)::int) END`;
+  const interval = p(q.intervalSeconds * 1000);
+  const table = probeTable(q.probe.name);
+  const rows = await db.query<Record<string, unknown> & { g: string; k: number }>(
+    `WITH s AS (SELECT collected_at, row_number() OVER (ORDER BY collected_at) AS seq, lag(collected_at) OVER (ORDER BY collected_at) AS prev_t
+                  FROM (SELECT DISTINCT collected_at FROM ${table} WHERE ${where.slice(0, 3).join(" AND ")}) d),
+     judged AS (SELECT greatest(${interval}::float8, percentile_cont(0.5) WITHIN GROUP (ORDER BY extract(epoch FROM collected_at - prev_t)::float8 * 1000)) AS ms
+                  FROM s WHERE prev_t >= ${start}::timestamptz),
+     e AS (SELECT ${group} AS g, r.collected_at AS t, s.prev_t, ${change.join(", ")}
+             FROM ${table} r JOIN s ON s.collected_at = r.collected_at
+            WHERE ${where.map((w) => `r.${w}`).join(" AND ")}
+           WINDOW w AS (PARTITION BY ${entity} ORDER BY r.collected_at)),
+     iv AS (${
+       q.rates
+         ? `SELECT g, t, extract(epoch FROM t - prev_t)::float8 AS span_s, ${q.columns.map((_, i) => `sum(c${i}) AS c${i}`).join(", ")}
+              FROM e WHERE prev_t IS NOT NULL AND t >= ${start}::timestamptz GROUP BY g, t, prev_t`
+         : // Sums need no per-interval step: every entity change lands in its interval's bucket either way.
+           `SELECT g, t, extract(epoch FROM t - prev_t)::float8 AS span_s, ${q.columns.map((_, i) => `c${i}`).join(", ")}
+              FROM e WHERE prev_t IS NOT NULL AND t >= ${start}::timestamptz`
+     })
+     SELECT iv.g, ${bucket} AS k, ${q.columns.map((_, i) => `sum(c${i}) AS d${i}, ${q.rates ? `avg(c${i} / span_s)` : "NULL"} AS r${i}`).join(", ")}
+       FROM iv CROSS JOIN judged
+      WHERE iv.span_s * 1000 <= ${GAP_INTERVALS} * coalesce(judged.ms, ${interval}::float8)
+      GROUP BY iv.g, k`,
+    params,
+  );
+  const groups = new Map<string, GroupedChanges>();
+  for (const row of rows) {
+    let entry = groups.get(row.g);
+    if (!entry) {
+      entry = { group: q.groupBy.length ? row.g.split(SEPARATOR) : [], delta: q.columns.map(() => new Map()), rate: q.columns.map(() => new Map()) };
+      groups.set(row.g, entry);
+    }
+    q.columns.forEach((_, i) => {
+      entry!.delta[i].set(Number(row.k), row[`d${i}`] === null ? null : Number(row[`d${i}`]));
+      entry!.rate[i].set(Number(row.k), row[`r${i}`] === null ? null : Number(row[`r${i}`]));
+    });
+  }
+  return [...groups.values()];
+}

@@ -1,0 +1,105 @@
+/**
+ * Property: the datastore's grouped change reduction (datastore/grouped-changes.ts, used by database-summaries,
+ * top-queries over a window and query-stats) gives the pure pipeline's deltas and rates for every group and
+ * bucket (the pipeline run on the connection's samples, each holding only the group's rows), on random statement histories: entities appearing and vanishing, marked and unmarked resets, nulls,
+ * irregular spacing and gaps, several users per statement, windows that borrow a prior sample.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { writeSamples } from "../../src/collector/sample-writer.ts";
+import { fetchGroupedChanges } from "../../src/datastore/grouped-changes.ts";
+import { fetchSampleRows } from "../../src/datastore/samples-repository.ts";
+import { type Buckets, layoutBuckets } from "../../src/metrics/buckets.ts";
+import { parseMetricList } from "../../src/metrics/metric-names.ts";
+import { type Row, groupSamples } from "../../src/metrics/samples.ts";
+import { borrowLimitMs, computeSeries } from "../../src/metrics/series.ts";
+import { findProbe } from "../../src/probes/index.ts";
+import { addConnection, DATASTORE_KINDS, migratedDatastore, type TestDatastore } from "../support/datastore.ts";
+import { seededRandom } from "../support/seeded-random.ts";
+
+const probe = findProbe("pg_stat_statements")!;
+const T0 = Date.parse("2026-05-01T00:00:00Z");
+const SPACINGS = [300, 300, 300, 300, 150, 450, 600, 1, 3600, 7200];
+const INTERVAL_S = 300;
+const SEEDS = Array.from({ length: 12 }, (_, i) => i + 1);
+
+function history(seed: number): Row[] {
+  const rng = seededRandom(seed);
+  const int = (lo: number, hi: number) => lo + Math.floor(rng() * (hi - lo + 1));
+  const entities = ["app", "shop"].flatMap((db) => ["11", "-9000000000000000001", "42"].flatMap((q) => [10, 20].map((user) => ({ db, q, user }))));
+  const state = new Map<string, { calls: number; time: number; reset: string | null }>();
+  const rows: Row[] = [];
+  let t = T0;
+  for (let s = 0; s < int(25, 70); s++) {
+    const globalReset = rng() < 0.05 ? new Date(t - 1000).toISOString() : null;
+    for (const e of entities) {
+      const key = `${e.db}/${e.q}/${e.user}`;
+      if (rng() < 0.12) {
+        state.delete(key);
+        continue;
+      }
+      const cur = state.get(key) ?? { calls: int(0, 500), time: int(0, 5000), reset: null };
+      if (globalReset) Object.assign(cur, { calls: int(0, 5), time: int(0, 10), reset: globalReset });
+      else if (rng() < 0.04) Object.assign(cur, { calls: int(0, 3), time: int(0, 5) }); // unmarked drop
+      else Object.assign(cur, { calls: cur.calls + int(0, 200), time: cur.time + int(0, 4000) / 4 });
+      state.set(key, cur);
+      rows.push({
+        collected_at: new Date(t).toISOString(), database_name: e.db, queryid: e.q, userid: e.user, dbid: 1, toplevel: true, query: "q",
+        calls: rng() < 0.04 ? null : cur.calls, total_exec_time: cur.time, stats_reset: cur.reset,
+      });
+    }
+    t += SPACINGS[Math.floor(rng() * SPACINGS.length)] * 1000;
+  }
+  return rows;
+}
+
+/** The pipeline's answer per group: deltas of both columns and the calls rate, n + 1 points each. */
+async function reference(store: TestDatastore, connectionId: number, b: Buckets, groupOf: (r: Row) => string) {
+  const metrics = parseMetricList("calls_delta,total_exec_time_delta,calls_per_sec", probe);
+  const rows = await fetchSampleRows(store.db, { probe, connectionIds: [connectionId], from: b.start - borrowLimitMs(b), to: b.end, columns: ["calls", "total_exec_time", "stats_reset"], filters: {} });
+  // Each group sees every sample of the connection, holding only its own rows (possibly none).
+  const samples = groupSamples(probe, rows);
+  const groups = new Set(rows.map(groupOf));
+  return new Map(
+    [...groups].map((g) => [g, computeSeries({ probe, metrics, samples: samples.map((x) => ({ t: x.t, rows: x.rows.filter((r) => groupOf(r) === g) })), buckets: b, intervalSeconds: INTERVAL_S, aggregation: "avg" })]),
+  );
+}
+
+describe.each(DATASTORE_KINDS)("grouped changes on %s", (kind) => {
+  let store: TestDatastore;
+  beforeAll(async () => {
+    store = await migratedDatastore(kind);
+  });
+  afterAll(() => store.close());
+
+  it.each(SEEDS)("seed %i: equals the pipeline for every group and bucket", async (seed) => {
+    const connectionId = await addConnection(store.db, `seed-${seed}`);
+    const rows = history(seed);
+    await writeSamples(store.db, { connectionId, probe: probe.name, rows: rows as never });
+    const last = Date.parse(rows[rows.length - 1].collected_at as string);
+    const rng = seededRandom(seed * 7919);
+    for (const [groupBy, groupOf] of [
+      [["database_name"], (r: Row) => String(r.database_name)],
+      [["queryid", "database_name"], (r: Row) => `${r.queryid}\u001f${r.database_name}`],
+    ] as const) {
+      const start = T0 + Math.floor(rng() * (last - T0) * 0.5);
+      const b = layoutBuckets(start, last + Math.floor(rng() * 600_000), INTERVAL_S, 1 + Math.floor(rng() * 40));
+      const expected = await reference(store, connectionId, b, groupOf);
+      const actual = await fetchGroupedChanges(store.db, { probe, connectionId, columns: ["calls", "total_exec_time"], groupBy, buckets: b, intervalSeconds: INTERVAL_S, rates: true });
+      const sums = await fetchGroupedChanges(store.db, { probe, connectionId, columns: ["calls", "total_exec_time"], groupBy, buckets: b, intervalSeconds: INTERVAL_S });
+      expect(sums.map((x) => [x.group, x.delta]), "sums without rates").toEqual(actual.map((x) => [x.group, x.delta]));
+      const byGroup = new Map(actual.map((a) => [a.group.join("\u001f"), a]));
+      for (const [g, [calls, time, rate]] of expected) {
+        const got = byGroup.get(g);
+        for (let k = 0; k <= b.n; k++) {
+          const where = `seed ${seed}, group ${g}, bucket ${k}`;
+          expect(got?.delta[0].get(k) ?? 0, where).toBeCloseTo(calls[k] ?? 0, 6);
+          expect(got?.delta[1].get(k) ?? 0, where).toBeCloseTo(time[k] ?? 0, 6);
+          const r = got?.rate[0].get(k) ?? null;
+          if (rate[k] === null) expect(r, where).toBeNull();
+          else expect(r, where).toBeCloseTo(rate[k]!, 9);
+        }
+      }
+      expect([...byGroup.keys()].every((g) => expected.has(g))).toBe(true);
+    }
+  });
+});
