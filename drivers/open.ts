@@ -2,6 +2,7 @@ import { chmodSync, mkdirSync } from "node:fs";
 import WebSocket from "ws";
 import { chooseDriver, type DatastoreSettings } from "./choose.ts";
 import { lockDataDir } from "./data-dir-lock.ts";
+import { databaseDir, prepareEmbeddedLayout } from "./embedded-layout.ts";
 import { openNetworkDriver } from "./network.ts";
 import type { Driver } from "./types.ts";
 
@@ -13,8 +14,10 @@ export async function openDriver(settings: DatastoreSettings): Promise<Driver> {
     chmodSync(settings.dataDir, 0o700);
     const release = lockDataDir(settings.dataDir);
     try {
+      const moved = prepareEmbeddedLayout(settings.dataDir);
+      if (moved.length) process.stderr.write(`moved ${moved.join(", ")} of ${settings.dataDir} into its db/ and secrets/ directories\n`);
       const { openPglite } = await import("./pglite.ts");
-      const driver = await openPglite(settings.dataDir);
+      const driver = await openPglite(databaseDir(settings.dataDir));
       return { ...driver, close: () => driver.close().finally(release) };
     } catch (err) {
       release();

@@ -18,7 +18,7 @@ describe("pglens CLI", () => {
     const health = await (await fetch(`http://127.0.0.1:${port}/health`)).json();
     expect(health).toMatchObject({ status: "ok", datastore: { driver: "pglite" } });
     // The first start creates `admin` with a random password kept in the data dir.
-    const password = readFileSync(join(dataDir, "initial-admin-password"), "utf8").trim();
+    const password = readFileSync(join(dataDir, "secrets", "initial-admin-password"), "utf8").trim();
     const login = await fetch(`http://127.0.0.1:${port}/api/v1/auth/login`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ username: "admin", password }) });
     expect(login.status).toBe(200);
     expect(output()).not.toContain(password);
@@ -33,7 +33,7 @@ describe("pglens CLI", () => {
     const [code] = await once(child, "exit");
     expect(code).toBe(0);
     expect(output()).toContain('"msg":"shutting down","signal":"SIGTERM"');
-    expect(readFileSync(join(dataDir, "secret"), "utf8").trim()).toMatch(/^[\w-]{43}$/); // generated for the embedded default
+    expect(readFileSync(join(dataDir, "secrets", "secret"), "utf8").trim()).toMatch(/^[\w-]{43}$/); // generated for the embedded default
   }, 60_000);
 
   it("migrates a datastore and reports the schema version", async () => {

@@ -51,7 +51,7 @@ describe("the embedded datastore lock", () => {
     serverPid = again.child.pid;
     expect(JSON.parse(readFileSync(join(dataDir, "pglens.lock"), "utf8")).pid).toBe(serverPid);
     await stop(again.child);
-    const db = await openPglite(dataDir);
+    const db = await openPglite(join(dataDir, "db"));
     try {
       const tables = await db.query<{ name: string; key: string }>(
         `SELECT format('%I.%I', n.nspname, c.relname) AS name, a.attname AS key FROM pg_index i JOIN pg_class c ON c.oid = i.indrelid

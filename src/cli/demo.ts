@@ -84,8 +84,9 @@ async function monitorRole(url: string, create: boolean): Promise<string> {
 export async function demoCommand(args: string[]): Promise<number> {
   const { values } = parseArgs({ args, options: { server: { type: "string" }, "history-only": { type: "boolean" }, "monitor-role": { type: "boolean" } } });
   const config = loadNodeConfig();
-  const secret = config.secret ?? (config.datastore.url ? undefined : embeddedSecret(config.datastore.data_dir));
   return withDatastore(async (db) => {
+    // Read once the datastore is open: its directory is locked and laid out by then.
+    const secret = config.secret ?? (config.datastore.url ? undefined : embeddedSecret(config.datastore.data_dir));
     if ((await countUsers(db)) === 0) throw new UsageError("create a user first (start the service once, or `pglens user create`)");
     const server = values.server ?? LOCAL;
     if (!values["history-only"] && (await reachable(server))) {
