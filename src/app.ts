@@ -20,6 +20,7 @@ const documentConfig = {
   info: {
     title: "pglens API",
     version: VERSION,
+    license: { name: "MIT", url: "https://opensource.org/licenses/MIT" },
     description: "PostgreSQL monitoring: collected statistics history with reset-aware derived metrics, and live read-only tools.",
   },
   // Relative: the document describes whichever server serves it.

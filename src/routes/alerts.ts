@@ -39,7 +39,13 @@ const Alert = z
     cleared_at: z.string().nullable(),
     last_updated: z.string(),
     anomaly_score: z.number().nullable(),
-    anomaly_details: z.record(z.string(), z.unknown()).nullable(),
+    anomaly_details: z
+      .object({
+        z_score: z.number(),
+        baseline: z.object({ period_type: z.string(), period_value: z.number(), mean: z.number(), stddev: z.number(), sample_count: z.number().int() }),
+      })
+      .nullable()
+      .openapi({ description: "Anomaly alerts: how far the value was from the baseline it was judged against" }),
     acknowledged_at: z.string().nullable(),
     acknowledged_by: z.string().nullable(),
     ack_message: z.string().nullable(),

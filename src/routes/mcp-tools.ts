@@ -1,5 +1,5 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { errorResponses } from "../http/schemas.ts";
+import { JsonValue, errorResponses } from "../http/schemas.ts";
 import { mayUseTool } from "../auth/rbac.ts";
 import { USER, authority, guarded } from "../http/access.ts";
 import { newRouter } from "../http/router.ts";
@@ -11,8 +11,8 @@ const ToolInfo = z
     name: z.string(),
     title: z.string(),
     description: z.string(),
-    inputSchema: z.record(z.string(), z.unknown()).openapi({ description: "JSON Schema of the arguments" }),
-    annotations: z.record(z.string(), z.unknown()),
+    inputSchema: z.record(z.string(), JsonValue).openapi({ description: "JSON Schema of the arguments" }),
+    annotations: z.object({ readOnlyHint: z.boolean(), destructiveHint: z.boolean().optional(), idempotentHint: z.boolean().optional(), openWorldHint: z.boolean().optional() }),
   })
   .openapi("ToolInfo");
 
@@ -43,7 +43,7 @@ const callRoute = guarded(USER, createRoute({
         "application/json": {
           schema: z.object({
             name: z.string().min(1).openapi({ example: "list_probes" }),
-            arguments: z.record(z.string(), z.unknown()).optional(),
+            arguments: z.record(z.string(), JsonValue).optional(),
           }),
         },
       },
@@ -66,7 +66,7 @@ export const mcpToolRoutes = newRouter()
           name: t.name,
           title: t.title,
           description: t.description,
-          inputSchema: inputJsonSchema(t),
+          inputSchema: inputJsonSchema(t) as Record<string, z.infer<typeof JsonValue>>, // a JSON Schema is JSON
           annotations: t.annotations,
         })),
       },

@@ -4,7 +4,7 @@ import { InputError } from "../errors.ts";
 import { USER, authority, guarded } from "../http/access.ts";
 import { json } from "../http/params.ts";
 import { newRouter } from "../http/router.ts";
-import { errorResponses } from "../http/schemas.ts";
+import { ScalarOrNull, errorResponses } from "../http/schemas.ts";
 import { LATEST_DEFAULT_LIMIT, LATEST_MAX_LIMIT, latestSnapshot } from "../metrics/latest-snapshot.ts";
 import { queryStats } from "../metrics/query-stats.ts";
 import { TOP_QUERY_ORDERS, type TopQueryOrder, parseQueryid, topQueries } from "../metrics/top-queries.ts";
@@ -131,7 +131,7 @@ const latest = guarded(USER, createRoute({
     200: json(
       z.object({
         collected_at: Time.nullable(),
-        rows: z.array(z.record(z.string(), z.union([z.string(), z.number(), z.boolean(), z.null()]))),
+        rows: z.array(z.record(z.string(), ScalarOrNull)),
         total_count: z.number().int(),
       }),
       "The rows",

@@ -4,7 +4,7 @@ import { latestSample } from "../datastore/latest-sample.ts";
 import { USER, authority, guarded } from "../http/access.ts";
 import { PathId, json } from "../http/params.ts";
 import { newRouter } from "../http/router.ts";
-import { errorResponses } from "../http/schemas.ts";
+import { ScalarOrNull, errorResponses } from "../http/schemas.ts";
 
 /** Settings worth a glance when sizing up a server. */
 export const KEY_SETTINGS = [
@@ -13,6 +13,8 @@ export const KEY_SETTINGS = [
   "random_page_cost", "effective_io_concurrency", "autovacuum", "archive_mode", "log_min_duration_statement", "shared_preload_libraries",
 ];
 
+/** One stored figure of a system probe. */
+const Figure = ScalarOrNull;
 const Section = <T extends z.ZodType>(shape: T) => z.object({ collected_at: z.string().nullable().openapi({ description: "When these figures were collected; null when never" }), data: shape });
 
 const ServerInfo = z
@@ -25,10 +27,10 @@ const ServerInfo = z
     extensions: Section(z.array(z.object({ database_name: z.string(), name: z.string(), version: z.string().nullable() }))),
     key_settings: Section(z.array(z.object({ name: z.string(), setting: z.string().nullable(), unit: z.string().nullable() }))),
     system: z.object({
-      memory: Section(z.record(z.string(), z.unknown()).nullable()),
-      cpu: Section(z.record(z.string(), z.unknown()).nullable()),
-      load: Section(z.record(z.string(), z.unknown()).nullable()),
-      disks: Section(z.array(z.record(z.string(), z.unknown()))),
+      memory: Section(z.record(z.string(), Figure).nullable()),
+      cpu: Section(z.record(z.string(), Figure).nullable()),
+      load: Section(z.record(z.string(), Figure).nullable()),
+      disks: Section(z.array(z.record(z.string(), Figure))),
     }),
   })
   .openapi("ServerInfo");
@@ -46,7 +48,9 @@ const route = guarded(
 );
 
 type Row = Record<string, unknown>;
-const strip = (row: Row | undefined) => (row ? Object.fromEntries(Object.entries(row).filter(([k]) => k !== "connection_id" && k !== "collected_at")) : null);
+const figure = (v: unknown): z.infer<typeof Figure> => (v instanceof Date ? v.toISOString() : v === undefined ? null : (v as z.infer<typeof Figure>));
+const strip = (row: Row | undefined) =>
+  row ? Object.fromEntries(Object.entries(row).filter(([k]) => k !== "connection_id" && k !== "collected_at").map(([k, v]) => [k, figure(v)])) : null;
 const numeric = (v: unknown) => (v === null || v === undefined ? null : Number(v));
 
 export const serverInfoRoutes = newRouter().openapi(route, async (c) => {

@@ -7,7 +7,7 @@ import { USER, authority, guarded } from "../http/access.ts";
 import type { AppEnv } from "../http/context.ts";
 import { json } from "../http/params.ts";
 import { newRouter } from "../http/router.ts";
-import { errorResponses } from "../http/schemas.ts";
+import { JsonValue, errorResponses } from "../http/schemas.ts";
 import { customWindow, parseRfc3339 } from "../metrics/window.ts";
 import { EVENT_TYPES, type TimelineEvent, parseEventTypes, timelineEvents } from "../timeline/events.ts";
 import { parseConnectionIds } from "./metrics.ts";
@@ -22,7 +22,7 @@ const Event = z
     severity: z.enum(["info", "warning", "critical"]),
     title: z.string(),
     summary: z.string(),
-    details: z.record(z.string(), z.unknown()),
+    details: z.record(z.string(), JsonValue),
   })
   .openapi("TimelineEvent");
 
@@ -71,5 +71,6 @@ export const timelineRoutes = newRouter().openapi(route, async (c) => {
     to: new Date(window.end),
     types,
   });
-  return c.json({ events: events.slice(0, q.limit), total_count: events.length }, 200);
+  // details are built from JSON-ready values (names, settings, numbers), as the schema says.
+  return c.json({ events: events.slice(0, q.limit) as Array<z.infer<typeof Event>>, total_count: events.length }, 200);
 });
