@@ -1,8 +1,24 @@
 // Bundles src/worker.ts into dist/worker.js for Workers (wrangler deploys it; tests load it in Miniflare).
-import { build } from "esbuild";
+import { build, type Plugin } from "esbuild";
+import { readFileSync } from "node:fs";
+import { createRequire } from "node:module";
 import { fileURLToPath } from "node:url";
+import { DOCS_FILES } from "../src/http/docs-page.ts";
 
 export const WORKER_BUNDLE = fileURLToPath(new URL("../dist/worker.js", import.meta.url));
+
+/** `pglens:docs-assets`: the docs viewer's files from swagger-ui-dist, inlined as strings (Workers have no file system). */
+const docsAssets: Plugin = {
+  name: "pglens-docs-assets",
+  setup(b) {
+    b.onResolve({ filter: /^pglens:docs-assets$/ }, (args) => ({ path: args.path, namespace: "pglens-docs-assets" }));
+    b.onLoad({ filter: /.*/, namespace: "pglens-docs-assets" }, () => {
+      const resolve = createRequire(import.meta.url).resolve;
+      const files = Object.fromEntries(Object.keys(DOCS_FILES).map((f) => [f, readFileSync(resolve(`swagger-ui-dist/${f}`), "utf8")]));
+      return { contents: `export default ${JSON.stringify(files)};`, loader: "js" };
+    });
+  },
+};
 
 export async function buildWorker() {
   await build({
@@ -17,6 +33,7 @@ export async function buildWorker() {
     external: ["node:*", "cloudflare:*", "pg-native"],
     // node-postgres is CommonJS and requires Node built-ins, which workerd offers under nodejs_compat.
     banner: { js: 'import { createRequire } from "node:module"; const require = createRequire("/");' },
+    plugins: [docsAssets],
     logLevel: "warning",
   });
   return WORKER_BUNDLE;

@@ -10,6 +10,7 @@ import { startAlerter } from "./alerts/alerter.ts";
 import { sendEmail } from "./notify/smtp.ts";
 import { startCollector } from "./collector/collect.ts";
 import { ensureEmbeddedAdmin } from "./embedded-admin.ts";
+import { nodeDocsAssets } from "./docs-assets-node.ts";
 import { embeddedSecret } from "./embedded-secret.ts";
 import type { Logger } from "./log.ts";
 import { ROUTE_MODULES } from "./routes/index.ts";
@@ -44,6 +45,7 @@ export async function runServer(config: Config, log: Logger): Promise<void> {
     forwardedHttps: (c) => proxies.forwardedHttps(getConnInfo(c).remote.address, c.req.header("x-forwarded-proto")),
     transports: { email: sendEmail },
     observeRequest: metrics.observeRequest,
+    docsAssets: nodeDocsAssets,
   }, [...ROUTE_MODULES, selfMetricsRoutes(metrics.registry, config)]);
   const collector = config.collector.enabled ? startCollector(driver, config, log, 1000, metrics.collectorRound) : undefined;
   const alerter = config.alerter.enabled ? startAlerter(driver, config, log, { email: sendEmail }, metrics.alerterRound) : undefined;

@@ -10,6 +10,7 @@ import { migrate } from "./datastore/migrate.ts";
 import { datastoreSettings } from "./datastore/settings.ts";
 import { createLogger, type Logger } from "./log.ts";
 import { VERSION } from "./version.ts";
+import docsAssets from "pglens:docs-assets";
 
 interface ScheduledController {
   scheduledTime: number;
@@ -38,6 +39,7 @@ function boot(env: Bindings): Isolate {
     log,
     datastore: { open: () => openNetworkDriver(settings), release: (d) => d.close() },
     clientAddress: (c) => c.req.header("cf-connecting-ip"),
+    docsAssets: async () => docsAssets,
   });
   isolate = { config, log, app };
   return isolate;

@@ -1,3 +1,4 @@
+import type { DocsAssets } from "./docs-page.ts";
 import type { Driver } from "../../drivers/types.ts";
 import type { Principal } from "../auth/principal.ts";
 import type { Authority } from "../auth/rbac.ts";
@@ -23,6 +24,8 @@ export interface AppDeps {
   transports?: Transports;
   /** Told about every request (self-monitoring on Node). */
   observeRequest?: (method: string, route: string, status: number, seconds: number) => void;
+  /** The API docs viewer's files (read from the package on Node, inlined in the Workers bundle). */
+  docsAssets?: () => Promise<DocsAssets>;
 }
 
 export interface AppEnv {
@@ -40,5 +43,6 @@ export interface AppEnv {
     authority?: Authority;
     transports: Transports;
     observeRequest?: AppDeps["observeRequest"];
+    docsAssets?: AppDeps["docsAssets"];
   };
 }

@@ -5,6 +5,7 @@ import { blackoutScheduleRoutes } from "./blackout-schedules.ts";
 import { blackoutRoutes } from "./blackouts.ts";
 import { channelOverrideRoutes } from "./channel-overrides.ts";
 import { clusterRoutes } from "./clusters.ts";
+import { docsRoutes } from "./docs.ts";
 import { connectionRoutes } from "./connections.ts";
 import { healthRoutes } from "./health.ts";
 import { mcpRoutes } from "./mcp.ts";
@@ -47,4 +48,5 @@ export const ROUTE_MODULES = [
   channelOverrideRoutes,
   mcpToolRoutes,
   mcpRoutes,
+  docsRoutes,
 ];

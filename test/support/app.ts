@@ -7,11 +7,12 @@ import { createLogger } from "../../src/log.ts";
 import { sendEmail } from "../../src/notify/smtp.ts";
 import { ROUTE_MODULES } from "../../src/routes/index.ts";
 import type { newRouter } from "../../src/http/router.ts";
+import { nodeDocsAssets } from "../../src/docs-assets-node.ts";
 
 export function testApp(driver: Driver, options: { config?: Partial<Config>; extraRoutes?: Array<ReturnType<typeof newRouter>>; deps?: Partial<AppDeps> } = {}) {
   const logs: Array<Record<string, unknown>> = [];
   const config = { ...resolveConfig({}, { PGLENS_SECRET: "test secret for sealing passwords" }), ...options.config };
   const log = createLogger("debug", (line) => logs.push(JSON.parse(line)));
-  const app = createApp({ config, log, datastore: { open: () => driver }, transports: { email: sendEmail }, ...options.deps }, [...ROUTE_MODULES, ...(options.extraRoutes ?? [])]);
+  const app = createApp({ config, log, datastore: { open: () => driver }, transports: { email: sendEmail }, docsAssets: nodeDocsAssets, ...options.deps }, [...ROUTE_MODULES, ...(options.extraRoutes ?? [])]);
   return { app, logs, config };
 }

@@ -1,0 +1,5 @@
+/** Workers: the docs viewer's files, inlined into the bundle by scripts/build-worker.ts. */
+declare module "pglens:docs-assets" {
+  const assets: import("./http/docs-page.ts").DocsAssets;
+  export default assets;
+}
