@@ -21,7 +21,10 @@ import {
   updateCluster,
   updateClusterGroup,
 } from "../datastore/clusters.ts";
-import { type ConnectionRow, readableConnection } from "../datastore/connections.ts";
+import type { Queryable } from "../../drivers/types.ts";
+import { shownReplicationClusters } from "../clusters/replication-topology.ts";
+import { type ConnectionRow, listConnections, readableConnection } from "../datastore/connections.ts";
+import { dismissReplicationCluster, dismissedReplicationPrefixes, latestNodeRoles } from "../datastore/node-roles.ts";
 import { NotFoundError } from "../errors.ts";
 import { USER, admin, authority, guarded } from "../http/access.ts";
 import type { AppEnv } from "../http/context.ts";
@@ -42,16 +45,22 @@ const Server = z
   .openapi("TopologyServer");
 const TopologyCluster = z
   .object({
-    id: z.string().openapi({ description: "cluster-<id> for a cluster, server-<connection id> for a server in no cluster" }),
+    id: z.string().openapi({
+      description: "cluster-<id> for a cluster, server-<connection id> for a server in no cluster, cluster-replication-<system identifier> for a detected replication cluster",
+    }),
     cluster_id: z.number().int().nullable(),
     name: z.string(),
     replication_type: z.string(),
     servers: z.array(Server),
+    relationships: z
+      .array(z.object({ source_connection_id: z.number().int(), target_connection_id: z.number().int(), relationship_type: z.enum(RELATIONSHIP_TYPES), is_auto_detected: z.boolean() }))
+      .optional()
+      .openapi({ description: "Detected replication clusters: which server streams from which" }),
   })
   .openapi("TopologyCluster");
 const TopologyGroup = z
   .object({ id: z.string().openapi({ description: "group-<id>, or `ungrouped` / `standalone`" }), group_id: z.number().int().nullable(), name: z.string(), clusters: z.array(TopologyCluster) })
-  .openapi("TopologyGroup");
+  .openapi("TopologyGroup", { description: "group-<id>, `ungrouped`, `replication` (clusters detected from the servers' replication state) or `standalone`" });
 const RelationshipSchema = z
   .object({
     id: z.number().int(),
@@ -118,7 +127,7 @@ const r = {
       method: "delete",
       path: "/api/v1/clusters/{id}",
       tags,
-      summary: "Delete a cluster (its servers stay, in no cluster), or hide a standalone server-<id> from the topology",
+      summary: "Delete a cluster (its servers stay, in no cluster), hide a standalone server-<id>, or dismiss a detected cluster-replication-<prefix> for good",
       request: { params: DeletableId },
       responses: { ...noContent, ...errorResponses(400, 401, 403, 404) },
     }),
@@ -186,6 +195,12 @@ const r = {
   ),
 };
 
+/** Replication clusters detected now, among all servers (the caller's view prunes them). */
+async function replicationClusters(db: Queryable) {
+  const inManualCluster = new Set((await listConnections(db)).filter((s) => s.cluster_id !== null).map((s) => s.id));
+  return shownReplicationClusters(await latestNodeRoles(db), inManualCluster, await dismissedReplicationPrefixes(db));
+}
+
 export const clusterRoutes = newRouter()
   .openapi(r.topology, async (c) => {
     const { manager, connections, clusterVisible } = await estateView(c);
@@ -196,13 +211,31 @@ export const clusterRoutes = newRouter()
       .map((g) => ({ id: `group-${g.id}`, group_id: g.id, name: g.name, clusters: clusters.filter((cl) => cl.group_id === g.id).map(node) }))
       .filter((g) => manager || g.clusters.length > 0);
     const ungrouped = clusters.filter((cl) => cl.group_id === null).map(node);
+    const replication = await replicationClusters(db);
+    const detected = new Set(replication.flatMap((rc) => rc.members.map((m) => m.connection_id)));
+    const replicationNodes = replication.flatMap((rc) => {
+      const visible = new Map(connections.filter((s) => rc.members.some((m) => m.connection_id === s.id)).map((s) => [s.id, s]));
+      if (visible.size === 0) return [];
+      const primary = rc.primary === null ? undefined : visible.get(rc.primary);
+      return [{
+        id: `cluster-replication-${rc.prefix}`,
+        cluster_id: null,
+        name: `${(primary ?? [...visible.values()][0]).name} replication`,
+        replication_type: "physical",
+        servers: rc.members.filter((m) => visible.has(m.connection_id)).map((m) => ({ ...serverJson(visible.get(m.connection_id)!), role: m.role })),
+        relationships: rc.edges
+          .filter((e) => visible.has(e.source) && visible.has(e.target))
+          .map((e) => ({ source_connection_id: e.source, target_connection_id: e.target, relationship_type: e.type, is_auto_detected: true })),
+      }];
+    });
     const standalone = connections
-      .filter((s) => s.cluster_id === null && !s.hidden_from_topology)
+      .filter((s) => s.cluster_id === null && !s.hidden_from_topology && !detected.has(s.id))
       .map((s) => ({ id: `server-${s.id}`, cluster_id: null, name: s.name, replication_type: "none", servers: [serverJson(s)] }));
     return c.json(
       [
         ...groups,
         ...(ungrouped.length ? [{ id: "ungrouped", group_id: null, name: "Ungrouped clusters", clusters: ungrouped }] : []),
+        ...(replicationNodes.length ? [{ id: "replication", group_id: null, name: "Replication clusters (detected)", clusters: replicationNodes }] : []),
         ...(standalone.length ? [{ id: "standalone", group_id: null, name: "Standalone servers", clusters: standalone }] : []),
       ],
       200,
@@ -224,7 +257,11 @@ export const clusterRoutes = newRouter()
       const row = await readableConnection(db, Number(id.slice("server-".length)), await authority(c));
       if (row.cluster_id !== null || row.hidden_from_topology) throw new NotFoundError(`cluster ${id} not found: the server is not listed on its own`);
       await db.query("UPDATE connections SET hidden_from_topology = true WHERE id = $1", [row.id]);
-    } else throw new NotFoundError(`cluster ${id} not found: no replication cluster with that prefix has been detected`);
+    } else {
+      const prefix = id.slice("cluster-replication-".length);
+      if (!(await replicationClusters(db)).some((rc) => rc.prefix === prefix)) throw new NotFoundError(`cluster ${id} not found: no replication cluster with that prefix is detected`);
+      await dismissReplicationCluster(db, prefix, c.get("principal")!.userId);
+    }
     return c.body(null, 204);
   })
   .openapi(r.servers, async (c) => {

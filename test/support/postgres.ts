@@ -13,6 +13,8 @@ export interface TestServer {
   stop(): Promise<void>;
   /** Starts the server again after stop(); only for servers started with `persistent: true`. */
   start(): Promise<void>;
+  dataDir: string;
+  port: number;
 }
 
 export function freePort(): Promise<number> {
@@ -57,9 +59,11 @@ export async function startEmbeddedPostgres(options: { persistent?: boolean; fla
       if (!reply.ok) throw new Error(`embedded PostgreSQL: ${reply.error}`);
       return reply;
     });
-  const { url } = await request();
+  const { url, dataDir } = await request();
   return {
     url: url!,
+    dataDir: dataDir!,
+    port,
     async start() {
       await request("start");
     },

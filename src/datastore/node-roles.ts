@@ -1,0 +1,24 @@
+/** The latest pg_node_role sample of every connection, with the address pglens reaches it at. */
+import type { Queryable } from "../../drivers/types.ts";
+import type { NodeRole } from "../clusters/replication-topology.ts";
+import { probeTable } from "../probes/ddl.ts";
+
+/** Samples older than this describe a topology that may have changed since; they are not used. */
+const FRESH_FOR = "1 day";
+
+export async function latestNodeRoles(db: Queryable): Promise<NodeRole[]> {
+  return db.query<NodeRole>(
+    `SELECT DISTINCT ON (r.connection_id) r.connection_id, c.host, c.port, r.is_in_recovery, r.system_identifier, r.sender_host, r.sender_port
+       FROM ${probeTable("pg_node_role")} r JOIN connections c ON c.id = r.connection_id
+      WHERE r.collected_at > now() - interval '${FRESH_FOR}'
+      ORDER BY r.connection_id, r.collected_at DESC`,
+  );
+}
+
+export async function dismissedReplicationPrefixes(db: Queryable): Promise<Set<string>> {
+  return new Set((await db.query<{ prefix: string }>("SELECT prefix FROM dismissed_replication_clusters")).map((r) => r.prefix));
+}
+
+export async function dismissReplicationCluster(db: Queryable, prefix: string, userId: number): Promise<void> {
+  await db.query("INSERT INTO dismissed_replication_clusters (prefix, dismissed_by) VALUES ($1, $2) ON CONFLICT DO NOTHING", [prefix, userId]);
+}

@@ -1,0 +1,95 @@
+/**
+ * Replication topology detected from a real primary and its streaming standby (two embedded PostgreSQL
+ * servers): a cluster-replication-<system identifier> cluster in GET /api/v1/clusters, pruned to what the
+ * caller may see, dismissable by a connection manager only, and never resurrected.
+ */
+import pg from "pg";
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { collectOnce } from "../../src/collector/collect.ts";
+import { resolveConfig } from "../../src/config.ts";
+import { createLogger } from "../../src/log.ts";
+import { testApp } from "../support/app.ts";
+import { userWithToken } from "../support/auth.ts";
+import { addConnection, migratedDatastore, type TestDatastore } from "../support/datastore.ts";
+import { client } from "../support/http.ts";
+import { TEST_SECRET, collectEvery, registerServer } from "../support/monitored.ts";
+import { startEmbeddedPostgres, type TestServer } from "../support/postgres.ts";
+import { type Standby, startStandby } from "../support/standby.ts";
+
+const config = resolveConfig({}, { PGLENS_SECRET: TEST_SECRET });
+const log = createLogger("error");
+const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+let primary: TestServer;
+let standby: Standby;
+let store: TestDatastore;
+let api: ReturnType<typeof client>;
+let root: string;
+let ids: { primary: number; standby: number; loner: number };
+let systemId: string;
+
+beforeAll(async () => {
+  primary = await startEmbeddedPostgres({ persistent: true });
+  standby = await startStandby(primary);
+  const admin = new pg.Client({ connectionString: primary.url });
+  await admin.connect();
+  for (let i = 0; i < 100; i++) {
+    const rows = (await admin.query("SELECT state FROM pg_stat_replication")).rows;
+    if (rows[0]?.state === "streaming") break;
+    await pause(200);
+  }
+  systemId = (await admin.query("SELECT system_identifier::text AS id FROM pg_control_system()")).rows[0].id;
+  await admin.end();
+
+  store = await migratedDatastore("pg");
+  api = client(testApp(store.db).app);
+  root = (await userWithToken(store.db, "root", { superuser: true })).token;
+  ids = { primary: await registerServer(store.db, "orders-primary", primary.url), standby: await registerServer(store.db, "orders-standby", standby.url), loner: await addConnection(store.db, "loner") };
+  await store.db.query("UPDATE connections SET is_shared = (id <> $1)", [ids.primary]);
+  await collectEvery(store.db, 1);
+  await store.db.query("UPDATE probe_configs SET is_enabled = (probe_name = 'pg_node_role') WHERE scope = 'global'");
+  await collectOnce(store.db, config, log);
+}, 120_000);
+
+afterAll(async () => {
+  await store?.close();
+  await standby?.stop();
+  await primary?.stop();
+});
+
+const topology = async (token = root) => (await api("GET", "/api/v1/clusters", { token })).body as Array<{ id: string; clusters: Array<Record<string, unknown>> }>;
+
+it("shows the primary and its standby as one replication cluster, the standby streaming from the primary", async () => {
+  const groups = await topology();
+  const replication = groups.find((g) => g.id === "replication")!;
+  expect(replication.clusters).toEqual([
+    expect.objectContaining({
+      id: `cluster-replication-${systemId}`,
+      name: "orders-primary replication",
+      replication_type: "physical",
+      servers: [expect.objectContaining({ id: ids.primary, role: "primary" }), expect.objectContaining({ id: ids.standby, role: "standby" })],
+      relationships: [{ source_connection_id: ids.standby, target_connection_id: ids.primary, relationship_type: "streams_from", is_auto_detected: true }],
+    }),
+  ]);
+  expect(groups.find((g) => g.id === "standalone")!.clusters.map((c) => c.id)).toEqual([`server-${ids.loner}`]);
+});
+
+it("shows a caller only the members it may see, without edges to hidden ones", async () => {
+  const viewer = (await userWithToken(store.db, "viewer")).token;
+  const replication = (await topology(viewer)).find((g) => g.id === "replication")!;
+  expect(replication.clusters).toEqual([expect.objectContaining({ servers: [expect.objectContaining({ id: ids.standby })], relationships: [] })]);
+});
+
+it("is dismissed by a connection manager only, for good", async () => {
+  const viewer = (await userWithToken(store.db, "viewer2")).token;
+  const path = `/api/v1/clusters/cluster-replication-${systemId}`;
+  expect((await api("DELETE", path, { token: viewer })).status).toBe(403);
+  expect((await api("DELETE", "/api/v1/clusters/cluster-replication-12345", { token: root })).status).toBe(404);
+  expect((await api("DELETE", path, { token: root })).status).toBe(204);
+  await pause(1100);
+  await collectOnce(store.db, config, log); // fresh samples detect it again; it stays dismissed
+  const groups = await topology();
+  expect(groups.find((g) => g.id === "replication")).toBeUndefined();
+  expect(groups.find((g) => g.id === "standalone")!.clusters.map((c) => c.id).sort()).toEqual([`server-${ids.loner}`, `server-${ids.primary}`, `server-${ids.standby}`].sort());
+  expect((await api("DELETE", path, { token: root })).status).toBe(404);
+});
