@@ -1,6 +1,6 @@
-/** The latest pg_node_role sample of every connection, with the address pglens reaches it at. */
+/** The latest pg_node_role and pg_subscription_upstream samples of every connection: what replication clusters are detected from. */
 import type { Queryable } from "../../drivers/types.ts";
-import type { NodeRole } from "../clusters/replication-topology.ts";
+import type { NodeRole, Subscription } from "../clusters/replication-topology.ts";
 import { probeTable } from "../probes/ddl.ts";
 
 /** Samples older than this describe a topology that may have changed since; they are not used. */
@@ -12,6 +12,15 @@ export async function latestNodeRoles(db: Queryable): Promise<NodeRole[]> {
        FROM ${probeTable("pg_node_role")} r JOIN connections c ON c.id = r.connection_id
       WHERE r.collected_at > now() - interval '${FRESH_FOR}'
       ORDER BY r.connection_id, r.collected_at DESC`,
+  );
+}
+
+export async function latestSubscriptions(db: Queryable): Promise<Subscription[]> {
+  const table = probeTable("pg_subscription_upstream");
+  return db.query<Subscription>(
+    `SELECT s.connection_id, s.publisher_host, s.publisher_port FROM ${table} s
+      WHERE s.collected_at = (SELECT max(collected_at) FROM ${table} l WHERE l.connection_id = s.connection_id)
+        AND s.collected_at > now() - interval '${FRESH_FOR}'`,
   );
 }
 

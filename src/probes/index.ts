@@ -23,6 +23,7 @@ import { pgStatUserTables } from "./pg_stat_user_tables.ts";
 import { pgStatWal } from "./pg_stat_wal.ts";
 import { pgSysCpuInfo } from "./pg_sys_cpu_info.ts";
 import { pgNodeRole } from "./pg_node_role.ts";
+import { pgSubscriptionUpstream } from "./pg_subscription_upstream.ts";
 import { pgSysDiskInfo } from "./pg_sys_disk_info.ts";
 import { pgSysLoadAvgInfo } from "./pg_sys_load_avg_info.ts";
 import { pgSysMemoryInfo } from "./pg_sys_memory_info.ts";
@@ -51,6 +52,7 @@ export const PROBES: readonly ProbeDefinition[] = [
   pgExtension,
   pgPostmaster,
   pgNodeRole,
+  pgSubscriptionUpstream,
   pgHbaFileRules,
   pgIdentFileMappings,
   pgSysCpuInfo,

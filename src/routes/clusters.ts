@@ -24,7 +24,7 @@ import {
 import type { Queryable } from "../../drivers/types.ts";
 import { shownReplicationClusters } from "../clusters/replication-topology.ts";
 import { type ConnectionRow, listConnections, readableConnection } from "../datastore/connections.ts";
-import { dismissReplicationCluster, dismissedReplicationPrefixes, latestNodeRoles } from "../datastore/node-roles.ts";
+import { dismissReplicationCluster, dismissedReplicationPrefixes, latestNodeRoles, latestSubscriptions } from "../datastore/node-roles.ts";
 import { NotFoundError } from "../errors.ts";
 import { USER, admin, authority, guarded } from "../http/access.ts";
 import type { AppEnv } from "../http/context.ts";
@@ -197,8 +197,10 @@ const r = {
 
 /** Replication clusters detected now, among all servers (the caller's view prunes them). */
 async function replicationClusters(db: Queryable) {
-  const inManualCluster = new Set((await listConnections(db)).filter((s) => s.cluster_id !== null).map((s) => s.id));
-  return shownReplicationClusters(await latestNodeRoles(db), inManualCluster, await dismissedReplicationPrefixes(db));
+  const connections = await listConnections(db);
+  const inManualCluster = new Set(connections.filter((s) => s.cluster_id !== null).map((s) => s.id));
+  const samples = { nodes: await latestNodeRoles(db), subscriptions: await latestSubscriptions(db), servers: connections.map((s) => ({ connection_id: s.id, host: s.host, port: s.port })) };
+  return shownReplicationClusters(samples, inManualCluster, await dismissedReplicationPrefixes(db));
 }
 
 export const clusterRoutes = newRouter()
@@ -221,7 +223,7 @@ export const clusterRoutes = newRouter()
         id: `cluster-replication-${rc.prefix}`,
         cluster_id: null,
         name: `${(primary ?? [...visible.values()][0]).name} replication`,
-        replication_type: "physical",
+        replication_type: rc.kind,
         servers: rc.members.filter((m) => visible.has(m.connection_id)).map((m) => ({ ...serverJson(visible.get(m.connection_id)!), role: m.role })),
         relationships: rc.edges
           .filter((e) => visible.has(e.source) && visible.has(e.target))

@@ -1,6 +1,6 @@
 /** Detection of physical replication clusters from pg_node_role samples (pure). */
 import { expect, it } from "vitest";
-import { type NodeRole, detectReplicationClusters, shownReplicationClusters } from "../../src/clusters/replication-topology.ts";
+import { type NodeRole, type ServerAddress, detectReplicationClusters, shownReplicationClusters } from "../../src/clusters/replication-topology.ts";
 
 const node = (id: number, o: Partial<NodeRole>): NodeRole => ({ connection_id: id, host: "db", port: 5432, is_in_recovery: false, system_identifier: "7", sender_host: null, sender_port: null, ...o });
 
@@ -14,6 +14,7 @@ it("groups servers sharing a system identifier, primary first, each standby stre
   expect(detectReplicationClusters(nodes)).toEqual([
     {
       prefix: "7",
+      kind: "physical",
       primary: 1,
       members: [{ connection_id: 1, role: "primary" }, { connection_id: 2, role: "standby" }, { connection_id: 3, role: "standby" }],
       edges: [{ source: 3, target: 2, type: "streams_from" }, { source: 2, target: 1, type: "streams_from" }],
@@ -35,6 +36,32 @@ it("falls back to the primary when the upstream address matches no server, and t
 
 it("leaves out servers in a cluster of their own and dismissed clusters", () => {
   const nodes = [node(1, {}), node(2, { is_in_recovery: true }), node(5, { system_identifier: "9" }), node(6, { system_identifier: "9", is_in_recovery: true })];
-  expect(shownReplicationClusters(nodes, new Set([2]), new Set()).map((c) => c.prefix)).toEqual(["9"]);
-  expect(shownReplicationClusters(nodes, new Set(), new Set(["9"])).map((c) => c.prefix)).toEqual(["7"]);
+  const samples = { nodes, subscriptions: [], servers: nodes };
+  expect(shownReplicationClusters(samples, new Set([2]), new Set()).map((c) => c.prefix)).toEqual(["9"]);
+  expect(shownReplicationClusters(samples, new Set(), new Set(["9"])).map((c) => c.prefix)).toEqual(["7"]);
+});
+
+it("groups a publisher with the servers subscribing to its address, leaving physical members to their cluster", () => {
+  const servers: ServerAddress[] = [
+    { connection_id: 10, host: "pub.internal", port: 5432 },
+    { connection_id: 11, host: "sub-a", port: 5432 },
+    { connection_id: 12, host: "sub-b", port: 6000 },
+    { connection_id: 13, host: "other", port: 5432 },
+  ];
+  const subscriptions = [
+    { connection_id: 12, publisher_host: "PUB.internal", publisher_port: 5432 },
+    { connection_id: 11, publisher_host: "pub.internal", publisher_port: null }, // default port
+    { connection_id: 13, publisher_host: "nowhere", publisher_port: 5432 }, // publisher not monitored
+  ];
+  expect(detectReplicationClusters([], subscriptions, servers)).toEqual([
+    {
+      prefix: "logical-10",
+      kind: "logical",
+      primary: 10,
+      members: [{ connection_id: 10, role: "publisher" }, { connection_id: 11, role: "subscriber" }, { connection_id: 12, role: "subscriber" }],
+      edges: [{ source: 11, target: 10, type: "subscribes_to" }, { source: 12, target: 10, type: "subscribes_to" }],
+    },
+  ]);
+  const physical = [node(10, { host: "pub.internal" }), node(14, { is_in_recovery: true })];
+  expect(detectReplicationClusters(physical, subscriptions, servers).map((c) => c.prefix)).toEqual(["7"]);
 });

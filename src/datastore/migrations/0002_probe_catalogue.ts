@@ -8,7 +8,7 @@ import type { Migration } from "./types.ts";
  * fresh datastore gets this migration with the catalogue as it is then.
  */
 /** pg_extension joined in migration 5; pg_postmaster, pg_hba_file_rules and pg_ident_file_mappings in 11. */
-const JOINED_LATER = ["pg_extension", "pg_postmaster", "pg_hba_file_rules", "pg_ident_file_mappings", "pg_node_role"];
+const JOINED_LATER = ["pg_extension", "pg_postmaster", "pg_hba_file_rules", "pg_ident_file_mappings", "pg_node_role", "pg_subscription_upstream"];
 
 export const migration: Migration = {
   version: 2,
