@@ -6,9 +6,10 @@
  */
 import type { Context } from "hono";
 import type { Queryable } from "../../drivers/types.ts";
-import { type Authority, connectionAccess, hasAdminPermission, holdsAllConnections } from "../auth/rbac.ts";
+import { type Authority, connectionAccess, holdsAllConnections } from "../auth/rbac.ts";
+import { estateOf } from "../auth/visible-estate.ts";
 import { listClusters } from "../datastore/clusters.ts";
-import { listConnections, readableConnection } from "../datastore/connections.ts";
+import { readableConnection } from "../datastore/connections.ts";
 import type { Visible } from "../datastore/blackouts.ts";
 import { NotFoundError } from "../errors.ts";
 import { authority } from "../http/access.ts";
@@ -22,9 +23,8 @@ export async function visibleEstate(c: Context<AppEnv>): Promise<Visible> {
 
 /** The servers, clusters and groups `a` can see (the same rule as the estate endpoints). */
 export async function visibleTo(db: Queryable, a: Authority): Promise<Visible> {
-  const manager = hasAdminPermission(a, "manage_connections");
-  const connections = (await listConnections(db)).filter((row) => connectionAccess(a, row) !== null);
-  const clusters = (await listClusters(db)).filter((cl) => manager || connections.some((row) => row.cluster_id === cl.id));
+  const { manager, connections, clusterVisible } = await estateOf(db, a);
+  const clusters = (await listClusters(db)).filter((cl) => clusterVisible(cl.id));
   const groups = manager
     ? (await db.query<{ id: number }>("SELECT id FROM cluster_groups")).map((g) => g.id)
     : [...new Set(clusters.map((cl) => cl.group_id).filter((g): g is number => g !== null))];

@@ -1,8 +1,7 @@
 /** What of the estate a caller can see: connections it may read, and clusters and groups holding one. */
 import type { Context } from "hono";
-import { connectionAccess, hasAdminPermission } from "../auth/rbac.ts";
+import { estateOf } from "../auth/visible-estate.ts";
 import { listClusters } from "../datastore/clusters.ts";
-import { listConnections } from "../datastore/connections.ts";
 import type { OverrideScope } from "../datastore/probe-configs.ts";
 import { NotFoundError } from "../errors.ts";
 import { authority } from "./access.ts";
@@ -10,10 +9,7 @@ import type { AppEnv } from "./context.ts";
 
 export async function estateView(c: Context<AppEnv>) {
   const a = await authority(c);
-  const manager = hasAdminPermission(a, "manage_connections");
-  const connections = (await listConnections(c.get("db"))).filter((row) => connectionAccess(a, row) !== null);
-  const clusterVisible = (id: number) => manager || connections.some((row) => row.cluster_id === id);
-  return { a, manager, connections, clusterVisible };
+  return { a, ...(await estateOf(c.get("db"), a)) };
 }
 
 /** A server, cluster or group the caller cannot see answers 404, like one that does not exist. */
