@@ -76,8 +76,13 @@ function withBlackouts(connections: ReadonlyArray<Omit<RoundConnection, "blacked
 }
 
 /** Evaluates one round without claiming it: what a claimed round does, and what racing instances would do. */
-export async function evaluateAndApply(db: Driver, now = new Date(), review?: AnomalyReviewer): Promise<Omit<RoundResult, "ran" | "deletedOld" | "baselines">> {
-  const settings = await alerterSettings(db);
+export async function evaluateAndApply(
+  db: Driver,
+  now = new Date(),
+  review?: AnomalyReviewer,
+  settings?: AlerterSettings,
+): Promise<Omit<RoundResult, "ran" | "deletedOld" | "baselines">> {
+  settings ??= await alerterSettings(db);
   const placed = await db.query<Omit<RoundConnection, "blackedOut">>(
     `SELECT c.name, c.connection_error AS error, c.cluster_id AS "clusterId", cl.group_id AS "groupId", c.id AS "connectionId"
        FROM connections c LEFT JOIN clusters cl ON cl.id = c.cluster_id WHERE c.is_monitored ORDER BY c.id`,
@@ -124,7 +129,7 @@ export async function alerterOnce(db: Driver, config: Config, log: Logger): Prom
     // Scheduled maintenance windows open before the round, so their first minute is already quiet.
     const opened = await materialiseSchedules(db);
     if (opened.length) log.info("scheduled blackouts opened", { blackouts: opened });
-    const evaluated = await evaluateAndApply(db);
+    const evaluated = await evaluateAndApply(db, new Date(), undefined, settings);
     await queueReminders(db);
     return evaluated;
   })().finally(() => releaseMaintenance(db, "alerter"));
