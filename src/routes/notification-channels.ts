@@ -288,7 +288,7 @@ export const notificationChannelRoutes = newRouter()
   })
   .openapi(r.test, async (c) => {
     const { id } = c.req.valid("param");
-    const body = (await c.req.json().catch(() => ({}))) as { recipient_email?: string };
+    const body = c.req.valid("json") ?? {}; // optional: without one, the channel's own recipients
     const row = await getChannel(c.get("db"), id);
     const { channel, secrets } = await openChannel(row, c.get("config").secret);
     const recipients = body.recipient_email ? [body.recipient_email] : (await listRecipients(c.get("db"), id)).filter((x) => x.enabled).map((x) => x.email_address);

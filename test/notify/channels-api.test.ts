@@ -13,6 +13,7 @@ import { startHttpReceiver, startSmtpReceiver } from "../support/receivers.ts";
 
 let store: TestDatastore;
 let api: ReturnType<typeof client>;
+let app: ReturnType<typeof testApp>["app"];
 let logs: Array<Record<string, unknown>>;
 let admin: string;
 let hooks: Awaited<ReturnType<typeof startHttpReceiver>>;
@@ -23,6 +24,7 @@ beforeAll(async () => {
   store = await migratedDatastore("pglite");
   const built = testApp(store.db);
   api = client(built.app);
+  app = built.app;
   logs = built.logs;
   const u = await userWithToken(store.db, "notifier");
   const g = await createGroup(store.db, "notifiers", "");
@@ -105,7 +107,10 @@ describe("notification channels", () => {
     expect(added.status).toBe(201);
     expect((await api("POST", `/api/v1/notification-channels/${mail.id}/test`, { token: admin, body: {} })).body).toEqual({ status: "sent" });
     expect((await api("POST", `/api/v1/notification-channels/${mail.id}/test`, { token: admin, body: { recipient_email: "oncall@example.com" } })).body).toEqual({ status: "sent" });
-    expect(smtp.mails.map((m) => m.to)).toEqual([["dba@example.com"], ["oncall@example.com"]]);
+    expect((await api("POST", `/api/v1/notification-channels/${mail.id}/test`, { token: admin, body: { recipient_email: "not an address" } })).status).toBe(400);
+    const bare = await app.request(`/api/v1/notification-channels/${mail.id}/test`, { method: "POST", headers: { authorization: `Bearer ${admin}` } }); // no body at all
+    expect(await bare.json()).toEqual({ status: "sent" });
+    expect(smtp.mails.map((m) => m.to)).toEqual([["dba@example.com"], ["oncall@example.com"], ["dba@example.com"]]);
     expect(smtp.mails[0]).toMatchObject({ from: "pglens@example.com", user: "smtp-user-jkl" });
     expect(smtp.mails[0].raw).toMatch(/^Subject: pglens test message$/m);
     expect(smtp.mails[0].raw).toContain("text/plain");
