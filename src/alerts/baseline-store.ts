@@ -65,14 +65,19 @@ export async function refreshBaselines(db: Driver, now = Date.now()): Promise<nu
       for (const b of baselinesOf(h.points)) rows.push({ ...b, connection_id: h.connection_id, database_name: h.database_name, metric_name: baselineName(probe, h.metric.name) });
     }
   }
+  // Upsert, then drop what this refresh did not recompute: instances refreshing at once update the same rows
+  // instead of each inserting after the other's delete (which the primary key would refuse).
   await db.transaction(async (tx) => {
-    await tx.query("DELETE FROM metric_baselines WHERE connection_id = ANY($1::int[])", [ids]);
     const column = <K extends keyof (typeof rows)[number]>(k: K) => rows.map((r) => r[k]);
     await tx.query(
       `INSERT INTO metric_baselines (connection_id, database_name, metric_name, period_type, period_value, mean, stddev, min, max, p50, p95, p99, sample_count)
-       SELECT * FROM unnest($1::int[], $2::text[], $3::text[], $4::text[], $5::int[], $6::float8[], $7::float8[], $8::float8[], $9::float8[], $10::float8[], $11::float8[], $12::float8[], $13::int[])`,
+       SELECT * FROM unnest($1::int[], $2::text[], $3::text[], $4::text[], $5::int[], $6::float8[], $7::float8[], $8::float8[], $9::float8[], $10::float8[], $11::float8[], $12::float8[], $13::int[])
+       ON CONFLICT (connection_id, database_name, metric_name, period_type, period_value) DO UPDATE
+         SET mean = EXCLUDED.mean, stddev = EXCLUDED.stddev, min = EXCLUDED.min, max = EXCLUDED.max, p50 = EXCLUDED.p50, p95 = EXCLUDED.p95,
+             p99 = EXCLUDED.p99, sample_count = EXCLUDED.sample_count, calculated_at = now()`,
       [column("connection_id"), column("database_name"), column("metric_name"), column("period_type"), column("period_value"), column("mean"), column("stddev"), column("min"), column("max"), column("p50"), column("p95"), column("p99"), column("sample_count")],
     );
+    await tx.query("DELETE FROM metric_baselines WHERE connection_id = ANY($1::int[]) AND calculated_at < now()", [ids]);
   });
   return rows.length;
 }

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { evaluateAndApply } from "../../src/alerts/alerter.ts";
 import { refreshBaselines } from "../../src/alerts/baseline-store.ts";
 import { writeSamples } from "../../src/collector/sample-writer.ts";
+import { openPg } from "../../drivers/pg.ts";
 import { testApp } from "../support/app.ts";
 import { userWithToken } from "../support/auth.ts";
 import { addConnection, migratedDatastore, type TestDatastore } from "../support/datastore.ts";
@@ -78,6 +79,18 @@ describe("baselines and anomalies", () => {
     expect((await api("GET", `/api/v1/metrics/baselines?connection_id=${conn}&probe_name=pg_stat_wal&metrics=wal_bytes_per_sec&database_name=app`, { token: root })).status).toBe(400);
     const stranger = (await userWithToken(store.db, "stranger")).token;
     expect((await api("GET", `/api/v1/metrics/baselines?connection_id=${conn}&probe_name=pg_stat_database&metrics=numbackends`, { token: stranger })).status).toBe(404);
+  });
+
+  it("refreshes baselines from several instances at once without errors or duplicates", async () => {
+    const others = Array.from({ length: 3 }, () => openPg(store.url!));
+    try {
+      const counts = await Promise.all([store.db, ...others].map((d) => refreshBaselines(d)));
+      expect(new Set(counts).size).toBe(1);
+      const [{ n }] = await store.db.query<{ n: number }>("SELECT count(*)::int AS n FROM metric_baselines WHERE connection_id = $1", [conn]);
+      expect(n).toBe(counts[0]);
+    } finally {
+      await Promise.all(others.map((d) => d.close()));
+    }
   });
 
   it("raises an anomaly alert for a burst, with its z-score and baseline, and clears it when traffic is normal", async () => {
