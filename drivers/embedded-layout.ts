@@ -4,7 +4,7 @@
  * secrets stay out of PGlite's directory so a copy or wipe of the database does not carry or lose them by
  * accident. Installs from before this layout (PGlite's files at the top) are moved in place once, under the lock.
  */
-import { chmodSync, existsSync, mkdirSync, readdirSync, renameSync } from "node:fs";
+import { chmodSync, existsSync, lstatSync, mkdirSync, readdirSync, renameSync } from "node:fs";
 import { join } from "node:path";
 
 export const databaseDir = (dataDir: string) => join(dataDir, "db");
@@ -34,4 +34,15 @@ export function prepareEmbeddedLayout(dataDir: string): string[] {
     moved.push("the database files");
   }
   return moved;
+}
+
+/**
+ * PGlite writes its files group- and world-writable (0666, whatever the umask); the private top directory
+ * already keeps others out, and this takes every group and other permission off the files as well.
+ */
+export function privatiseTree(path: string): void {
+  const st = lstatSync(path);
+  if (st.isSymbolicLink()) return;
+  if (st.mode & 0o077) chmodSync(path, st.mode & 0o700);
+  if (st.isDirectory()) for (const entry of readdirSync(path)) privatiseTree(join(path, entry));
 }

@@ -2,7 +2,7 @@ import { chmodSync, mkdirSync } from "node:fs";
 import WebSocket from "ws";
 import { chooseDriver, type DatastoreSettings } from "./choose.ts";
 import { lockDataDir } from "./data-dir-lock.ts";
-import { databaseDir, prepareEmbeddedLayout } from "./embedded-layout.ts";
+import { databaseDir, prepareEmbeddedLayout, privatiseTree } from "./embedded-layout.ts";
 import { openNetworkDriver } from "./network.ts";
 import type { Driver } from "./types.ts";
 
@@ -18,7 +18,9 @@ export async function openDriver(settings: DatastoreSettings): Promise<Driver> {
       if (moved.length) process.stderr.write(`moved ${moved.join(", ")} of ${settings.dataDir} into its db/ and secrets/ directories\n`);
       const { openPglite } = await import("./pglite.ts");
       const driver = await openPglite(databaseDir(settings.dataDir));
-      return { ...driver, close: () => driver.close().finally(release) };
+      privatiseTree(settings.dataDir);
+      const close = () => driver.close().finally(() => privatiseTree(settings.dataDir));
+      return { ...driver, close: () => close().finally(release) };
     } catch (err) {
       release();
       throw err;

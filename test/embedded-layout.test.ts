@@ -29,6 +29,13 @@ it("keeps the database in db/ and the secrets in a private secrets/ directory", 
   expect(statSync(join(dir, "secrets")).mode & 0o777).toBe(0o700);
   expect(statSync(join(dir, "secrets", "secret")).mode & 0o777).toBe(0o600);
   expect(embeddedSecret(dir)).toBe(secret); // generated once
+  const open = (path: string): string[] =>
+    readdirSync(path).flatMap((e) => {
+      const p = join(path, e);
+      const st = statSync(p);
+      return [...(st.mode & 0o077 ? [`${p} ${(st.mode & 0o777).toString(8)}`] : []), ...(st.isDirectory() ? open(p) : [])];
+    });
+  expect(open(dir)).toEqual([]); // PGlite's own files included: nothing readable or writable by group or others
 });
 
 it("moves an install of the old layout in place, data and secrets intact", async () => {
