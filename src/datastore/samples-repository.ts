@@ -23,7 +23,7 @@ export function excludedRowsSql(probe: ProbeDefinition): string[] {
 }
 
 /** A bigint identifier (queryid) would lose digits as a JavaScript number; it is read as text. */
-function exactAsText(probe: ProbeDefinition, column: string): boolean {
+export function exactAsText(probe: ProbeDefinition, column: string): boolean {
   const c = probe.columns.find((x) => x.name === column);
   return c?.kind === "dimension" && c.type === "bigint";
 }

@@ -5,7 +5,7 @@
 import type { Queryable } from "../../drivers/types.ts";
 import type { Authority } from "../auth/rbac.ts";
 import { assertConnectionsPermitted } from "../datastore/connections.ts";
-import { excludedRowsSql } from "../datastore/samples-repository.ts";
+import { exactAsText, excludedRowsSql } from "../datastore/samples-repository.ts";
 import { InputError } from "../errors.ts";
 import { probeTable, quoteIdent } from "../probes/ddl.ts";
 import { findColumn } from "../probes/index.ts";
@@ -31,10 +31,10 @@ export type SnapshotRow = Record<string, string | number | boolean | null>;
 
 const NUMERIC_TYPES = /^(smallint|integer|bigint|oid|real|double precision|numeric)/;
 
-function typed(column: ProbeColumn | undefined, value: unknown): string | number | boolean | null {
+function typed(probe: ProbeDefinition, column: ProbeColumn, value: unknown): string | number | boolean | null {
   if (value === null || value === undefined) return null;
   if (value instanceof Date) return value.toISOString();
-  if (column && NUMERIC_TYPES.test(column.type) && !(column.kind === "dimension" && column.type === "bigint")) return Number(value);
+  if (NUMERIC_TYPES.test(column.type) && !exactAsText(probe, column.name)) return Number(value);
   return value as string | number | boolean;
 }
 
@@ -63,7 +63,7 @@ export async function latestSnapshot(db: Queryable, q: LatestSnapshotRequest): P
   }
   params.push(q.limit);
   const table = probeTable(probe.name);
-  const columns = probe.columns.map((c) => (c.kind === "dimension" && c.type === "bigint" ? `${quoteIdent(c.name)}::text AS ${quoteIdent(c.name)}` : quoteIdent(c.name)));
+  const columns = probe.columns.map((c) => (exactAsText(probe, c.name) ? `${quoteIdent(c.name)}::text AS ${quoteIdent(c.name)}` : quoteIdent(c.name)));
   const rows = await db.query<Record<string, unknown> & { total_count: number }>(
     `SELECT collected_at, ${columns.join(", ")}, count(*) OVER () AS total_count
        FROM ${table}
@@ -75,6 +75,6 @@ export async function latestSnapshot(db: Queryable, q: LatestSnapshotRequest): P
   return {
     collected_at: rows[0] ? (rows[0].collected_at as Date).toISOString() : null,
     total_count: rows[0] ? Number(rows[0].total_count) : 0,
-    rows: rows.map((r) => Object.fromEntries(probe.columns.map((c) => [c.name, typed(c, r[c.name])]))),
+    rows: rows.map((r) => Object.fromEntries(probe.columns.map((c) => [c.name, typed(probe, c, r[c.name])]))),
   };
 }

@@ -45,12 +45,15 @@ export interface TopQueriesRequest {
 }
 
 const TABLE = probeTable("pg_stat_statements");
-export const QUERYID = /^-?\d{1,19}$/;
+const QUERYID = /^-?\d{1,19}$/;
+const INT64_MIN = -(2n ** 63n);
+const INT64_MAX = 2n ** 63n - 1n;
 
 export function parseQueryid(value: string | undefined): string | undefined {
   if (value === undefined || value === "") return undefined;
-  if (!QUERYID.test(value)) throw new InputError(`\`queryid\` must be a pg_stat_statements queryid (a signed 64-bit integer); got ${JSON.stringify(value)}`);
-  return BigInt(value).toString();
+  const n = QUERYID.test(value) ? BigInt(value) : undefined;
+  if (n === undefined || n < INT64_MIN || n > INT64_MAX) throw new InputError(`\`queryid\` must be a pg_stat_statements queryid (a signed 64-bit integer); got ${JSON.stringify(value)}`);
+  return n.toString();
 }
 
 type Totals = Omit<TopQuery, "mean_exec_time">;

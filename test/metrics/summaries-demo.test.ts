@@ -153,6 +153,7 @@ describe.each(DATASTORE_KINDS)("metrics summaries on the demo history (%s)", (ki
       expect(await bad("limit=0")).toMatch(/1 to 100/);
       expect(await bad("limit=ten")).toMatch(/1 to 100/);
       expect(await bad("queryid=12abc")).toMatch(/queryid/);
+      expect(await bad("queryid=9223372036854775808")).toMatch(/signed 64-bit/); // one past the largest bigint
     });
   });
 
