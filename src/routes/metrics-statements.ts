@@ -1,15 +1,14 @@
 /** Statement statistics from pg_stat_statements samples, and the latest snapshot of any probe. */
-import { createRoute, z } from "@hono/zod-openapi";
+import { z } from "@hono/zod-openapi";
 import { InputError } from "../errors.ts";
-import { USER, authority, guarded } from "../http/access.ts";
-import { json } from "../http/params.ts";
+import { authority } from "../http/access.ts";
 import { newRouter } from "../http/router.ts";
-import { ScalarOrNull, errorResponses } from "../http/schemas.ts";
+import { ScalarOrNull } from "../http/schemas.ts";
 import { LATEST_DEFAULT_LIMIT, LATEST_MAX_LIMIT, latestSnapshot } from "../metrics/latest-snapshot.ts";
 import { queryStats } from "../metrics/query-stats.ts";
 import { TOP_QUERY_ORDERS, type TopQueryOrder, parseQueryid, topQueries } from "../metrics/top-queries.ts";
 import { resolveWindow } from "../metrics/window.ts";
-import { connectionParams, optionalText, requestedConnections, windowParams } from "./metrics.ts";
+import { connectionParams, metricsGet, optionalText, requestedConnections, windowParams } from "./metrics.ts";
 
 const Time = z.string().openapi({ format: "date-time" });
 const QueryId = z.string().openapi({ description: "pg_stat_statements queryid, a signed 64-bit integer as text (exact)", example: "-3815425731294584384" });
@@ -42,103 +41,78 @@ const TopQuery = z
   })
   .openapi("TopQuery");
 
-const top = guarded(USER, createRoute({
-  method: "get",
+const top = metricsGet({
   path: "/api/v1/metrics/top-queries",
-  tags: ["Metrics"],
   summary: "The costliest statements of one connection",
   description:
     "One row per statement and database (the users who ran it summed). Without time_range: the extension's lifetime totals in the latest " +
     "pg_stat_statements sample (SPEC). With time_range: each statement's reset- and gap-aware change over the window (statements that did not " +
     "run are left out), so a pg_stat_statements_reset() is a reset, not a negative spike. exclude_collector=true drops pglens's own probe statements.",
-  request: {
-    query: z.object({
-      ...connectionParams,
-      limit: optionalText("1 to 100 (default 10)"),
-      order_by: optionalText(`One of ${TOP_QUERY_ORDERS.join(", ")} (default total_exec_time)`),
-      order: Order,
-      queryid: optionalText("Only this statement"),
-      exclude_collector: z.enum(["true", "false"]).optional().openapi({ description: "Leave out pglens's own probe statements (default false)" }),
-      ...windowParams("none: lifetime totals"),
-    }),
-  },
-  responses: { 200: json(z.array(TopQuery), "The statements"), ...errorResponses(400, 401, 403, 404, 503) },
-}));
+  query: z.object({
+    ...connectionParams,
+    limit: optionalText("1 to 100 (default 10)"),
+    order_by: optionalText(`One of ${TOP_QUERY_ORDERS.join(", ")} (default total_exec_time)`),
+    order: Order,
+    queryid: optionalText("Only this statement"),
+    exclude_collector: z.enum(["true", "false"]).optional().openapi({ description: "Leave out pglens's own probe statements (default false)" }),
+    ...windowParams("none: lifetime totals"),
+  }),
+  ok: z.array(TopQuery),
+  okDescription: "The statements",
+});
 
-const stats = guarded(USER, createRoute({
-  method: "get",
+const stats = metricsGet({
   path: "/api/v1/metrics/query-stats",
-  tags: ["Metrics"],
   summary: "One statement's statistics over a window",
   description:
     "Totals of the statement's reset- and gap-aware changes over the window (summed over the databases and users it ran under), and per bucket " +
     "its calls per second and mean execution time (Δtotal_exec_time / Δcalls). 404 when the statement was never sampled on the connection.",
-  request: {
-    query: z.object({
-      ...connectionParams,
-      queryid: z.string({ error: "required: the statement's queryid (top-queries lists them)" }),
-      ...windowParams("1h"),
-      buckets: z.coerce.number().int().optional().openapi({ description: "Requested bucket count (default 150), clamped to 1..500 and to the collection interval" }),
+  query: z.object({
+    ...connectionParams,
+    queryid: z.string({ error: "required: the statement's queryid (top-queries lists them)" }),
+    ...windowParams("1h"),
+    buckets: z.coerce.number().int().optional().openapi({ description: "Requested bucket count (default 150), clamped to 1..500 and to the collection interval" }),
+  }),
+  ok: z.object({
+    queryid: QueryId,
+    query: z.string(),
+    databases: z.array(z.string()),
+    time_start: Time,
+    time_end: Time,
+    totals: z.object({
+      calls: z.number(),
+      total_exec_time: z.number(),
+      mean_exec_time: z.number().nullable(),
+      rows: z.number(),
+      shared_blks_hit: z.number(),
+      shared_blks_read: z.number(),
+      shared_blks_written: z.number(),
+      temp_blks_read: z.number(),
+      temp_blks_written: z.number(),
     }),
-  },
-  responses: {
-    200: json(
-      z.object({
-        queryid: QueryId,
-        query: z.string(),
-        databases: z.array(z.string()),
-        time_start: Time,
-        time_end: Time,
-        totals: z.object({
-          calls: z.number(),
-          total_exec_time: z.number(),
-          mean_exec_time: z.number().nullable(),
-          rows: z.number(),
-          shared_blks_hit: z.number(),
-          shared_blks_read: z.number(),
-          shared_blks_written: z.number(),
-          temp_blks_read: z.number(),
-          temp_blks_written: z.number(),
-        }),
-        time_series: z.array(z.object({ time: Time, calls_per_sec: z.number().nullable(), mean_exec_time: z.number().nullable() })),
-      }),
-      "The statement's statistics",
-    ),
-    ...errorResponses(400, 401, 403, 404, 503),
-  },
-}));
+    time_series: z.array(z.object({ time: Time, calls_per_sec: z.number().nullable(), mean_exec_time: z.number().nullable() })),
+  }),
+  okDescription: "The statement's statistics",
+});
 
-const latest = guarded(USER, createRoute({
-  method: "get",
+const latest = metricsGet({
   path: "/api/v1/metrics/latest",
-  tags: ["Metrics"],
   summary: "The latest sample of a probe, one row per entity",
   description:
     "Rows of the probe's latest sample on the connection (of the named database with database_name), every stored column typed by the catalogue: " +
     "numbers as numbers, timestamps as RFC 3339, queryid as exact text. total_count counts the rows before the limit.",
-  request: {
-    query: z.object({
-      ...connectionParams,
-      probe_name: z.string({ error: "required: the probe, e.g. pg_stat_all_tables" }).min(1).openapi({ example: "pg_stat_all_tables" }),
-      database_name: optionalText("Only this database's rows"),
-      exclude_schemas: optionalText("Comma-separated schemas to leave out (probes with a schemaname column; none or empty: keep all)"),
-      order_by: optionalText("Any column of the probe, or collected_at (default: its first key column)"),
-      order: Order,
-      limit: optionalText(`1 to ${LATEST_MAX_LIMIT} (default ${LATEST_DEFAULT_LIMIT})`),
-    }),
-  },
-  responses: {
-    200: json(
-      z.object({
-        collected_at: Time.nullable(),
-        rows: z.array(z.record(z.string(), ScalarOrNull)),
-        total_count: z.number().int(),
-      }),
-      "The rows",
-    ),
-    ...errorResponses(400, 401, 403, 404, 503),
-  },
-}));
+  query: z.object({
+    ...connectionParams,
+    probe_name: z.string({ error: "required: the probe, e.g. pg_stat_all_tables" }).min(1).openapi({ example: "pg_stat_all_tables" }),
+    database_name: optionalText("Only this database's rows"),
+    exclude_schemas: optionalText("Comma-separated schemas to leave out (probes with a schemaname column; none or empty: keep all)"),
+    order_by: optionalText("Any column of the probe, or collected_at (default: its first key column)"),
+    order: Order,
+    limit: optionalText(`1 to ${LATEST_MAX_LIMIT} (default ${LATEST_DEFAULT_LIMIT})`),
+  }),
+  ok: z.object({ collected_at: Time.nullable(), rows: z.array(z.record(z.string(), ScalarOrNull)), total_count: z.number().int() }),
+  okDescription: "The rows",
+});
 
 export const metricsStatementRoutes = newRouter()
   .openapi(top, async (c) => {

@@ -1,15 +1,13 @@
 /** The dashboard endpoints: performance summary, database summaries, connection groups. */
-import { createRoute, z } from "@hono/zod-openapi";
+import { z } from "@hono/zod-openapi";
 import { InputError } from "../errors.ts";
-import { USER, authority, guarded } from "../http/access.ts";
-import { json } from "../http/params.ts";
+import { authority } from "../http/access.ts";
 import { newRouter } from "../http/router.ts";
-import { errorResponses } from "../http/schemas.ts";
 import { CONNECTION_GROUPINGS, connectionGroups } from "../metrics/connection-groups.ts";
 import { databaseSummaries } from "../metrics/database-summaries.ts";
 import { performanceSummary } from "../metrics/performance-summary.ts";
 import { PRESETS, resolveWindow } from "../metrics/window.ts";
-import { connectionParams, requestedConnections, windowParams } from "./metrics.ts";
+import { connectionParams, metricsGet, requestedConnections, windowParams } from "./metrics.ts";
 
 const Time = z.string().openapi({ format: "date-time" });
 const Ratio = z.number().nullable().openapi({ description: "Percentage, 2 decimals; null when there was nothing to measure" });
@@ -39,104 +37,79 @@ const ConnectionSummary = z
   })
   .openapi("ConnectionPerformance");
 
-const performance = guarded(USER, createRoute({
-  method: "get",
+const performance = metricsGet({
   path: "/api/v1/metrics/performance-summary",
-  tags: ["Metrics"],
   summary: "Performance summary of one or more connections",
   description:
     "Per connection: transaction id age per database (latest sample), the cache hit ratio, commits per second and rollback share, checkpoint " +
     "write and sync time, each per bucket of one sixtieth of the window (at least 10 s); buckets without data are left out. All rates come from " +
     "reset- and gap-aware changes. `aggregate` (several connections) combines each connection's latest bucket.",
-  request: { query: z.object({ ...connectionParams, ...windowParams("1h") }) },
-  responses: {
-    200: json(
-      z.object({
-        time_range: z.string(),
-        time_start: Time,
-        time_end: Time,
-        bucket_seconds: z.number(),
-        connections: z.array(ConnectionSummary),
-        aggregate: z.object({ cache_hit_ratio: Ratio, commits_per_sec: z.number(), rollback_percent: Ratio }).optional(),
-      }),
-      "The summary",
-    ),
-    ...errorResponses(400, 401, 403, 404, 503),
-  },
-}));
+  query: z.object({ ...connectionParams, ...windowParams("1h") }),
+  ok: z.object({
+    time_range: z.string(),
+    time_start: Time,
+    time_end: Time,
+    bucket_seconds: z.number(),
+    connections: z.array(ConnectionSummary),
+    aggregate: z.object({ cache_hit_ratio: Ratio, commits_per_sec: z.number(), rollback_percent: Ratio }).optional(),
+  }),
+  okDescription: "The summary",
+});
 
-const databases = guarded(USER, createRoute({
-  method: "get",
+const databases = metricsGet({
   path: "/api/v1/metrics/database-summaries",
-  tags: ["Metrics"],
   summary: "The databases of one connection: size, cache hit ratio, commit rate, dead tuples, backends",
   description:
     "Largest database first. Sizes from the latest pg_database sample, backends from the latest pg_stat_database sample, the dead tuple ratio " +
     "from the latest table sample in the window; the cache hit ratio per bucket (one sixtieth of the window) and the commit rate of the latest " +
     "bucket from reset- and gap-aware changes. Presets only (SPEC).",
-  request: {
-    query: z.object({
-      ...connectionParams,
-      time_range: z.string().optional().openapi({ description: `One of ${Object.keys(PRESETS).join(", ")} (default 24h)` }),
-    }),
-  },
-  responses: {
-    200: json(
+  query: z.object({
+    ...connectionParams,
+    time_range: z.string().optional().openapi({ description: `One of ${Object.keys(PRESETS).join(", ")} (default 24h)` }),
+  }),
+  ok: z.object({
+    databases: z.array(
       z.object({
-        databases: z.array(
-          z.object({
-            database_name: z.string(),
-            size_bytes: z.number().nullable(),
-            size_pretty: z.string().nullable().openapi({ example: "1.5 GB" }),
-            cache_hit_ratio: CacheHitRatio,
-            transaction_rate: z.number().nullable().openapi({ description: "Commits per second in the latest bucket" }),
-            dead_tuple_ratio: Ratio,
-            active_connections: z.number().int().nullable(),
-          }),
-        ),
+        database_name: z.string(),
+        size_bytes: z.number().nullable(),
+        size_pretty: z.string().nullable().openapi({ example: "1.5 GB" }),
+        cache_hit_ratio: CacheHitRatio,
+        transaction_rate: z.number().nullable().openapi({ description: "Commits per second in the latest bucket" }),
+        dead_tuple_ratio: Ratio,
+        active_connections: z.number().int().nullable(),
       }),
-      "The databases",
     ),
-    ...errorResponses(400, 401, 403, 404, 503),
-  },
-}));
+  }),
+  okDescription: "The databases",
+});
 
-const groups = guarded(USER, createRoute({
-  method: "get",
+const groups = metricsGet({
   path: "/api/v1/metrics/connection-groups",
-  tags: ["Metrics"],
   summary: "Client connections of one server counted per user, client address, database, application or state",
   description:
     "From the pg_stat_activity samples (client backends only). Per group: the count in the latest sample, the maximum and the average over the " +
     "window's samples, and a series with one point per bucket (as the metrics query lays them out) holding the average count, the last value " +
     "repeated across short gaps. Largest current count first.",
-  request: {
-    query: z.object({
-      ...connectionParams,
-      group_by: z.enum(CONNECTION_GROUPINGS, { error: `required: one of ${CONNECTION_GROUPINGS.join(", ")}` }),
-      ...windowParams("1h"),
-      buckets: z.coerce.number().int().optional().openapi({ description: "Requested bucket count (default 150), clamped to 1..500 and to the collection interval" }),
-    }),
-  },
-  responses: {
-    200: json(
+  query: z.object({
+    ...connectionParams,
+    group_by: z.enum(CONNECTION_GROUPINGS, { error: `required: one of ${CONNECTION_GROUPINGS.join(", ")}` }),
+    ...windowParams("1h"),
+    buckets: z.coerce.number().int().optional().openapi({ description: "Requested bucket count (default 150), clamped to 1..500 and to the collection interval" }),
+  }),
+  ok: z.object({
+    group_by: z.enum(CONNECTION_GROUPINGS),
+    groups: z.array(
       z.object({
-        group_by: z.enum(CONNECTION_GROUPINGS),
-        groups: z.array(
-          z.object({
-            key: z.string().nullable(),
-            current: z.number().int(),
-            max: z.number().int(),
-            avg: z.number(),
-            time_series: z.array(z.object({ time: Time, value: z.number().nullable() })),
-          }),
-        ),
+        key: z.string().nullable(),
+        current: z.number().int(),
+        max: z.number().int(),
+        avg: z.number(),
+        time_series: z.array(z.object({ time: Time, value: z.number().nullable() })),
       }),
-      "The groups",
     ),
-    ...errorResponses(400, 401, 403, 404, 503),
-  },
-}));
+  }),
+  okDescription: "The groups",
+});
 
 export const metricsSummaryRoutes = newRouter()
   .openapi(performance, async (c) => {

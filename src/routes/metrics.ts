@@ -61,20 +61,32 @@ const QuerySchema = z.object({
   table_name: optionalText("Only rows of this table (table and index probes)"),
 });
 
-const route = guarded(USER, createRoute({
-  method: "get",
+/** A GET of the metrics area: any user; 400 for bad input, 403/404 for connections, 503 without a datastore. */
+export function metricsGet<Q extends z.ZodObject, R extends z.ZodType>(spec: { path: string; summary: string; description: string; query: Q; ok: R; okDescription: string }) {
+  return guarded(
+    USER,
+    createRoute({
+      method: "get",
+      path: spec.path,
+      tags: ["Metrics"],
+      summary: spec.summary,
+      description: spec.description,
+      request: { query: spec.query },
+      responses: { 200: { description: spec.okDescription, content: { "application/json": { schema: spec.ok } } }, ...errorResponses(400, 401, 403, 404, 503) },
+    }),
+  );
+}
+
+const route = metricsGet({
   path: "/api/v1/metrics/query",
-  tags: ["Metrics"],
   summary: "Time series of raw and derived metrics of a probe",
   description:
     "One series per requested metric per connection (metrics in request order, then connections), each with one point per bucket " +
     "plus one at the window end. Derived metrics are computed per entity between consecutive samples, aware of statistics resets and collection gaps.",
-  request: { query: QuerySchema },
-  responses: {
-    200: { description: "The series", content: { "application/json": { schema: z.array(MetricSeries) } } },
-    ...errorResponses(400, 401, 403, 404, 503),
-  },
-}));
+  query: QuerySchema,
+  ok: z.array(MetricSeries),
+  okDescription: "The series",
+});
 
 /** `connection_id=1&connection_id=2` or `connection_id=1,2`; each a positive integer, duplicates dropped. */
 export function parseConnectionIds(value: string | string[]): number[] {
