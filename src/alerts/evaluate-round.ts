@@ -156,6 +156,8 @@ export function evaluateRound(input: RoundInput): RoundChanges {
     const readings = input.readings.get(conn.connectionId);
     for (const rule of input.rules) {
       if (!rule.available) continue;
+      // An unreachable server makes every probe stale: its connection alert says why, once.
+      if (conn.error && rule.metric_name === STALENESS_METRIC) continue;
       for (const r of readings?.get(rule.metric_name) ?? []) {
         const setting = effectiveSetting(rule, input.overrides, conn, r.database_name);
         if (!setting.enabled || !violates(r.value, setting.operator, setting.threshold)) continue;

@@ -64,6 +64,15 @@ describe("evaluateRound", () => {
     expect(evaluateRound({ ...input(null), open: [existing] }).clear).toEqual([9]);
   });
 
+  it("lets the connection alert speak for an unreachable server instead of one staleness alert per probe", () => {
+    const staleness: RoundRule = { ...rule, id: 2, name: "metric_staleness", metric_name: "probe_staleness_ratio", default_operator: ">", default_threshold: 3 };
+    const readings = new Map([[5, new Map([["probe_staleness_ratio", [{ database_name: "", object_name: "pg_stat_database", value: 12 }, { database_name: "", object_name: "pg_settings", value: 8 }]]])]]);
+    const reachable = evaluateRound({ ...input(null), rules: [staleness], readings });
+    expect(reachable.raise.map((a) => a.object_name)).toEqual(["pg_stat_database", "pg_settings"]);
+    const down = evaluateRound({ ...input(null), rules: [staleness], readings, connections: [{ ...conn, error: "cannot reach connection 5: ECONNREFUSED" }] });
+    expect(down.raise.map((a) => a.alert_type)).toEqual(["connection"]);
+  });
+
   it("raises nothing new inside a blackout, but still updates and clears what is open", () => {
     const quiet = { ...conn, blackedOut: true, error: "down" };
     expect(evaluateRound({ ...input(900), connections: [quiet] })).toEqual({ raise: [], update: [], clear: [] });
