@@ -52,8 +52,9 @@ export async function fetchGroupedChanges(db: Queryable, q: GroupedChangeQuery):
     params.push(value);
     return `$${params.length}`;
   };
-  const where = ["connection_id = $1", "collected_at >= $2::timestamptz", "collected_at <= $3::timestamptz"];
-  for (const [column, value] of Object.entries(q.filters ?? {})) where.push(`${quoteIdent(column)} = ${p(value)}`);
+  // The connection's samples come from every row in range; the filters only choose whose changes are summed.
+  const inRange = ["connection_id = $1", "collected_at >= $2::timestamptz", "collected_at <= $3::timestamptz"];
+  const where = [...inRange, ...Object.entries(q.filters ?? {}).map(([column, value]) => `${quoteIdent(column)} = ${p(value)}`)];
   const group = q.groupBy.length ? `concat_ws(${p(SEPARATOR)}, ${q.groupBy.map((c) => `r.${quoteIdent(c)}::text`).join(", ")})` : "''";
   const entity = q.probe.keys.map((k) => `r.${quoteIdent(k)}`).join(", ") || "r.connection_id";
   const start = p(new Date(b.start).toISOString());
@@ -71,7 +72,7 @@ export async function fetchGroupedChanges(db: Queryable, q: GroupedChangeQuery):
   const table = probeTable(q.probe.name);
   const rows = await db.query<Record<string, unknown> & { g: string; k: number }>(
     `WITH s AS (SELECT collected_at, row_number() OVER (ORDER BY collected_at) AS seq, lag(collected_at) OVER (ORDER BY collected_at) AS prev_t
-                  FROM (SELECT DISTINCT collected_at FROM ${table} WHERE ${where.slice(0, 3).join(" AND ")}) d),
+                  FROM (SELECT DISTINCT collected_at FROM ${table} WHERE ${inRange.join(" AND ")}) d),
      judged AS (SELECT greatest(${interval}::float8, percentile_cont(0.5) WITHIN GROUP (ORDER BY extract(epoch FROM collected_at - prev_t)::float8 * 1000)) AS ms
                   FROM s WHERE prev_t >= ${start}::timestamptz),
      e AS (SELECT ${group} AS g, r.collected_at AS t, s.prev_t, ${change.join(", ")}
