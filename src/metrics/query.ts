@@ -95,7 +95,8 @@ export function neededColumns(probe: ProbeDefinition, metrics: readonly MetricRe
 /** Forms computed from changes between samples; the sample writer records those changes per sample. */
 const CHANGE_FORMS = new Set<MetricRequest["form"]>(["per_sec", "delta", "pct", "sessions"]);
 
-export async function runMetricsQuery(db: Queryable, q: MetricsQuery): Promise<MetricsResult> {
+/** What every metrics query checks and resolves first: the probe, the metrics, the rights, the buckets. */
+export async function prepareMetricsQuery(db: Queryable, q: MetricsQuery) {
   const probe = requireProbe(q.probeName);
   const metrics = parseMetricList(q.metrics, probe);
   if (metrics.length === 0) throw new InputError(`probe \`${probe.name}\` has no numeric metrics; describe_probe lists its columns`);
@@ -107,7 +108,14 @@ export async function runMetricsQuery(db: Queryable, q: MetricsQuery): Promise<M
   const intervals = await collectionIntervals(db, probe.name, q.connectionIds);
   const intervalSeconds = Math.max(...intervals.values());
   const buckets = q.layout ?? layoutBuckets(q.window.start, q.window.end, intervalSeconds, q.buckets);
-  const borrowFrom = q.window.start - borrowLimitMs(buckets);
+  return { probe, metrics, aggregation, filters, intervalSeconds, buckets, borrowFrom: q.window.start - borrowLimitMs(buckets) };
+}
+
+/** The ISO time of each of the n + 1 points. */
+export const pointTimes = (b: Buckets) => Array.from({ length: b.n + 1 }, (_, k) => new Date(pointTime(b, k)).toISOString());
+
+export async function runMetricsQuery(db: Queryable, q: MetricsQuery): Promise<MetricsResult> {
+  const { probe, metrics, aggregation, filters, intervalSeconds, buckets, borrowFrom } = await prepareMetricsQuery(db, q);
 
   // Recorded changes answer unfiltered derived metrics; the datastore reduces level metrics of multi-entity
   // probes per sample; the rest reads raw rows. Every path gives the pure pipeline's numbers.
@@ -148,7 +156,7 @@ export async function runMetricsQuery(db: Queryable, q: MetricsQuery): Promise<M
     }
   }
 
-  const times = Array.from({ length: buckets.n + 1 }, (_, k) => new Date(pointTime(buckets, k)).toISOString());
+  const times = pointTimes(buckets);
   // Metrics in request order, then connections in request order (DESIGN.md decision 4).
   const series = metrics.flatMap((m, i) =>
     q.connectionIds.map((id) => ({

@@ -5,6 +5,7 @@ import { errorResponses } from "../http/schemas.ts";
 import { USER, authority, guarded } from "../http/access.ts";
 import { newRouter } from "../http/router.ts";
 import { AGGREGATIONS } from "../metrics/aggregate.ts";
+import { MAX_TOP, runGroupedMetricsQuery } from "../metrics/grouped-query.ts";
 import { runMetricsQuery } from "../metrics/query.ts";
 import { TIME_RANGES, resolveWindow } from "../metrics/window.ts";
 
@@ -14,6 +15,10 @@ const MetricSeries = z
     metric: z.string().openapi({ example: "xact_commit" }),
     unit: z.enum(["", "/s", "ms", "%", "sessions"]),
     connection_id: z.number().int(),
+    entity: z
+      .record(z.string(), z.string().nullable())
+      .optional()
+      .openapi({ description: "With group_by: the key fields of the series' entity group", example: { database_name: "shop" } }),
     data: z.array(z.object({ time: z.string().openapi({ format: "date-time" }), value: z.number().nullable() })),
   })
   .openapi("MetricSeries");
@@ -59,6 +64,14 @@ const QuerySchema = z.object({
   database_name: optionalText("Only rows of this database"),
   schema_name: optionalText("Only rows of this schema (table and index probes)"),
   table_name: optionalText("Only rows of this table (table and index probes)"),
+  group_by: optionalText("Comma-separated key columns (e.g. database_name; schema_name,table_name): one series per entity group instead of their sum"),
+  top: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(MAX_TOP)
+    .optional()
+    .openapi({ description: `With group_by: only the ${"`top`"} groups with the largest total of the first metric over the window (1..${MAX_TOP})` }),
 });
 
 /** A GET of the metrics area: any user; 400 for bad input, 403/404 for connections, 503 without a datastore. */
@@ -100,7 +113,8 @@ export function parseConnectionIds(value: string | string[]): number[] {
 
 export const metricsRoutes = newRouter().openapi(route, async (c) => {
   const q = c.req.valid("query");
-  const result = await runMetricsQuery(c.get("db"), {
+  if (q.top !== undefined && !q.group_by) throw new InputError("`top` ranks entity groups: give `group_by` too");
+  const query = {
     access: await authority(c),
     probeName: q.probe_name,
     connectionIds: parseConnectionIds(q.connection_id),
@@ -109,6 +123,7 @@ export const metricsRoutes = newRouter().openapi(route, async (c) => {
     aggregation: q.aggregation,
     metrics: q.metrics,
     filters: { database_name: q.database_name, schema_name: q.schema_name, table_name: q.table_name },
-  });
-  return c.json(result.series, 200);
+  };
+  if (q.group_by !== undefined) return c.json(await runGroupedMetricsQuery(c.get("db"), { ...query, groupBy: q.group_by, top: q.top }), 200);
+  return c.json((await runMetricsQuery(c.get("db"), query)).series, 200);
 });

@@ -73,6 +73,33 @@ describe.each(DATASTORE_KINDS)("GET /api/v1/metrics/query on %s", (kind) => {
     expect(body.map((s: { data: Array<{ value: unknown }> }) => s.data.map((p) => p.value))).toEqual([new Array(11).fill(null), new Array(11).fill(null)]);
   });
 
+  it("answers one series per entity with group_by, in key order, and the groups with the largest totals with top", async () => {
+    const { status, body } = await get(`probe_name=pg_stat_database&connection_id=${conn1},${conn2}&metrics=xact_commit_per_sec,blk_read_time_pct&group_by=database_name&${WINDOW}`);
+    expect(status).toBe(200);
+    expect(body.map((s: { name: string; connection_id: number; entity: object }) => [s.name, s.connection_id, s.entity])).toEqual([
+      ["xact_commit_per_sec", conn1, { database_name: "app" }],
+      ["xact_commit_per_sec", conn1, { database_name: "postgres" }],
+      ["xact_commit_per_sec", conn2, { database_name: "app" }],
+      ["xact_commit_per_sec", conn2, { database_name: "postgres" }],
+      ["blk_read_time_pct", conn1, { database_name: "app" }],
+      ["blk_read_time_pct", conn1, { database_name: "postgres" }],
+      ["blk_read_time_pct", conn2, { database_name: "app" }],
+      ["blk_read_time_pct", conn2, { database_name: "postgres" }],
+    ]);
+    expect(body[0].data[5].value).toBe(1); // each database commits 1/s; together the ungrouped 2/s
+    expect(body[4].data[3].value).toBeCloseTo(50);
+    expect(body[5].data[3].value).toBeCloseTo(25);
+    const top = await get(`probe_name=pg_stat_database&connection_id=${conn1}&metrics=blk_read_time_pct&group_by=database_name&top=1&${WINDOW}`);
+    expect(top.body.map((s: { entity: object }) => s.entity)).toEqual([{ database_name: "app" }]); // 50 % beats 25 %
+  });
+
+  it("refuses group_by on columns that are not keys, and top without group_by", async () => {
+    const bad = await get(`probe_name=pg_stat_database&connection_id=${conn1}&metrics=numbackends&group_by=numbackends&${WINDOW}`);
+    expect(bad).toMatchObject({ status: 400, body: { error: expect.stringContaining("its keys are database_name") } });
+    expect((await get(`probe_name=pg_stat_database&connection_id=${conn1}&metrics=numbackends&top=3&${WINDOW}`)).body.error).toMatch(/give `group_by`/);
+    expect((await get(`probe_name=pg_stat_database&connection_id=${conn1}&metrics=numbackends&group_by=database_name&top=0&${WINDOW}`)).status).toBe(400);
+  });
+
   it("computes dead_tuple_ratio", async () => {
     const { body } = await get(`probe_name=pg_stat_all_tables&connection_id=${conn1}&metrics=dead_tuple_ratio&schema_name=public&${WINDOW}`);
     expect(body[0]).toMatchObject({ name: "dead_tuple_ratio", unit: "%" });

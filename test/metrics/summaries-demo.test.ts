@@ -74,6 +74,19 @@ describe.each(DATASTORE_KINDS)("metrics summaries on the demo history (%s)", (ki
     });
   });
 
+  it("metrics query: per-database series sum to the ungrouped series across the reset and the outage", async () => {
+    const q = `/api/v1/metrics/query?probe_name=pg_stat_database&connection_id=${demo}&metrics=xact_commit_delta&time_range=custom&time_start=${iso(6)}&time_end=${iso(18)}`;
+    const whole = (await get(q)).body[0].data as Array<{ value: number | null }>;
+    const grouped = (await get(`${q}&group_by=database_name`)).body as Array<{ entity: { database_name: string }; data: Array<{ value: number | null }> }>;
+    expect(grouped.map((s) => s.entity.database_name)).toEqual(["analytics", "postgres", "shop"]);
+    expect(whole.some((p) => p.value === null)).toBe(true); // the outage
+    whole.forEach((p, k) => {
+      const parts = grouped.map((s) => s.data[k].value);
+      if (p.value === null) expect(parts.every((v) => v === null), `point ${k}`).toBe(true);
+      else expect(parts.reduce<number>((a, v) => a + (v ?? 0), 0), `point ${k}`).toBeCloseTo(p.value, 6);
+    });
+  });
+
   describe("database-summaries", () => {
     it("lists the databases largest first with per-database rates", async () => {
       const { status, body } = await get(`/api/v1/metrics/database-summaries?connection_id=${demo}`);

@@ -75,6 +75,14 @@ describe.each(DATASTORE_KINDS)("datastore tools through the REST bridge on %s", 
     );
   });
 
+  it("query_metrics with group_by names a column per entity (loopback still left out)", async () => {
+    const args = { probe_name: "pg_sys_network_info", connection_id: conn, time_start: iso(0), time_end: iso(900), buckets: 3, metrics: "rx_bytes", aggregation: "max", group_by: "interface_name" };
+    expect((await call("query_metrics", args)).content[0].text).toBe(
+      ["bucket_time\trx_bytes{interface_name=eth0}", `${iso(0)}\t0`, `${iso(300)}\t1000`, `${iso(600)}\t2000`, `${iso(900)}\t2000`].join("\n"),
+    );
+    expect((await call("query_metrics", { ...args, group_by: undefined, top: 2 })).content[0].text).toMatch(/give `group_by`/);
+  });
+
   it.each([
     [{ probe_name: "pg_sys_network_info", connection_id: 1, metrics: "rx_bytes_per_sec" }, /`rx_bytes_per_sec` is a derived metric: request it from GET \/api\/v1\/metrics\/query/],
     [{ probe_name: "pg_sys_network_info", connection_id: 1, buckets: 501 }, /`buckets` must be between 1 and 500/],

@@ -2,7 +2,8 @@ import { z } from "zod";
 import { AGGREGATIONS } from "../../metrics/aggregate.ts";
 import { MAX_BUCKETS } from "../../metrics/buckets.ts";
 import { parseMetricName } from "../../metrics/metric-names.ts";
-import { requireProbe, runMetricsQuery } from "../../metrics/query.ts";
+import { MAX_TOP, runGroupedMetricsQuery } from "../../metrics/grouped-query.ts";
+import { type MetricSeries, requireProbe, runMetricsQuery } from "../../metrics/query.ts";
 import { toolWindow } from "../../metrics/window.ts";
 import { defineTool, ToolError } from "../tool.ts";
 import { toTsv } from "../tsv.ts";
@@ -17,6 +18,8 @@ const input = z.object({
   database_name: z.string().optional().describe("Only rows of this database (database-scoped probes and pg_database)"),
   schema_name: z.string().optional().describe("Only rows of this schema (table and index probes)"),
   table_name: z.string().optional().describe("Only rows of this table (table and index probes)"),
+  group_by: z.string().optional().describe("Comma-separated key columns (e.g. database_name): one column per metric per entity instead of their sum"),
+  top: z.number().int().min(1).max(MAX_TOP).optional().describe("With group_by: only the entities with the largest total of the first metric"),
   aggregation: z
     .enum(AGGREGATIONS)
     .optional()
@@ -40,7 +43,8 @@ export const queryMetrics = defineTool({
       if (parseMetricName(name, probe).form !== "raw")
         throw new ToolError(`query_metrics returns the probe's own columns only; \`${name}\` is a derived metric: request it from GET /api/v1/metrics/query`);
     }
-    const result = await runMetricsQuery(db, {
+    if (args.top !== undefined && !args.group_by) throw new ToolError("`top` ranks entity groups: give `group_by` too");
+    const query = {
       access,
       probeName: args.probe_name,
       connectionIds: [args.connection_id],
@@ -49,9 +53,14 @@ export const queryMetrics = defineTool({
       aggregation: args.aggregation,
       metrics: args.metrics,
       filters: { database_name: args.database_name, schema_name: args.schema_name, table_name: args.table_name },
-    });
-    const times = result.series[0].data.map((p) => p.time);
-    const rows = times.map((time, k) => [time, ...result.series.map((s) => s.data[k].value)]);
-    return toTsv(["bucket_time", ...result.series.map((s) => s.name)], rows);
+    };
+    const series: Array<MetricSeries & { entity?: Record<string, string | null> }> = args.group_by
+      ? await runGroupedMetricsQuery(db, { ...query, groupBy: args.group_by, top: args.top })
+      : (await runMetricsQuery(db, query)).series;
+    // A grouped column is named after its metric and entity: xact_commit{database_name=shop}.
+    const label = (s: (typeof series)[number]) => (s.entity ? `${s.name}{${Object.entries(s.entity).map(([k, v]) => `${k}=${v ?? ""}`).join(",")}}` : s.name);
+    const times = series[0]?.data.map((p) => p.time) ?? [];
+    const rows = times.map((time, k) => [time, ...series.map((s) => s.data[k].value)]);
+    return toTsv(["bucket_time", ...series.map(label)], rows);
   },
 });
