@@ -49,6 +49,7 @@ export async function loadEndpointDay(db: Driver, connectionId: number, end: num
 /** [name, path and query] of each endpoint request, for connection `id`. */
 export function endpointCases(id: number): Array<[string, string]> {
   return [
+    ["metrics query, group_by=database_name 24h", `/api/v1/metrics/query?probe_name=pg_stat_database&connection_id=${id}&metrics=xact_commit_per_sec&group_by=database_name&time_range=24h`],
     ["performance-summary 24h", `/api/v1/metrics/performance-summary?connection_id=${id}&time_range=24h`],
     ["database-summaries 24h", `/api/v1/metrics/database-summaries?connection_id=${id}&time_range=24h`],
     ["connection-groups 24h", `/api/v1/metrics/connection-groups?connection_id=${id}&group_by=application_name&time_range=24h`],
