@@ -43,6 +43,9 @@ export const pgStatStatements: ProbeDefinition = {
       timeMs("shared_blk_write_time", "Time writing shared blocks (ms)"),
       timeMs("local_blk_read_time", "Time reading local blocks (ms)"),
       timeMs("local_blk_write_time", "Time writing local blocks (ms)"),
+      counter("wal_records", "WAL records generated (extension 1.8+)"),
+      counter("wal_fpi", "WAL full page images generated (extension 1.8+)"),
+      counter("wal_bytes", "WAL bytes generated (extension 1.8+)", "numeric"),
       marker("stats_reset", "When pg_stat_statements was last reset (pg_stat_statements_info; null where absent)"),
     ],
     "stats_reset",
@@ -61,10 +64,11 @@ export const pgStatStatements: ProbeDefinition = {
         : "p.blk_read_time AS shared_blk_read_time, p.blk_write_time AS shared_blk_write_time";
       const toplevel = atLeast(9) ? "p.toplevel" : "true AS toplevel";
       const reset = atLeast(9) ? `(SELECT i.stats_reset FROM ${s}.pg_stat_statements_info i)` : "NULL::timestamptz";
+      const wal = atLeast(8) ? "p.wal_records, p.wal_fpi, p.wal_bytes" : "NULL::bigint AS wal_records, NULL::bigint AS wal_fpi, NULL::numeric AS wal_bytes";
       return [
         `SELECT p.queryid, p.userid, p.dbid, ${toplevel}, p.query, p.calls, ${["total", "min", "max", "mean", "stddev"].map(time).join(", ")},
                 p.rows, p.shared_blks_hit, p.shared_blks_read, p.shared_blks_dirtied, p.shared_blks_written, p.local_blks_hit,
-                p.local_blks_read, p.local_blks_dirtied, p.local_blks_written, p.temp_blks_read, p.temp_blks_written, ${timings},
+                p.local_blks_read, p.local_blks_dirtied, p.local_blks_written, p.temp_blks_read, p.temp_blks_written, ${timings}, ${wal},
                 ${reset} AS stats_reset
            FROM ${s}.pg_stat_statements p
           WHERE p.queryid IS NOT NULL AND p.dbid = (SELECT oid FROM pg_database WHERE datname = current_database())

@@ -89,6 +89,8 @@ const stats = metricsGet({
       shared_blks_written: z.number(),
       temp_blks_read: z.number(),
       temp_blks_written: z.number(),
+      wal_records: z.number().nullable().openapi({ description: "null where pg_stat_statements (before 1.8) does not count WAL" }),
+      wal_bytes: z.number().nullable(),
     }),
     time_series: z.array(z.object({ time: Time, calls_per_sec: z.number().nullable(), mean_exec_time: z.number().nullable() })),
   }),
