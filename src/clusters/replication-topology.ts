@@ -52,9 +52,11 @@ export function detectReplicationClusters(nodes: readonly NodeRole[], subscripti
   }
   const clusters: ReplicationCluster[] = [];
   for (const [prefix, group] of bySystem) {
-    if (group.length < 2) continue;
-    const primaries = group.filter((n) => n.is_in_recovery === false);
-    const primary = primaries.length === 1 ? primaries[0].connection_id : null;
+    // Several connections to one server (other logins, other databases) are not replication.
+    const address = (n: ServerAddress) => `${n.host.toLowerCase()}:${n.port}`;
+    if (new Set(group.map(address)).size < 2) continue;
+    const primaries = new Set(group.filter((n) => n.is_in_recovery === false).map(address));
+    const primary = primaries.size === 1 ? Math.min(...group.filter((n) => primaries.has(address(n))).map((n) => n.connection_id)) : null;
     const ordered = [...group].sort((a, b) => Number(b.connection_id === primary) - Number(a.connection_id === primary) || a.connection_id - b.connection_id);
     const edges: ReplicationCluster["edges"] = [];
     for (const standby of group.filter((n) => n.is_in_recovery)) {

@@ -35,7 +35,7 @@ it("falls back to the primary when the upstream address matches no server, and t
 });
 
 it("leaves out servers in a cluster of their own and dismissed clusters", () => {
-  const nodes = [node(1, {}), node(2, { is_in_recovery: true }), node(5, { system_identifier: "9" }), node(6, { system_identifier: "9", is_in_recovery: true })];
+  const nodes = [node(1, { host: "a" }), node(2, { host: "b", is_in_recovery: true }), node(5, { host: "c", system_identifier: "9" }), node(6, { host: "d", system_identifier: "9", is_in_recovery: true })];
   const samples = { nodes, subscriptions: [], servers: nodes };
   expect(shownReplicationClusters(samples, new Set([2]), new Set()).map((c) => c.prefix)).toEqual(["9"]);
   expect(shownReplicationClusters(samples, new Set(), new Set(["9"])).map((c) => c.prefix)).toEqual(["7"]);
@@ -64,4 +64,12 @@ it("groups a publisher with the servers subscribing to its address, leaving phys
   ]);
   const physical = [node(10, { host: "pub.internal" }), node(14, { is_in_recovery: true })];
   expect(detectReplicationClusters(physical, subscriptions, servers).map((c) => c.prefix)).toEqual(["7"]);
+});
+
+it("does not take several connections to one server for replication, and counts them as one primary", () => {
+  const sameServer = [node(1, { host: "db", port: 5432 }), node(2, { host: "DB", port: 5432 })]; // two logins
+  expect(detectReplicationClusters(sameServer)).toEqual([]);
+  const [withStandby] = detectReplicationClusters([...sameServer, node(3, { host: "replica", is_in_recovery: true, sender_host: "db", sender_port: 5432 })]);
+  expect(withStandby.primary).toBe(1);
+  expect(withStandby.edges).toEqual([{ source: 3, target: 1, type: "streams_from" }]);
 });
