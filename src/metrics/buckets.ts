@@ -31,6 +31,9 @@ export function pointTime(b: Buckets, k: number): number {
   return k === b.n ? b.end : b.start + k * b.width;
 }
 
+/** The RFC 3339 time of each of the n + 1 points. */
+export const pointTimes = (b: Buckets): string[] => Array.from({ length: b.n + 1 }, (_, k) => new Date(pointTime(b, k)).toISOString());
+
 /** Index of the bucket holding time t: start + k*w <= t < start + (k+1)*w; t = end falls in bucket n. */
 export function bucketOf(b: Buckets, t: number): number {
   if (t >= b.end) return b.n;

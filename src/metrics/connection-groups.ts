@@ -8,7 +8,7 @@ import type { Authority } from "../auth/rbac.ts";
 import { assertConnectionsPermitted } from "../datastore/connections.ts";
 import { collectionIntervals } from "../datastore/probe-configs.ts";
 import { probeTable, quoteIdent } from "../probes/ddl.ts";
-import { layoutBuckets, pointTime } from "./buckets.ts";
+import { layoutBuckets, pointTimes } from "./buckets.ts";
 import { borrowLimitMs, judgedIntervalMs, levelPoint, seriesFromLevels } from "./series.ts";
 import { round } from "./summary-values.ts";
 import type { Window } from "./window.ts";
@@ -54,7 +54,7 @@ export async function connectionGroups(
   const inWindow = samples.filter((t) => t >= q.window.start);
   const prior = samples.filter((t) => t < q.window.start).pop();
   const judged = judgedIntervalMs(intervalSeconds, inWindow.slice(1).map((t, i) => t - inWindow[i]));
-  const times = Array.from({ length: buckets.n + 1 }, (_, k) => new Date(pointTime(buckets, k)).toISOString());
+  const times = pointTimes(buckets);
 
   const groups = [...perGroup].flatMap(([key, byTime]): ConnectionGroup[] => {
     const values = inWindow.map((t) => byTime.get(t) ?? 0);

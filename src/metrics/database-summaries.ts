@@ -11,7 +11,7 @@ import { latestSample } from "../datastore/latest-sample.ts";
 import { collectionIntervals } from "../datastore/probe-configs.ts";
 import { probeTable } from "../probes/ddl.ts";
 import { findProbe } from "../probes/index.ts";
-import { pointTime, summaryBuckets } from "./buckets.ts";
+import { pointTimes, summaryBuckets } from "./buckets.ts";
 import { type CacheHitRatio, cacheHitRatio } from "./performance-summary.ts";
 import { percent, prettySize, round } from "./summary-values.ts";
 import type { Window } from "./window.ts";
@@ -62,10 +62,10 @@ export async function databaseSummaries(db: Queryable, q: { access: Authority; c
   const dead = await deadTupleRatios(db, q.connectionId, q.window);
 
   const names = new Set([...series.keys(), ...sizes.map((r) => r.datname), ...backends.map((r) => r.database_name), ...dead.keys()]);
-  const time = (k: number) => new Date(pointTime(buckets, k)).toISOString();
+  const times = pointTimes(buckets);
   const summaries = [...names].map((name): DatabaseSummary => {
     const [hits, reads, rates] = series.get(name) ?? [[], [], []];
-    const activity = hits.flatMap((hit, k) => (hit === null || reads[k] === null ? [] : [{ time: time(k), hit, read: reads[k]! }]));
+    const activity = hits.flatMap((hit, k) => (hit === null || reads[k] === null ? [] : [{ time: times[k], hit, read: reads[k]! }]));
     const rate = rates.filter((v) => v !== null).pop();
     const size = sizes.find((r) => r.datname === name)?.database_size_bytes;
     const numbackends = backends.find((r) => r.database_name === name)?.numbackends;

@@ -9,7 +9,8 @@ import type { Queryable } from "../../drivers/types.ts";
 import { fetchSampleRows } from "../datastore/samples-repository.ts";
 import { InputError } from "../errors.ts";
 import type { ProbeDefinition } from "../probes/types.ts";
-import { type MetricSeries, type MetricsQuery, neededColumns, pointTimes, prepareMetricsQuery } from "./query.ts";
+import { pointTimes } from "./buckets.ts";
+import { type MetricSeries, type MetricsQuery, neededColumns, prepareMetricsQuery } from "./query.ts";
 import { type Row, type Sample, groupSamples } from "./samples.ts";
 import { computeSeries } from "./series.ts";
 

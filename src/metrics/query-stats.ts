@@ -10,7 +10,7 @@ import { collectionIntervals } from "../datastore/probe-configs.ts";
 import { NotFoundError } from "../errors.ts";
 import { probeTable } from "../probes/ddl.ts";
 import { findProbe } from "../probes/index.ts";
-import { layoutBuckets, pointTime } from "./buckets.ts";
+import { layoutBuckets, pointTimes } from "./buckets.ts";
 import type { Window } from "./window.ts";
 
 const TOTALLED = ["calls", "total_exec_time", "rows", "shared_blks_hit", "shared_blks_read", "shared_blks_written", "temp_blks_read", "temp_blks_written", "wal_records", "wal_bytes"] as const;
@@ -68,9 +68,9 @@ export async function queryStats(db: Queryable, q: { access: Authority; connecti
     time_start: new Date(q.window.start).toISOString(),
     time_end: new Date(q.window.end).toISOString(),
     totals,
-    time_series: rate.map((r, k) => ({
-      time: new Date(pointTime(buckets, k)).toISOString(),
-      calls_per_sec: r,
+    time_series: pointTimes(buckets).map((at, k) => ({
+      time: at,
+      calls_per_sec: rate[k],
       mean_exec_time: calls[k] ? time[k]! / calls[k]! : null,
     })),
   };

@@ -10,7 +10,7 @@ import { InputError } from "../errors.ts";
 import { findColumn, findProbe } from "../probes/index.ts";
 import type { ProbeDefinition } from "../probes/types.ts";
 import { AGGREGATIONS, type Aggregation } from "./aggregate.ts";
-import { type Buckets, layoutBuckets, pointTime } from "./buckets.ts";
+import { type Buckets, layoutBuckets, pointTimes } from "./buckets.ts";
 import { type MetricRequest, parseMetricList } from "./metric-names.ts";
 import { groupSamples } from "./samples.ts";
 import { borrowLimitMs, computeSeries, judgedIntervalMs, seriesFromIntervals, seriesFromLevels } from "./series.ts";
@@ -110,9 +110,6 @@ export async function prepareMetricsQuery(db: Queryable, q: MetricsQuery) {
   const buckets = q.layout ?? layoutBuckets(q.window.start, q.window.end, intervalSeconds, q.buckets);
   return { probe, metrics, aggregation, filters, intervalSeconds, buckets, borrowFrom: q.window.start - borrowLimitMs(buckets) };
 }
-
-/** The ISO time of each of the n + 1 points. */
-export const pointTimes = (b: Buckets) => Array.from({ length: b.n + 1 }, (_, k) => new Date(pointTime(b, k)).toISOString());
 
 export async function runMetricsQuery(db: Queryable, q: MetricsQuery): Promise<MetricsResult> {
   const { probe, metrics, aggregation, filters, intervalSeconds, buckets, borrowFrom } = await prepareMetricsQuery(db, q);

@@ -7,18 +7,13 @@ import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { evaluateAndApply } from "../../src/alerts/alerter.ts";
 import { collectOnce } from "../../src/collector/collect.ts";
-import { resolveConfig } from "../../src/config.ts";
-import { createLogger } from "../../src/log.ts";
 import { testApp } from "../support/app.ts";
 import { userWithToken } from "../support/auth.ts";
 import { migratedDatastore, type TestDatastore } from "../support/datastore.ts";
 import { client } from "../support/http.ts";
-import { TEST_SECRET, collectEvery, registerServer } from "../support/monitored.ts";
+import { collectEvery, registerServer, monitoringConfig as config, quietLog as log, pause } from "../support/monitored.ts";
 import { freePort, startEmbeddedPostgres, type TestServer } from "../support/postgres.ts";
 
-const config = resolveConfig({}, { PGLENS_SECRET: TEST_SECRET });
-const log = createLogger("error");
-const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 let server: TestServer;
 let store: TestDatastore;

@@ -1,8 +1,6 @@
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { collectOnce } from "../../src/collector/collect.ts";
-import { resolveConfig } from "../../src/config.ts";
-import { createLogger } from "../../src/log.ts";
 import { withMonitoredClient } from "../../src/monitored/client.ts";
 import { findConnection } from "../../src/datastore/connections.ts";
 import { openPg } from "../../drivers/pg.ts";
@@ -11,12 +9,9 @@ import { testApp } from "../support/app.ts";
 import { userWithToken } from "../support/auth.ts";
 import { migratedDatastore, type TestDatastore } from "../support/datastore.ts";
 import { client } from "../support/http.ts";
-import { TEST_SECRET, collectEvery, registerServer } from "../support/monitored.ts";
+import { TEST_SECRET, collectEvery, registerServer, monitoringConfig as config, quietLog as log, pause } from "../support/monitored.ts";
 import { startEmbeddedPostgres, type TestServer } from "../support/postgres.ts";
 
-const config = resolveConfig({}, { PGLENS_SECRET: TEST_SECRET });
-const log = createLogger("error");
-const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 // A server of this file's own (pg_stat_statements installed; stopped and restarted below), and the machine's.
 let own: TestServer;

@@ -6,17 +6,14 @@
 import pg from "pg";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { collectOnce } from "../../src/collector/collect.ts";
-import { resolveConfig } from "../../src/config.ts";
-import { createLogger } from "../../src/log.ts";
 import { userWithToken } from "../support/auth.ts";
 import { migratedDatastore, type TestDatastore } from "../support/datastore.ts";
 import { client } from "../support/http.ts";
 import { testApp } from "../support/app.ts";
-import { collectEvery, registerServer, TEST_SECRET } from "../support/monitored.ts";
+import { collectEvery, registerServer, monitoringConfig as config, quietLog as log, pause } from "../support/monitored.ts";
 import { startEmbeddedPostgres, type TestServer } from "../support/postgres.ts";
 
 const WORKLOAD = "SELECT count(*) AS statements_live_workload FROM generate_series(1, $1::int)";
-const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 let server: TestServer;
 let store: TestDatastore;
@@ -26,8 +23,6 @@ let token: string;
 let api: ReturnType<typeof client>;
 let windowStart: string;
 
-const config = resolveConfig({}, { PGLENS_SECRET: TEST_SECRET });
-const log = createLogger("error");
 const run = async (times: number) => {
   for (let i = 0; i < times; i++) await monitored.query(WORKLOAD, [i + 1]);
 };

@@ -10,7 +10,6 @@ import type { Driver } from "../../drivers/types.ts";
 import { alertAndDeliver } from "../../src/alerts/alerter.ts";
 import { collectOnce } from "../../src/collector/collect.ts";
 import { type Config, resolveConfig } from "../../src/config.ts";
-import { createLogger } from "../../src/log.ts";
 import { deliverOnce } from "../../src/notify/deliver.ts";
 import { sendEmail } from "../../src/notify/smtp.ts";
 import { queueNotifications } from "../../src/notify/queue.ts";
@@ -18,12 +17,10 @@ import { testApp } from "../support/app.ts";
 import { userWithToken } from "../support/auth.ts";
 import { migratedDatastore, type TestDatastore } from "../support/datastore.ts";
 import { client } from "../support/http.ts";
-import { TEST_SECRET, collectEvery, registerServer } from "../support/monitored.ts";
+import { TEST_SECRET, collectEvery, registerServer, quietLog as log, pause } from "../support/monitored.ts";
 import { freePort, startEmbeddedPostgres, type TestServer } from "../support/postgres.ts";
 import { startHttpReceiver, startSmtpReceiver } from "../support/receivers.ts";
 
-const log = createLogger("error");
-const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const config: Config = { ...resolveConfig({}, { PGLENS_SECRET: TEST_SECRET }), alerter: { enabled: true, interval_seconds: 1 } };
 
 let server: TestServer;

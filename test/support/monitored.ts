@@ -1,8 +1,15 @@
 /** Registers a real PostgreSQL server as a monitored connection, its password sealed like the API does. */
 import type { Queryable } from "../../drivers/types.ts";
 import { seal } from "../../src/auth/secret-box.ts";
+import { resolveConfig } from "../../src/config.ts";
+import { createLogger } from "../../src/log.ts";
 
 export const TEST_SECRET = "test secret for sealing passwords";
+
+/** The configuration and a quiet logger for running the collector and alerter against test servers. */
+export const monitoringConfig = resolveConfig({}, { PGLENS_SECRET: TEST_SECRET });
+export const quietLog = createLogger("error");
+export const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 export async function registerServer(db: Queryable, name: string, serverUrl: string): Promise<number> {
   const url = new URL(serverUrl);
