@@ -37,15 +37,15 @@ describe("migrations", () => {
 
   it("bring the WAL columns of pg_stat_statements to a datastore made before them (migration 16)", async () => {
     const db = await openPglite();
-    await migrate(db);
+    // Migrations 2 and 3 create the catalogue as it stands today: take the columns away to get the old tables.
+    await migrate(db, MIGRATIONS.filter((m) => m.version < 16));
     const wal = async () =>
       (await db.query<{ t: string }>("SELECT table_name || '.' || column_name AS t FROM information_schema.columns WHERE table_schema = 'metrics' AND column_name = 'wal_bytes' AND table_name LIKE 'pg_stat_statements%' ORDER BY 1")).map((r) => r.t);
     expect(await wal()).toEqual(["pg_stat_statements.wal_bytes", "pg_stat_statements__changes.wal_bytes"]);
     for (const table of ["pg_stat_statements", "pg_stat_statements__changes"]) await db.query(`ALTER TABLE metrics.${table} DROP COLUMN wal_records, DROP COLUMN wal_fpi, DROP COLUMN wal_bytes`);
-    await db.query("DELETE FROM schema_version WHERE version >= 16");
     expect(await wal()).toEqual([]);
     expect((await migrate(db)).applied.map((m) => m.version)).toEqual(MIGRATIONS.filter((m) => m.version >= 16).map((m) => m.version));
-    expect(await wal()).toEqual(["pg_stat_statements.wal_bytes", "pg_stat_statements__changes.wal_bytes"]);
+    expect(await wal()).toEqual(["pg_stat_statements.wal_bytes", "pg_stat_statements__changes.wal_bytes", "pg_stat_statements__irregular.wal_bytes"]);
     await db.close();
   });
 

@@ -2,12 +2,14 @@
  * Ingest-time derivation: after a batch is written, record for every affected sample the sum of valid entity
  * changes of each cumulative column since the previous sample. The query fast path reads these instead of
  * raw rows; the pure pipeline (metrics/series.ts) computes the same numbers from raw rows and is the reference.
+ * For multi-entity probes it also records each entity's irregular intervals (metrics/irregular-intervals.ts).
  */
 import type { Queryable } from "../../drivers/types.ts";
 import { excludedRowsSql, fetchSampleRows } from "../datastore/samples-repository.ts";
 import { intervalsFor } from "../metrics/intervals.ts";
 import { groupSamples } from "../metrics/samples.ts";
-import { changesTableName, cumulativeColumns, probeTable, quoteIdent } from "../probes/ddl.ts";
+import { irregularIntervals } from "../metrics/irregular-intervals.ts";
+import { changesTableName, cumulativeColumns, irregularTableName, probeTable, quoteIdent } from "../probes/ddl.ts";
 import type { ProbeDefinition } from "../probes/types.ts";
 import { ensurePartition, weekOf } from "./partitions.ts";
 
@@ -36,21 +38,46 @@ export async function recordChanges(tx: Queryable, probe: ProbeDefinition, conne
   });
   const samples = groupSamples(probe, rows);
   const perColumn = columns.map((c) => intervalsFor(probe, c.name, samples));
-  const intervals = perColumn[0].map((iv, i) => [connectionId, new Date(iv.to).toISOString(), new Date(iv.from).toISOString(), ...perColumn.map((col) => col[i].change)]);
-  if (intervals.length === 0) return;
+  if (perColumn[0].length === 0) return;
+  const tracksEntities = probe.keys.length > 0;
+  const names = columns.map((c) => quoteIdent(c.name));
 
   const changes = changesTableName(probe.name);
-  const weeks = new Map(intervals.map((r) => weekOf(changes, new Date(r[1] as string))).map((w) => [w.name, w]));
-  for (const week of weeks.values()) await ensurePartition(tx, changes, week);
-  const names = columns.map((c) => quoteIdent(c.name));
-  const width = 3 + names.length;
+  await insertRows(tx, changes, {
+    columns: ["connection_id", "collected_at", "prev_collected_at", ...names, ...(tracksEntities ? ["entities_checked"] : [])],
+    types: ["integer", "timestamptz", "timestamptz", ...names.map(() => "double precision"), ...(tracksEntities ? ["boolean"] : [])],
+    rows: perColumn[0].map((iv, i) => [connectionId, new Date(iv.to).toISOString(), new Date(iv.from).toISOString(), ...perColumn.map((col) => col[i].change), ...(tracksEntities ? [true] : [])]),
+    onConflict: `(connection_id, collected_at) DO UPDATE SET prev_collected_at = excluded.prev_collected_at, ${[...names, ...(tracksEntities ? ["entities_checked"] : [])].map((n) => `${n} = excluded.${n}`).join(", ")}`,
+  });
+  if (!tracksEntities) return;
+
+  // The intervals ending after the first sample read were all recomputed: their irregular rows are replaced.
+  const irregular = irregularTableName(probe.name);
+  await tx.query(`DELETE FROM ${probeTable(irregular)} WHERE connection_id = $1 AND collected_at > $2::timestamptz AND collected_at <= $3::timestamptz`, [
+    connectionId,
+    new Date(samples[0].t).toISOString(),
+    new Date(samples[samples.length - 1].t).toISOString(),
+  ]);
+  const types = new Map(probe.columns.map((c) => [c.name, c.type]));
+  await insertRows(tx, irregular, {
+    columns: ["connection_id", "collected_at", ...probe.keys.map(quoteIdent), ...names],
+    types: ["integer", "timestamptz", ...probe.keys.map((k) => types.get(k)!), ...names.map(() => "double precision")],
+    rows: irregularIntervals(probe, columns, samples).map((x) => [connectionId, new Date(x.to).toISOString(), ...probe.keys.map((k) => x.entity[k]), ...x.changes]),
+  });
+}
+
+/** Inserts rows into a partitioned metrics table (ensuring their weekly partitions), in statements within the parameter limit. */
+async function insertRows(tx: Queryable, table: string, q: { columns: string[]; types: string[]; rows: unknown[][]; onConflict?: string }): Promise<void> {
+  if (q.rows.length === 0) return;
+  const weeks = new Map(q.rows.map((r) => weekOf(table, new Date(r[1] as string))).map((w) => [w.name, w]));
+  for (const week of weeks.values()) await ensurePartition(tx, table, week);
+  const width = q.columns.length;
   const perStatement = Math.max(1, Math.floor(MAX_PARAMS / width));
-  for (let start = 0; start < intervals.length; start += perStatement) {
-    const chunk = intervals.slice(start, start + perStatement);
-    const tuples = chunk.map((_, r) => `(${Array.from({ length: width }, (_, c) => `$${r * width + c + 1}${c === 0 ? "::integer" : c < 3 ? "::timestamptz" : "::double precision"}`).join(", ")})`);
+  for (let start = 0; start < q.rows.length; start += perStatement) {
+    const chunk = q.rows.slice(start, start + perStatement);
+    const tuples = chunk.map((_, r) => `(${q.types.map((type, c) => `$${r * width + c + 1}::${type}`).join(", ")})`);
     await tx.query(
-      `INSERT INTO ${probeTable(changes)} (connection_id, collected_at, prev_collected_at, ${names.join(", ")}) VALUES ${tuples.join(", ")}
-       ON CONFLICT (connection_id, collected_at) DO UPDATE SET prev_collected_at = excluded.prev_collected_at, ${names.map((n) => `${n} = excluded.${n}`).join(", ")}`,
+      `INSERT INTO ${probeTable(table)} (${q.columns.join(", ")}) VALUES ${tuples.join(", ")}${q.onConflict ? ` ON CONFLICT ${q.onConflict}` : ""}`,
       chunk.flat(),
     );
   }

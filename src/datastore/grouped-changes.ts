@@ -10,8 +10,9 @@
 import type { Queryable } from "../../drivers/types.ts";
 import type { Buckets } from "../metrics/buckets.ts";
 import { borrowLimitMs } from "../metrics/series.ts";
-import { probeTable, quoteIdent } from "../probes/ddl.ts";
+import { changesTableName, probeTable, quoteIdent } from "../probes/ddl.ts";
 import type { ProbeDefinition } from "../probes/types.ts";
+import { differencedGroupChanges } from "./differenced-changes.ts";
 
 export interface GroupedChangeQuery {
   probe: ProbeDefinition;
@@ -45,7 +46,13 @@ export function bucketValues(values: ReadonlyMap<number, number | null>, b: Buck
   return Array.from({ length: b.n + 1 }, (_, k) => values.get(k) ?? null);
 }
 
+/** Read by difference where the writer's records allow it (differenced-changes.ts), else from every raw row. */
 export async function fetchGroupedChanges(db: Queryable, q: GroupedChangeQuery): Promise<GroupedChanges[]> {
+  return (await differencedGroupChanges(db, q)) ?? scannedGroupChanges(db, q);
+}
+
+/** The reduction over every raw row in range, with window functions per entity. */
+export async function scannedGroupChanges(db: Queryable, q: GroupedChangeQuery): Promise<GroupedChanges[]> {
   const { buckets: b } = q;
   const params: unknown[] = [q.connectionId, new Date(b.start - borrowLimitMs(b)).toISOString(), new Date(b.end).toISOString()];
   const p = (value: unknown) => {
@@ -62,7 +69,7 @@ export async function fetchGroupedChanges(db: Queryable, q: GroupedChangeQuery):
     const col = `r.${quoteIdent(c)}`;
     const marker = q.probe.columns.find((x) => x.name === c)?.resetBy;
     const sameMarker = marker ? ` AND r.${quoteIdent(marker)} IS NOT DISTINCT FROM lag(r.${quoteIdent(marker)}) OVER w` : "";
-    return `CASE WHEN lag(seq) OVER w = seq - 1${sameMarker} AND ${col} >= lag(${col}) OVER w THEN (${col} - lag(${col}) OVER w)::float8 END AS c${i}`;
+    return `CASE WHEN lag(r.collected_at) OVER w = s.prev_t${sameMarker} AND ${col} >= lag(${col}) OVER w THEN (${col} - lag(${col}) OVER w)::float8 END AS c${i}`;
   });
   const startMs = p(b.start);
   const width = p(b.width);
@@ -71,12 +78,14 @@ export async function fetchGroupedChanges(db: Queryable, q: GroupedChangeQuery):
   const interval = p(q.intervalSeconds * 1000);
   const table = probeTable(q.probe.name);
   const rows = await db.query<Record<string, unknown> & { g: string; k: number }>(
-    `WITH s AS (SELECT collected_at, row_number() OVER (ORDER BY collected_at) AS seq, lag(collected_at) OVER (ORDER BY collected_at) AS prev_t
-                  FROM (SELECT DISTINCT collected_at FROM ${table} WHERE ${inRange.join(" AND ")}) d),
+    // The connection's samples and their predecessors, from the per-sample changes the writer records (one row per
+    // sample, not one per entity); a predecessor before the range is left out, as if the range were all there is.
+    `WITH s AS (SELECT collected_at, CASE WHEN prev_collected_at >= $2::timestamptz THEN prev_collected_at END AS prev_t
+                  FROM ${probeTable(changesTableName(q.probe.name))} WHERE ${inRange.join(" AND ")}),
      judged AS (SELECT greatest(${interval}::float8, percentile_cont(0.5) WITHIN GROUP (ORDER BY extract(epoch FROM collected_at - prev_t)::float8 * 1000)) AS ms
                   FROM s WHERE prev_t >= ${start}::timestamptz),
      e AS (SELECT ${group} AS g, r.collected_at AS t, s.prev_t, ${change.join(", ")}
-             FROM ${table} r JOIN s ON s.collected_at = r.collected_at
+             FROM ${table} r LEFT JOIN s ON s.collected_at = r.collected_at
             WHERE ${where.map((w) => `r.${w}`).join(" AND ")}
            WINDOW w AS (PARTITION BY ${entity} ORDER BY r.collected_at)),
      iv AS (${

@@ -49,6 +49,32 @@ export function createChangesTable(probe: ProbeDefinition): string[] {
   ];
 }
 
+/** Name of the table of a multi-entity probe's irregular entity intervals (see createIrregularTable). */
+export const irregularTableName = (probe: string) => `${probe}__irregular`;
+
+/**
+ * Per entity, the intervals between consecutive samples that are not plain counter growth: the entity appeared or
+ * vanished, or a cumulative column was reset, went down, or changed between null and a value. Each row holds the
+ * entity's valid changes of that interval (null where not valid). Every other interval's change of an entity is the
+ * difference of its two samples, so a window's change is a difference of cumulative values plus these exceptions.
+ */
+export function createIrregularTable(probe: ProbeDefinition): string[] {
+  const columns = cumulativeColumns(probe);
+  if (columns.length === 0 || probe.keys.length === 0) return [];
+  const table = probeTable(irregularTableName(probe.name));
+  const keyTypes = new Map(probe.columns.map((c) => [c.name, c.type]));
+  return [
+    `CREATE TABLE ${table} (
+  connection_id integer NOT NULL REFERENCES connections (id) ON DELETE CASCADE,
+  collected_at timestamptz NOT NULL,
+  ${probe.keys.map((k) => `${quoteIdent(k)} ${keyTypes.get(k)} NOT NULL`).join(",\n  ")},
+  ${columns.map((c) => `${quoteIdent(c.name)} double precision`).join(",\n  ")},
+  PRIMARY KEY (${["connection_id", "collected_at", ...probe.keys].map(quoteIdent).join(", ")})
+) PARTITION BY RANGE (collected_at)`,
+    `COMMENT ON TABLE ${table} IS ${quoteLiteral(`Entity intervals of ${probe.name} that are not plain counter growth, with their valid changes; written by the sample writer`)}`,
+  ];
+}
+
 export function seedGlobalConfig(probe: ProbeDefinition): string {
   return `INSERT INTO probe_configs (probe_name, scope, collection_interval_seconds, retention_days)
     VALUES (${quoteLiteral(probe.name)}, 'global', ${probe.defaultIntervalSeconds}, ${probe.defaultRetentionDays})

@@ -196,16 +196,23 @@ describe("the collector over time", () => {
 });
 
 describe("retention", () => {
-  it("drops partitions past the probe's retention, samples and changes alike, and keeps current ones", async () => {
+  it("drops partitions past the probe's retention, samples, changes and irregular intervals alike, and keeps current ones", async () => {
     const store = await migratedDatastore("pglite");
     const id = await registerServer(store.db, "r", own.url);
     const weeksAgo = (w: number) => new Date(Date.now() - w * 7 * 86_400_000).toISOString();
     const { writeSamples } = await import("../../src/collector/sample-writer.ts");
     await writeSamples(store.db, { connectionId: id, probe: "pg_stat_wal", rows: [5, 4, 0].map((w, i) => ({ collected_at: weeksAgo(w), wal_records: i })) });
+    // A database appears 4 weeks ago and another now: irregular entity intervals in an old and a current week.
+    const databases = [["a"], ["a", "b"], ["a", "b", "c"]];
+    const rows = [5, 4, 0].flatMap((w, i) => databases[i].map((d) => ({ collected_at: weeksAgo(w), database_name: d, datname: d, xact_commit: i })));
+    await writeSamples(store.db, { connectionId: id, probe: "pg_stat_database", rows });
     const { dropExpiredPartitions } = await import("../../src/collector/retention.ts");
     const dropped = await dropExpiredPartitions(store.db);
     expect(dropped.filter((d) => /^pg_stat_wal_\d{8}$/.test(d)).length).toBe(2);
     expect(dropped.filter((d) => /^pg_stat_wal__changes_\d{8}$/.test(d)).length).toBe(1); // the oldest sample has no change row
+    expect(dropped.filter((d) => /^pg_stat_database__irregular_\d{8}$/.test(d)).length).toBe(1);
+    const irregular = await store.db.query<{ database_name: string }>("SELECT database_name FROM metrics.pg_stat_database__irregular");
+    expect(irregular.map((r) => r.database_name)).toEqual(["c"]);
     const left = await store.db.query<{ n: number }>("SELECT count(*)::int AS n FROM metrics.pg_stat_wal");
     expect(left[0].n).toBe(1);
     await store.close();

@@ -14,7 +14,8 @@ import { migration as listConnectionsTool } from "./0013_list_connections_tool.t
 import { migration as metricsSummaryTools } from "./0014_metrics_summary_tools.ts";
 import { migration as replicationTopology } from "./0015_replication_topology.ts";
 import { migration as statementWal } from "./0016_statement_wal.ts";
+import { migration as irregularIntervals } from "./0017_irregular_intervals.ts";
 import type { Migration } from "./types.ts";
 
 /** Every migration, in order. Append new ones; never edit one that has shipped. */
-export const MIGRATIONS: readonly Migration[] = [foundation, probeCatalogue, sampleChanges, auth, estate, collector, security, alerting, liveLogin, blackouts, timelineProbes, notifications, listConnectionsTool, metricsSummaryTools, replicationTopology, statementWal];
+export const MIGRATIONS: readonly Migration[] = [foundation, probeCatalogue, sampleChanges, auth, estate, collector, security, alerting, liveLogin, blackouts, timelineProbes, notifications, listConnectionsTool, metricsSummaryTools, replicationTopology, statementWal, irregularIntervals];

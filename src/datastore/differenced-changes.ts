@@ -1,0 +1,201 @@
+/**
+ * Grouped counter changes without reading every sample: an entity's change over a run of consecutive plain-growth
+ * intervals is the difference of its cumulative values at the run's two ends, and the sample writer records the
+ * few intervals that are not plain growth with their valid changes (metrics/irregular-intervals.ts). So a window
+ * reads the per-sample sequence, those exceptions and the rows at a handful of sample times, instead of every
+ * entity row with a window function over them (grouped-changes.ts, which stays the fallback and the reference
+ * this is property-tested against).
+ *
+ * Not applicable (undefined) when: the probe has no entity keys; grouping or filters name non-key columns; some
+ * sample in range was written before the writer recorded irregular intervals; rates are asked for and a run's
+ * intervals differ in length (a rate is a mean of per-interval rates); or the exceptions are so many that the
+ * sample times to read approach the samples themselves.
+ */
+import type { Queryable } from "../../drivers/types.ts";
+import { type Buckets, bucketOf } from "../metrics/buckets.ts";
+import { median } from "../metrics/samples.ts";
+import { borrowLimitMs } from "../metrics/series.ts";
+import { changesTableName, irregularTableName, probeTable, quoteIdent } from "../probes/ddl.ts";
+import type { GroupedChangeQuery, GroupedChanges } from "./grouped-changes.ts";
+import { excludedRowsSql } from "./samples-repository.ts";
+
+const GAP_INTERVALS = 3;
+/** Above this share of the counted intervals, reading the rows at the needed sample times saves little. */
+const MAX_TIMES_SHARE = 0.5;
+
+interface Interval {
+  from: number;
+  to: number;
+  bucket: number;
+}
+
+type Row = Record<string, unknown> & { collected_at: Date };
+
+/** Counted intervals (ending in the window, starting within the borrow limit, not gaps), or undefined when unusable. */
+async function countedIntervals(db: Queryable, q: GroupedChangeQuery): Promise<Interval[] | undefined> {
+  const b = q.buckets;
+  const borrowFrom = b.start - borrowLimitMs(b);
+  const sequence = await db.query<{ collected_at: Date; prev_collected_at: Date; entities_checked: boolean | null }>(
+    `SELECT collected_at, prev_collected_at, entities_checked FROM ${probeTable(changesTableName(q.probe.name))}
+      WHERE connection_id = $1 AND collected_at >= $2::timestamptz AND collected_at <= $3::timestamptz ORDER BY collected_at`,
+    [q.connectionId, new Date(borrowFrom).toISOString(), new Date(b.end).toISOString()],
+  );
+  if (sequence.some((s) => s.entities_checked !== true)) return undefined;
+  const spans = sequence.map((s) => ({ from: s.prev_collected_at.getTime(), to: s.collected_at.getTime() })).filter((s) => s.from >= borrowFrom);
+  const judged = Math.max(q.intervalSeconds * 1000, median(spans.filter((s) => s.from >= b.start).map((s) => s.to - s.from)) ?? 0);
+  return spans.filter((s) => s.to >= b.start && s.to - s.from <= GAP_INTERVALS * judged).map((s) => ({ ...s, bucket: bucketOf(b, s.to) }));
+}
+
+/** Maximal chains of counted intervals within one bucket. */
+function runsOf(intervals: readonly Interval[]): Interval[][] {
+  const runs: Interval[][] = [];
+  for (const iv of intervals) {
+    const run = runs[runs.length - 1];
+    const last = run?.[run.length - 1];
+    if (last && last.to === iv.from && last.bucket === iv.bucket) run.push(iv);
+    else runs.push([iv]);
+  }
+  return runs;
+}
+
+interface GroupState {
+  group: string[];
+  delta: Array<Map<number, number | null>>;
+  /** Per column and bucket: the sum of per-interval rates, and the intervals with a valid change (by `to`). */
+  rateSum: Array<Map<number, number>>;
+  valid: Array<Map<number, Set<number>>>;
+}
+
+export async function differencedGroupChanges(db: Queryable, q: GroupedChangeQuery, maxTimesShare = MAX_TIMES_SHARE): Promise<GroupedChanges[] | undefined> {
+  const keys = q.probe.keys;
+  const filters = Object.entries(q.filters ?? {});
+  if (keys.length === 0 || !q.groupBy.every((c) => keys.includes(c)) || !filters.every(([c]) => keys.includes(c))) return undefined;
+  const intervals = await countedIntervals(db, q);
+  if (!intervals) return undefined;
+  if (intervals.length === 0) return [];
+
+  // Both reads take the connection and the filters as $1.. and add their own parameters after them.
+  const common: unknown[] = [q.connectionId, ...filters.map(([, v]) => v)];
+  const filterSql = filters.map(([c], i) => ` AND ${quoteIdent(c)} = $${i + 2}`).join("");
+  const next = (params: unknown[], value: unknown) => `$${params.push(value)}`;
+  const select = ["collected_at", ...keys.map((k) => `${quoteIdent(k)}::text AS ${quoteIdent(k)}`), ...q.columns.map(quoteIdent)].join(", ");
+  const byEnd = new Map(intervals.map((iv) => [iv.to, iv]));
+  const irregularParams = [...common];
+  const irregular = (
+    await db.query<Row>(
+      `SELECT ${select} FROM ${probeTable(irregularTableName(q.probe.name))}
+        WHERE connection_id = $1${filterSql} AND collected_at >= ${next(irregularParams, new Date(intervals[0].to).toISOString())}::timestamptz
+          AND collected_at <= ${next(irregularParams, new Date(intervals[intervals.length - 1].to).toISOString())}::timestamptz`,
+      irregularParams,
+    )
+  ).filter((r) => byEnd.has(r.collected_at.getTime()));
+
+  const runs = runsOf(intervals);
+  const times = new Set<number>();
+  for (const run of runs) times.add(run[0].from).add(run[run.length - 1].to);
+  for (const r of irregular) times.add(byEnd.get(r.collected_at.getTime())!.from).add(r.collected_at.getTime());
+  if (times.size > Math.max(8, maxTimesShare * intervals.length)) return undefined;
+
+  const rowParams = [...common];
+  const rows = await db.query<Row>(
+    `SELECT ${select} FROM ${probeTable(q.probe.name)}
+      WHERE connection_id = $1${filterSql} AND collected_at = ANY(${next(rowParams, [...times].map((t) => new Date(t).toISOString()))}::timestamptz[])${excludedRowsSql(q.probe).map((w) => ` AND ${w}`).join("")}`,
+    rowParams,
+  );
+
+  const entityOf = (r: Row) => JSON.stringify(keys.map((k) => r[k]));
+  const valuesAt = new Map<string, Map<number, Row>>(); // entity -> sample time -> row
+  const exceptions = new Map<string, Map<number, Row>>(); // entity -> interval end -> irregular row
+  const keyRow = new Map<string, Row>();
+  for (const [target, list] of [[valuesAt, rows], [exceptions, irregular]] as const) {
+    for (const r of list) {
+      const e = entityOf(r);
+      keyRow.set(e, r);
+      let m = target.get(e);
+      if (!m) target.set(e, (m = new Map()));
+      m.set(r.collected_at.getTime(), r);
+    }
+  }
+
+  const groups = new Map<string, GroupState>();
+  const stateOf = (entity: string): GroupState => {
+    const group = q.groupBy.map((c) => String(keyRow.get(entity)![c]));
+    const id = JSON.stringify(group);
+    let s = groups.get(id);
+    if (!s) groups.set(id, (s = { group, delta: q.columns.map(() => new Map()), rateSum: q.columns.map(() => new Map()), valid: q.columns.map(() => new Map()) }));
+    return s;
+  };
+  const num = (v: unknown) => (v === null || v === undefined ? null : Number(v));
+
+  // Where each counted interval sits: its run and position in it.
+  const place = new Map<number, [number, number]>();
+  runs.forEach((run, r) => run.forEach((iv, i) => place.set(iv.to, [r, i])));
+  const uniform = runs.map((run) => run.every((iv) => iv.to - iv.from === run[0].to - run[0].from));
+
+  for (const entity of keyRow.keys()) {
+    const values = valuesAt.get(entity) ?? new Map<number, Row>();
+    const state = stateOf(entity);
+    const add = (c: number, bucket: number, change: number, rate: number, ends: readonly Interval[]) => {
+      state.delta[c].set(bucket, (state.delta[c].get(bucket) ?? 0) + change);
+      if (!q.rates) return;
+      state.rateSum[c].set(bucket, (state.rateSum[c].get(bucket) ?? 0) + rate);
+      let set = state.valid[c].get(bucket);
+      if (!set) state.valid[c].set(bucket, (set = new Set()));
+      for (const iv of ends) set.add(iv.to);
+    };
+    const present = (bucket: number) => q.columns.forEach((_, c) => state.delta[c].has(bucket) || state.delta[c].set(bucket, null));
+    // The entity's exceptions by run, as positions in the run.
+    const cuts = runs.map((): number[] => []);
+    for (const t of exceptions.get(entity)?.keys() ?? []) {
+      const [r, i] = place.get(t)!;
+      cuts[r].push(i);
+    }
+    for (const [r, run] of runs.entries()) {
+      const bucket = run[0].bucket;
+      let from = 0;
+      for (const cut of [...cuts[r].sort((x, y) => x - y), run.length]) {
+        // Plain growth from run[from] to run[cut - 1]: the difference of the entity's values at the two ends.
+        if (cut > from) {
+          const segment = run.slice(from, cut);
+          const first = values.get(segment[0].from);
+          const last = values.get(segment[segment.length - 1].to);
+          if (first && last) {
+            present(bucket);
+            const span = (segment[0].to - segment[0].from) / 1000;
+            if (q.rates && !uniform[r] && !segment.every((iv) => iv.to - iv.from === segment[0].to - segment[0].from)) return undefined;
+            for (const [c, column] of q.columns.entries()) {
+              const a = num(first[column]);
+              const z = num(last[column]);
+              if (a === null && z === null) continue;
+              if (a === null || z === null || z < a) return undefined; // not plain growth, yet no exception recorded
+              add(c, bucket, z - a, (z - a) / span, segment);
+            }
+          } else if (first || last) return undefined; // appeared or vanished, yet no exception recorded
+        }
+        if (cut < run.length) {
+          present(bucket);
+          const iv = run[cut];
+          const exception = exceptions.get(entity)!.get(iv.to)!;
+          for (const [c, column] of q.columns.entries()) {
+            const change = num(exception[column]);
+            if (change !== null) add(c, bucket, change, change / ((iv.to - iv.from) / 1000), [iv]);
+          }
+        }
+        from = cut + 1;
+      }
+    }
+  }
+
+  return [...groups.values()].map((s) => ({
+    group: s.group,
+    delta: s.delta,
+    rate: s.delta.map((byBucket, c) => {
+      const rates = new Map<number, number | null>();
+      for (const k of byBucket.keys()) {
+        const n = q.rates ? (s.valid[c].get(k)?.size ?? 0) : 0;
+        rates.set(k, n > 0 ? s.rateSum[c].get(k)! / n : null);
+      }
+      return rates;
+    }),
+  }));
+}
