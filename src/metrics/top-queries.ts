@@ -81,26 +81,46 @@ async function windowTotals(db: Queryable, connectionId: number, window: Window,
     intervalSeconds: (await collectionIntervals(db, "pg_stat_statements", [connectionId])).get(connectionId)!,
     filters: queryid === undefined ? {} : { queryid },
   });
-  const texts = await statementTexts(db, connectionId, window, queryid);
   const totals: Totals[] = [];
   for (const { group: [id, database], delta } of changes) {
     const sums = delta.map((byBucket) => [...byBucket.values()].reduce<number>((s, v) => s + (v ?? 0), 0));
     if (sums[0] === 0) continue; // no executions in the window
-    totals.push({ queryid: id, database_name: database, query: texts.get(JSON.stringify([id, database])) ?? "", ...Object.fromEntries(SUMMED.map((c, i) => [c, sums[i]])) } as Totals);
+    totals.push({ queryid: id, database_name: database, query: "", ...Object.fromEntries(SUMMED.map((c, i) => [c, sums[i]])) } as Totals);
   }
+  const texts = await statementTexts(db, connectionId, window, totals);
+  for (const t of totals) t.query = texts.get(JSON.stringify([t.queryid, t.database_name])) ?? "";
   return totals;
 }
 
-/** The latest text of each statement sampled in the window, by JSON [queryid, database]. */
-async function statementTexts(db: Queryable, connectionId: number, window: Window, queryid?: string): Promise<Map<string, string>> {
-  const rows = await db.query<{ queryid: string; database_name: string; query: string }>(
-    `SELECT DISTINCT ON (queryid, database_name) queryid::text AS queryid, database_name, query
-       FROM ${TABLE}
-      WHERE connection_id = $1 AND collected_at >= $2::timestamptz AND collected_at <= $3::timestamptz AND ($4::bigint IS NULL OR queryid = $4::bigint)
-      ORDER BY queryid, database_name, collected_at DESC`,
-    [connectionId, new Date(window.start).toISOString(), new Date(window.end).toISOString(), queryid ?? null],
+/**
+ * The latest text of each statement sampled in the window, by JSON [queryid, database]: from the window's last
+ * sample, and for statements no longer in it from their own latest row (read by the queryid index).
+ */
+async function statementTexts(db: Queryable, connectionId: number, window: Window, statements: readonly Totals[]): Promise<Map<string, string>> {
+  const range = [new Date(window.start).toISOString(), new Date(window.end).toISOString()];
+  const texts = new Map<string, string>();
+  const take = (rows: Array<{ queryid: string; database_name: string; query: string }>) => {
+    for (const r of rows) texts.set(JSON.stringify([r.queryid, r.database_name]), r.query);
+  };
+  take(
+    await db.query(
+      `SELECT DISTINCT ON (queryid, database_name) queryid::text AS queryid, database_name, query FROM ${TABLE}
+        WHERE connection_id = $1 AND collected_at = (SELECT max(collected_at) FROM ${TABLE} WHERE connection_id = $1 AND collected_at >= $2::timestamptz AND collected_at <= $3::timestamptz)
+        ORDER BY queryid, database_name`,
+      [connectionId, ...range],
+    ),
   );
-  return new Map(rows.map((r) => [JSON.stringify([r.queryid, r.database_name]), r.query]));
+  const missing = [...new Set(statements.filter((s) => !texts.has(JSON.stringify([s.queryid, s.database_name]))).map((s) => s.queryid))];
+  if (missing.length === 0) return texts;
+  take(
+    await db.query(
+      `SELECT DISTINCT ON (queryid, database_name) queryid::text AS queryid, database_name, query FROM ${TABLE}
+        WHERE connection_id = $1 AND queryid = ANY($4::bigint[]) AND collected_at >= $2::timestamptz AND collected_at <= $3::timestamptz
+        ORDER BY queryid, database_name, collected_at DESC`,
+      [connectionId, ...range, missing],
+    ),
+  );
+  return texts;
 }
 
 export async function topQueries(db: Queryable, q: TopQueriesRequest): Promise<TopQuery[]> {
