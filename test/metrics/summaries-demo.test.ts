@@ -159,6 +159,25 @@ describe.each(DATASTORE_KINDS)("metrics summaries on the demo history (%s)", (ki
       expect(day.mean_exec_time).toBeCloseTo(0.4, 1);
     });
 
+    it("names a statement that left pg_stat_statements during the window by its last text", async () => {
+      const id = await addConnection(store.db, "evicted");
+      const at = (minutesAgo: number) => new Date(Date.now() - minutesAgo * 60_000).toISOString();
+      const statement = (minutesAgo: number, queryid: string, query: string, calls: number) => ({
+        collected_at: at(minutesAgo), database_name: "app", queryid, userid: 10, dbid: 1, toplevel: true, query, calls, total_exec_time: calls, stats_reset: null,
+      });
+      const rows = [50, 40, 30, 20, 10].flatMap((m, i) => [
+        statement(m, "7", "SELECT stays", 10 * i),
+        ...(i < 3 ? [statement(m, "8", i < 2 ? "SELECT old spelling" : "SELECT gone", 100 * i)] : []),
+      ]);
+      const { writeSamples } = await import("../../src/collector/sample-writer.ts");
+      await writeSamples(store.db, { connectionId: id, probe: "pg_stat_statements", rows });
+      const { body } = await get(`/api/v1/metrics/top-queries?connection_id=${id}&order_by=calls&time_range=1h`);
+      expect(body.map((q: { queryid: string; query: string; calls: number }) => [q.queryid, q.query, q.calls])).toEqual([
+        ["8", "SELECT gone", 200],
+        ["7", "SELECT stays", 40],
+      ]);
+    });
+
     it("validates order_by, order, limit and queryid", async () => {
       const bad = async (q: string) => (await get(`/api/v1/metrics/top-queries?connection_id=${demo}&${q}`)).body.error;
       expect(await bad("order_by=query")).toMatch(/total_exec_time, calls, mean_exec_time, rows, shared_blks_hit, shared_blks_read/);
