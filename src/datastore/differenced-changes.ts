@@ -20,8 +20,8 @@ import type { GroupedChangeQuery, GroupedChanges } from "./grouped-changes.ts";
 import { excludedRowsSql } from "./samples-repository.ts";
 
 const GAP_INTERVALS = 3;
-/** Above this share of the counted intervals, reading the rows at the needed sample times saves little. */
-const MAX_TIMES_SHARE = 0.5;
+/** Tuning, not correctness: above this share of the counted intervals, reading the rows at the needed sample times saves little. */
+export const DIFFERENCING = { maxTimesShare: 0.5 };
 
 interface Interval {
   from: number;
@@ -31,8 +31,11 @@ interface Interval {
 
 type Row = Record<string, unknown> & { collected_at: Date };
 
-/** Counted intervals (ending in the window, starting within the borrow limit, not gaps), or undefined when unusable. */
-async function countedIntervals(db: Queryable, q: GroupedChangeQuery): Promise<Interval[] | undefined> {
+/**
+ * The first sample in range and the counted intervals (ending in the window, starting within the borrow limit, not
+ * gaps), or undefined when a sample in range was written before the writer recorded irregular intervals.
+ */
+async function countedIntervals(db: Queryable, q: GroupedChangeQuery): Promise<{ first: number; intervals: Interval[] } | undefined> {
   const b = q.buckets;
   const borrowFrom = b.start - borrowLimitMs(b);
   const sequence = await db.query<{ collected_at: Date; prev_collected_at: Date; entities_checked: boolean | null }>(
@@ -43,7 +46,8 @@ async function countedIntervals(db: Queryable, q: GroupedChangeQuery): Promise<I
   if (sequence.some((s) => s.entities_checked !== true)) return undefined;
   const spans = sequence.map((s) => ({ from: s.prev_collected_at.getTime(), to: s.collected_at.getTime() })).filter((s) => s.from >= borrowFrom);
   const judged = Math.max(q.intervalSeconds * 1000, median(spans.filter((s) => s.from >= b.start).map((s) => s.to - s.from)) ?? 0);
-  return spans.filter((s) => s.to >= b.start && s.to - s.from <= GAP_INTERVALS * judged).map((s) => ({ ...s, bucket: bucketOf(b, s.to) }));
+  const intervals = spans.filter((s) => s.to >= b.start && s.to - s.from <= GAP_INTERVALS * judged).map((s) => ({ ...s, bucket: bucketOf(b, s.to) }));
+  return { first: spans[0]?.from ?? sequence[0]?.collected_at.getTime() ?? Number.NaN, intervals };
 }
 
 /** Maximal chains of counted intervals within one bucket. */
@@ -66,13 +70,26 @@ interface GroupState {
   valid: Array<Map<number, Set<number>>>;
 }
 
-export async function differencedGroupChanges(db: Queryable, q: GroupedChangeQuery, maxTimesShare = MAX_TIMES_SHARE): Promise<GroupedChanges[] | undefined> {
+export interface DifferencedChanges {
+  groups: GroupedChanges[];
+  /** Every group with a row in range (the borrow span included), changes or not. */
+  allGroups: string[][];
+  /** The counted intervals, in time order. */
+  intervals: Interval[];
+}
+
+export async function differencedGroupChanges(db: Queryable, q: GroupedChangeQuery): Promise<GroupedChanges[] | undefined> {
+  return (await differencedChanges(db, q))?.groups;
+}
+
+export async function differencedChanges(db: Queryable, q: GroupedChangeQuery): Promise<DifferencedChanges | undefined> {
   const keys = q.probe.keys;
   const filters = Object.entries(q.filters ?? {});
   if (keys.length === 0 || !q.groupBy.every((c) => keys.includes(c)) || !filters.every(([c]) => keys.includes(c))) return undefined;
-  const intervals = await countedIntervals(db, q);
-  if (!intervals) return undefined;
-  if (intervals.length === 0) return [];
+  const counted = await countedIntervals(db, q);
+  if (!counted) return undefined;
+  const { first, intervals } = counted;
+  if (intervals.length === 0) return { groups: [], allGroups: [], intervals };
 
   // Both reads take the connection and the filters as $1.. and add their own parameters after them.
   const common: unknown[] = [q.connectionId, ...filters.map(([, v]) => v)];
@@ -80,21 +97,21 @@ export async function differencedGroupChanges(db: Queryable, q: GroupedChangeQue
   const next = (params: unknown[], value: unknown) => `$${params.push(value)}`;
   const select = ["collected_at", ...keys.map((k) => `${quoteIdent(k)}::text AS ${quoteIdent(k)}`), ...q.columns.map(quoteIdent)].join(", ");
   const byEnd = new Map(intervals.map((iv) => [iv.to, iv]));
+  // Every exception in range (those of uncounted intervals only name entities that were there), the counted ones applied.
   const irregularParams = [...common];
-  const irregular = (
-    await db.query<Row>(
-      `SELECT ${select} FROM ${probeTable(irregularTableName(q.probe.name))}
-        WHERE connection_id = $1${filterSql} AND collected_at >= ${next(irregularParams, new Date(intervals[0].to).toISOString())}::timestamptz
-          AND collected_at <= ${next(irregularParams, new Date(intervals[intervals.length - 1].to).toISOString())}::timestamptz`,
-      irregularParams,
-    )
-  ).filter((r) => byEnd.has(r.collected_at.getTime()));
+  const irregular = await db.query<Row>(
+    `SELECT ${select} FROM ${probeTable(irregularTableName(q.probe.name))}
+      WHERE connection_id = $1${filterSql} AND collected_at > ${next(irregularParams, new Date(first).toISOString())}::timestamptz
+        AND collected_at <= ${next(irregularParams, new Date(q.buckets.end).toISOString())}::timestamptz`,
+    irregularParams,
+  );
+  const applied = irregular.filter((r) => byEnd.has(r.collected_at.getTime()));
 
   const runs = runsOf(intervals);
-  const times = new Set<number>();
+  const times = new Set<number>([first]);
   for (const run of runs) times.add(run[0].from).add(run[run.length - 1].to);
-  for (const r of irregular) times.add(byEnd.get(r.collected_at.getTime())!.from).add(r.collected_at.getTime());
-  if (times.size > Math.max(8, maxTimesShare * intervals.length)) return undefined;
+  for (const r of applied) times.add(byEnd.get(r.collected_at.getTime())!.from).add(r.collected_at.getTime());
+  if (times.size > Math.max(8, DIFFERENCING.maxTimesShare * intervals.length)) return undefined;
 
   const rowParams = [...common];
   const rows = await db.query<Row>(
@@ -106,8 +123,8 @@ export async function differencedGroupChanges(db: Queryable, q: GroupedChangeQue
   const entityOf = (r: Row) => JSON.stringify(keys.map((k) => r[k]));
   const valuesAt = new Map<string, Map<number, Row>>(); // entity -> sample time -> row
   const exceptions = new Map<string, Map<number, Row>>(); // entity -> interval end -> irregular row
-  const keyRow = new Map<string, Row>();
-  for (const [target, list] of [[valuesAt, rows], [exceptions, irregular]] as const) {
+  const keyRow = new Map<string, Row>(irregular.map((r) => [entityOf(r), r]));
+  for (const [target, list] of [[valuesAt, rows], [exceptions, applied]] as const) {
     for (const r of list) {
       const e = entityOf(r);
       keyRow.set(e, r);
@@ -134,16 +151,18 @@ export async function differencedGroupChanges(db: Queryable, q: GroupedChangeQue
 
   for (const entity of keyRow.keys()) {
     const values = valuesAt.get(entity) ?? new Map<number, Row>();
-    const state = stateOf(entity);
+    let own: GroupState | undefined; // made at the entity's first contribution, as the scan's groups are
+    const state = () => (own ??= stateOf(entity));
     const add = (c: number, bucket: number, change: number, rate: number, ends: readonly Interval[]) => {
-      state.delta[c].set(bucket, (state.delta[c].get(bucket) ?? 0) + change);
+      const s = state();
+      s.delta[c].set(bucket, (s.delta[c].get(bucket) ?? 0) + change);
       if (!q.rates) return;
-      state.rateSum[c].set(bucket, (state.rateSum[c].get(bucket) ?? 0) + rate);
-      let set = state.valid[c].get(bucket);
-      if (!set) state.valid[c].set(bucket, (set = new Set()));
+      s.rateSum[c].set(bucket, (s.rateSum[c].get(bucket) ?? 0) + rate);
+      let set = s.valid[c].get(bucket);
+      if (!set) s.valid[c].set(bucket, (set = new Set()));
       for (const iv of ends) set.add(iv.to);
     };
-    const present = (bucket: number) => q.columns.forEach((_, c) => state.delta[c].has(bucket) || state.delta[c].set(bucket, null));
+    const present = (bucket: number) => q.columns.forEach((_, c) => state().delta[c].has(bucket) || state().delta[c].set(bucket, null));
     // The entity's exceptions by run, as positions in the run.
     const cuts = runs.map((): number[] => []);
     for (const t of exceptions.get(entity)?.keys() ?? []) {
@@ -186,7 +205,8 @@ export async function differencedGroupChanges(db: Queryable, q: GroupedChangeQue
     }
   }
 
-  return [...groups.values()].map((s) => ({
+  const allGroups = new Map([...keyRow.values()].map((r) => q.groupBy.map((c) => String(r[c]))).map((g) => [JSON.stringify(g), g]));
+  const found = [...groups.values()].map((s) => ({
     group: s.group,
     delta: s.delta,
     rate: s.delta.map((byBucket, c) => {
@@ -198,4 +218,5 @@ export async function differencedGroupChanges(db: Queryable, q: GroupedChangeQue
       return rates;
     }),
   }));
+  return { groups: found, allGroups: [...allGroups.values()], intervals };
 }

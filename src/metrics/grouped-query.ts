@@ -1,15 +1,19 @@
 /**
  * The metrics query with `group_by`: one series per metric per connection per entity group (each database,
  * each table, ...), each carrying its key fields, in key order; `top` keeps the groups with the largest total
- * of the first metric over the window. Computed by the pure pipeline from the raw rows. Each group sees every
- * sample of its connection holding only its own rows, so a group missing from a sample contributes no change
- * there, as an entity that appears or vanishes does in the ungrouped query.
+ * of the first metric over the window. Each group sees every sample of its connection holding only its own rows,
+ * so a group missing from a sample contributes no change there, as an entity that appears or vanishes does in the
+ * ungrouped query. Counter metrics averaged per bucket are read by difference (datastore/differenced-changes.ts);
+ * the rest is computed by the pure pipeline from raw rows, the reference both are tested against.
  */
 import type { Queryable } from "../../drivers/types.ts";
+import { differencedChanges } from "../datastore/differenced-changes.ts";
+import { bucketValues } from "../datastore/grouped-changes.ts";
 import { fetchSampleRows } from "../datastore/samples-repository.ts";
 import { InputError } from "../errors.ts";
 import type { ProbeDefinition } from "../probes/types.ts";
-import { pointTimes } from "./buckets.ts";
+import { type Buckets, bucketOf, pointTimes } from "./buckets.ts";
+import type { MetricRequest } from "./metric-names.ts";
 import { type MetricSeries, type MetricsQuery, neededColumns, prepareMetricsQuery } from "./query.ts";
 import { type Row, type Sample, groupSamples } from "./samples.ts";
 import { computeSeries } from "./series.ts";
@@ -39,16 +43,66 @@ export function resolveGroupBy(probe: ProbeDefinition, groupBy: string): string[
   ];
 }
 
-export async function runGroupedMetricsQuery(db: Queryable, q: MetricsQuery & { groupBy: string; top?: number }): Promise<GroupedSeries[]> {
+/** Forms whose mean per bucket follows from a group's summed changes and mean per-second rate (aggregation avg). */
+const DIFFERENCED_FORMS = new Set<MetricRequest["form"]>(["per_sec", "delta", "pct", "sessions"]);
+
+/**
+ * One connection's series per group from the writer's differenced records (datastore/differenced-changes.ts)
+ * instead of raw rows; undefined where those cannot answer exactly (then the pipeline does).
+ */
+async function differencedGroupSeries(
+  db: Queryable,
+  q: { probe: ProbeDefinition; metrics: readonly MetricRequest[]; columns: string[]; filters: Record<string, string>; connectionId: number; buckets: Buckets; intervalSeconds: number },
+): Promise<Map<string, Array<Array<number | null>>> | undefined> {
+  const bases = [...new Set(q.metrics.map((m) => m.metric))];
+  const found = await differencedChanges(db, {
+    probe: q.probe,
+    connectionId: q.connectionId,
+    columns: bases,
+    groupBy: q.columns,
+    buckets: q.buckets,
+    intervalSeconds: q.intervalSeconds,
+    filters: q.filters,
+    rates: q.metrics.some((m) => m.form !== "delta"),
+  });
+  if (!found || found.intervals.length === 0) return undefined;
+  const b = q.buckets;
+  // A bucket where an interval ends, or wholly inside one, has a _delta of 0 when nothing valid changed (series.ts).
+  const zeroDelta = new Array<boolean>(b.n + 1).fill(false);
+  for (const iv of found.intervals) {
+    const k = bucketOf(b, iv.to);
+    zeroDelta[k] = true;
+    for (let j = iv.from < b.start ? 0 : bucketOf(b, iv.from) + 1; j < k; j++) zeroDelta[j] = true;
+  }
+  const changes = new Map(found.groups.map((g) => [JSON.stringify(g.group), g]));
+  const scale: Record<string, number> = { per_sec: 1, pct: 0.1, sessions: 0.001 }; // pct: 100 * change / ms; sessions: change / ms
+  return new Map(
+    found.allGroups.map((group) => {
+      const g = changes.get(JSON.stringify(group));
+      const series = q.metrics.map((m) => {
+        const c = bases.indexOf(m.metric);
+        if (m.form === "delta") return bucketValues(g?.delta[c] ?? new Map(), b).map((v, k) => v ?? (zeroDelta[k] ? 0 : null));
+        return bucketValues(g?.rate[c] ?? new Map(), b).map((v) => (v === null ? null : v * scale[m.form]));
+      });
+      return [JSON.stringify(group), series];
+    }),
+  );
+}
+
+/** `how`: "pipeline" always computes from raw rows (the reference, for tests). */
+export async function runGroupedMetricsQuery(db: Queryable, q: MetricsQuery & { groupBy: string; top?: number }, how: "auto" | "pipeline" = "auto"): Promise<GroupedSeries[]> {
   const { probe, metrics, aggregation, filters, intervalSeconds, buckets, borrowFrom } = await prepareMetricsQuery(db, q);
   const columns = resolveGroupBy(probe, q.groupBy);
-  const rows = await fetchSampleRows(db, { probe, connectionIds: q.connectionIds, from: borrowFrom, to: q.window.end, columns: [...neededColumns(probe, metrics), ...columns], filters });
-  const keyOf = (r: Row) => JSON.stringify(columns.map((c) => (r[c] === null || r[c] === undefined ? null : String(r[c]))));
   const times = pointTimes(buckets);
+  const differencing = how === "auto" && aggregation === "avg" && metrics.every((m) => DIFFERENCED_FORMS.has(m.form));
+  let rows: Row[] | undefined;
+  const rawRows = async () =>
+    (rows ??= await fetchSampleRows(db, { probe, connectionIds: q.connectionIds, from: borrowFrom, to: q.window.end, columns: [...neededColumns(probe, metrics), ...columns], filters }));
+  const keyOf = (r: Row) => JSON.stringify(columns.map((c) => (r[c] === null || r[c] === undefined ? null : String(r[c]))));
 
-  // Per connection: group key -> one value array per metric.
-  const perConnection = q.connectionIds.map((id) => {
-    const own = rows.filter((r) => r.connection_id === id);
+  /** The pipeline on raw rows: each group sees every sample of its connection, holding only its own rows. */
+  const pipelineSeries = async (id: number) => {
+    const own = (await rawRows()).filter((r) => r.connection_id === id);
     const sampleTimes = groupSamples(probe, own).map((s) => s.t);
     const byGroup = new Map<string, Row[]>();
     for (const r of own) {
@@ -57,21 +111,28 @@ export async function runGroupedMetricsQuery(db: Queryable, q: MetricsQuery & { 
       if (list) list.push(r);
       else byGroup.set(key, [r]);
     }
-    let groups = [...byGroup.keys()].sort();
-    const values = new Map(
-      groups.map((g) => {
+    return new Map(
+      [...byGroup.keys()].map((g) => {
         const mine = new Map(groupSamples(probe, byGroup.get(g)!).map((s) => [s.t, s.rows]));
         const samples: Sample[] = sampleTimes.map((t) => ({ t, rows: mine.get(t) ?? [] }));
         return [g, computeSeries({ probe, metrics, samples, buckets, intervalSeconds, aggregation })];
       }),
     );
+  };
+
+  // Per connection: group key -> one value array per metric.
+  const perConnection: Array<{ id: number; groups: string[]; values: Map<string, Array<Array<number | null>>> }> = [];
+  for (const id of q.connectionIds) {
+    const values =
+      (differencing ? await differencedGroupSeries(db, { probe, metrics, columns, filters, connectionId: id, buckets, intervalSeconds }) : undefined) ?? (await pipelineSeries(id));
+    let groups = [...values.keys()].sort();
     if (q.top !== undefined) {
       const total = (g: string) => values.get(g)![0].reduce<number>((s, v) => s + (v ?? 0), 0);
       const kept = new Set([...groups].sort((a, b) => total(b) - total(a) || a.localeCompare(b)).slice(0, q.top));
       groups = groups.filter((g) => kept.has(g));
     }
-    return { id, groups, values };
-  });
+    perConnection.push({ id, groups, values });
+  }
 
   // Metrics in request order, then connections in request order, then groups by key.
   return metrics.flatMap((m, i) =>

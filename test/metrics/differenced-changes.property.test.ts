@@ -8,9 +8,10 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { writeSamples } from "../../src/collector/sample-writer.ts";
-import { differencedGroupChanges } from "../../src/datastore/differenced-changes.ts";
+import { DIFFERENCING, differencedGroupChanges } from "../../src/datastore/differenced-changes.ts";
 import { type GroupedChangeQuery, type GroupedChanges, bucketValues, scannedGroupChanges } from "../../src/datastore/grouped-changes.ts";
 import { layoutBuckets } from "../../src/metrics/buckets.ts";
+import { runGroupedMetricsQuery } from "../../src/metrics/grouped-query.ts";
 import type { Row } from "../../src/metrics/samples.ts";
 import { findProbe } from "../../src/probes/index.ts";
 import { addConnection, DATASTORE_KINDS, migratedDatastore, type TestDatastore } from "../support/datastore.ts";
@@ -93,10 +94,15 @@ function expectSame(actual: GroupedChanges[], expected: GroupedChanges[], q: Gro
 
 describe.each(DATASTORE_KINDS)("differenced grouped changes on %s", (kind) => {
   let store: TestDatastore;
+  const tuned = DIFFERENCING.maxTimesShare;
   beforeAll(async () => {
     store = await migratedDatastore(kind);
+    DIFFERENCING.maxTimesShare = Number.POSITIVE_INFINITY; // these histories churn far more than real ones: difference them all the same
   });
-  afterAll(() => store.close());
+  afterAll(async () => {
+    DIFFERENCING.maxTimesShare = tuned;
+    await store.close();
+  });
 
   it.each(SEEDS)("seed %i: equal to the scan of every row for every group, bucket and column", async (seed) => {
     const connectionId = await addConnection(store.db, `seed-${seed}`);
@@ -112,7 +118,7 @@ describe.each(DATASTORE_KINDS)("differenced grouped changes on %s", (kind) => {
         const buckets = layoutBuckets(start, last + Math.floor(rng() * 600_000), INTERVAL_S, 1 + Math.floor(rng() * 30));
         const filters: Record<string, string> = rng() < 0.3 ? { queryid: "-9000000000000000001" } : {};
         const q: GroupedChangeQuery = { probe, connectionId, columns: COLUMNS, groupBy, buckets, intervalSeconds: INTERVAL_S, rates, filters };
-        const fast = await differencedGroupChanges(store.db, q, Number.POSITIVE_INFINITY);
+        const fast = await differencedGroupChanges(store.db, q);
         const where = `seed ${seed}, by [${groupBy}], rates ${rates}, filters ${JSON.stringify(filters)}`;
         // Sums are always answerable by difference; rates only where runs have one interval length.
         if (!rates) expect(fast, where).toBeDefined();
@@ -124,17 +130,85 @@ describe.each(DATASTORE_KINDS)("differenced grouped changes on %s", (kind) => {
     if (seed % 2 === 0) expect(differenced, "regular spacing: rates are differenced too").toBe(groupings.length * 2);
   });
 
+  it.each(SEEDS)("seed %i: the grouped metrics query by difference equals the pipeline on raw rows", async (seed) => {
+    const connectionId = await addConnection(store.db, `grouped-${seed}`);
+    const rows = history(seed);
+    const rng = seededRandom(seed * 7_727);
+    await writeShuffled(store, connectionId, rows, rng);
+    const last = Date.parse(rows[rows.length - 1].collected_at as string);
+    const statements: string[] = [];
+    const watched = { query: (sql: string, params?: readonly unknown[]) => (statements.push(sql), store.db.query(sql, params)) };
+    let differenced = 0;
+    const cases = ["database_name", "queryid,database_name", "database_name,queryid,userid,dbid,toplevel"].flatMap((groupBy) =>
+      // Rates need runs of one interval length; deltas are differenced on irregular spacing too.
+      ["calls_per_sec,calls_delta,total_exec_time_pct,total_exec_time_delta", "calls_delta,total_exec_time_delta"].map((metrics) => ({ groupBy, metrics })),
+    );
+    for (const { groupBy, metrics } of cases) {
+      const start = T0 + Math.floor(rng() * (last - T0) * 0.6);
+      const end = last + Math.floor(rng() * 600_000);
+      const q = {
+        probeName: probe.name,
+        connectionIds: [connectionId],
+        window: { start, end },
+        buckets: 1 + Math.floor(rng() * 30),
+        metrics,
+        groupBy,
+        filters: rng() < 0.3 ? { database_name: "shop" } : {},
+      };
+      statements.length = 0;
+      const auto = await runGroupedMetricsQuery(watched as never, q);
+      // Read by difference: the irregular intervals were read, the raw rows (fetchSampleRows' order) were not.
+      if (statements.some((sql) => sql.includes("__irregular")) && !statements.some((sql) => sql.includes('ORDER BY "connection_id", "collected_at"'))) differenced++;
+      const reference = await runGroupedMetricsQuery(store.db, q, "pipeline");
+      const where = `seed ${seed}, ${metrics} by ${groupBy}, ${JSON.stringify(q.filters)}`;
+      expect(auto.map((x) => [x.name, x.entity]), where).toEqual(reference.map((x) => [x.name, x.entity]));
+      auto.forEach((series, i) =>
+        series.data.forEach((point, k) => {
+          const want = reference[i].data[k].value;
+          const label = `${where}, ${series.name} ${JSON.stringify(series.entity)}, point ${k}`;
+          if (want === null) expect(point.value, label).toBeNull();
+          else expect(point.value, label).toBeCloseTo(want, 6);
+        }),
+      );
+    }
+    expect(differenced, "every delta query is read by difference").toBeGreaterThanOrEqual(3);
+    if (seed % 2 === 0) expect(differenced, "regular spacing: every query is read by difference").toBe(cases.length);
+  });
+
+  it("gives the pipeline's zeros and groups: a bucket inside one interval, a bucket of invalid changes, a database gone before the window", async () => {
+    const connectionId = await addConnection(store.db, "edges");
+    const minutes = [0, 5, 10, 15, 20, 30, 35, 40]; // 20 -> 30 spans the bucket [25, 30)
+    const rows = minutes.flatMap((m, i) =>
+      ["a", "b", ...(i < 2 ? ["gone"] : [])].map((db) => ({
+        collected_at: new Date(T0 + m * 60_000).toISOString(), database_name: db, queryid: "1", userid: 10, dbid: 1, toplevel: true, query: "q",
+        calls: m === 35 ? 1 : 100 + 10 * i, total_exec_time: 5 * i, stats_reset: null, // every call count drops at 35: no valid change there
+      })),
+    );
+    await writeSamples(store.db, { connectionId, probe: probe.name, rows: rows as never });
+    const q = { probeName: probe.name, connectionIds: [connectionId], window: { start: T0 + 15 * 60_000, end: T0 + 40 * 60_000 }, buckets: 5, metrics: "calls_delta", groupBy: "database_name" };
+    const statements: string[] = [];
+    const watched = { query: (sql: string, params?: readonly unknown[]) => (statements.push(sql), store.db.query(sql, params)) };
+    const auto = await runGroupedMetricsQuery(watched as never, q);
+    expect(statements.some((sql) => sql.includes("__irregular"))).toBe(true);
+    const reference = await runGroupedMetricsQuery(store.db, q, "pipeline");
+    expect(auto).toEqual(reference);
+    expect(auto.map((s) => s.entity.database_name)).toEqual(["a", "b", "gone"]);
+    // Buckets [15,20) [20,25) [25,30) [30,35) [35,40) and the end point: 20 -> 30 spans [25, 30); 35 has no valid change.
+    expect(auto[0].data.map((p) => p.value)).toEqual([10, 10, 0, 10, 0, 169]); // 35 -> 40 grows from the drop again
+    expect(auto[2].data.map((p) => p.value)).toEqual([0, 0, 0, 0, 0, 0]);
+  });
+
   it("falls back to the scan when a sample in range was written before irregular intervals were recorded", async () => {
     const connectionId = await addConnection(store.db, "legacy");
     const rows = history(2);
     await writeSamples(store.db, { connectionId, probe: probe.name, rows: rows as never });
     const last = Date.parse(rows[rows.length - 1].collected_at as string);
     const q: GroupedChangeQuery = { probe, connectionId, columns: COLUMNS, groupBy: [], buckets: layoutBuckets(T0, last, INTERVAL_S, 10), intervalSeconds: INTERVAL_S };
-    expect(await differencedGroupChanges(store.db, q, Number.POSITIVE_INFINITY)).toBeDefined();
+    expect(await differencedGroupChanges(store.db, q)).toBeDefined();
     await store.db.query(
       `UPDATE metrics."pg_stat_statements__changes" SET entities_checked = NULL WHERE connection_id = $1 AND collected_at = (SELECT max(collected_at) FROM metrics."pg_stat_statements__changes" WHERE connection_id = $1)`,
       [connectionId],
     );
-    expect(await differencedGroupChanges(store.db, q, Number.POSITIVE_INFINITY)).toBeUndefined();
+    expect(await differencedGroupChanges(store.db, q)).toBeUndefined();
   });
 });
