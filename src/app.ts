@@ -5,7 +5,8 @@ import { requestId } from "hono/request-id";
 import { secureHeaders } from "hono/secure-headers";
 import { PUBLIC, accessOf, declareAccess } from "./http/access.ts";
 import { allowedMethodsLookup } from "./http/allowed-methods.ts";
-import { resolvePrincipal } from "./http/authenticate.ts";
+import { identifyCaller } from "./http/authenticate.ts";
+import { CallerCache } from "./auth/caller-cache.ts";
 import type { AppDeps, AppEnv } from "./http/context.ts";
 import { errorResponse, handleError } from "./http/errors.ts";
 import { provideDeps, requestLog, serviceDescLink } from "./http/middleware.ts";
@@ -34,7 +35,7 @@ export function createApp(deps: AppDeps, modules: ReadonlyArray<ReturnType<typeo
   app.use("*", bodyLimit({ maxSize: deps.config.max_body_bytes, onError: (c) => c.json({ error: `request body too large: at most ${deps.config.max_body_bytes} bytes (max_body_bytes)` }, 413) }));
   app.use("*", provideDeps(deps));
   app.use("*", requestLog);
-  app.use("*", resolvePrincipal);
+  app.use("*", identifyCaller(new CallerCache(deps.config.auth.cache_seconds * 1000)));
   app.use("*", serviceDescLink);
   app.use("*", secureHeaders({ crossOriginResourcePolicy: false, strictTransportSecurity: false }));
 

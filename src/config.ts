@@ -64,8 +64,10 @@ export const configSchema = z.strictObject({
       max_failed_logins_per_account: z.coerce.number().int().min(1).default(5),
       failure_window_minutes: z.coerce.number().int().min(1).default(15),
       lockout_after_failures: z.coerce.number().int().min(0).default(0),
+      /** How long a resolved token is trusted without asking the datastore again (0: always ask). */
+      cache_seconds: z.coerce.number().min(0).max(60).default(5),
     })
-    .default({ session_hours: 24, max_failed_logins_per_address: 10, max_failed_logins_per_account: 5, failure_window_minutes: 15, lockout_after_failures: 0 }),
+    .default({ session_hours: 24, max_failed_logins_per_address: 10, max_failed_logins_per_account: 5, failure_window_minutes: 15, lockout_after_failures: 0, cache_seconds: 5 }),
   live_tools: z
     .strictObject({
       statement_timeout_ms: z.coerce.number().int().min(100).max(600_000).default(15_000),

@@ -1,7 +1,9 @@
 /** Resolves the caller from `Authorization: Bearer` or the session cookie; routes decide what that allows. */
 import type { MiddlewareHandler } from "hono";
 import { getCookie } from "hono/cookie";
-import { authenticate } from "../auth/principal.ts";
+import type { CallerCache } from "../auth/caller-cache.ts";
+import { resolveCaller } from "../auth/principal.ts";
+import { tokenHash } from "../auth/tokens.ts";
 import type { AppEnv } from "./context.ts";
 
 export const SESSION_COOKIE = "pglens_session";
@@ -15,13 +17,24 @@ export function presentedToken(header: string | undefined, cookie: string | unde
   return cookie ? { token: cookie, malformed: false } : { malformed: false };
 }
 
-export const resolvePrincipal: MiddlewareHandler<AppEnv> = async (c, next) => {
-  const { token, malformed } = presentedToken(c.req.header("authorization"), getCookie(c, SESSION_COOKIE));
-  if (malformed) c.set("credentialRejected", true);
-  else if (token) {
-    const principal = await authenticate(c.get("db"), token);
-    if (principal) c.set("principal", principal);
-    else c.set("credentialRejected", true);
-  }
-  return next();
-};
+const READ_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
+
+/** Sets the caller and its authority; `cache` spares the datastore repeated lookups of one token (auth/caller-cache.ts). */
+export function identifyCaller(cache: CallerCache): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    const { token, malformed } = presentedToken(c.req.header("authorization"), getCookie(c, SESSION_COOKIE));
+    if (malformed) c.set("credentialRejected", true);
+    else if (token) {
+      const hash = await tokenHash(token);
+      const authority = cache.get(hash) ?? (await resolveCaller(c.get("db"), token));
+      if (authority) {
+        cache.set(hash, authority);
+        c.set("principal", authority.principal);
+        c.set("authority", authority);
+      } else c.set("credentialRejected", true);
+    }
+    await next();
+    // This instance's own changes (a revoked token, a new grant, a logout) apply to the next request at once.
+    if (!READ_METHODS.has(c.req.method) && c.res.status < 400) cache.clear();
+  };
+}

@@ -22,7 +22,7 @@ const send = async (method: string, path: string, options: { token?: string; bod
 
 beforeAll(async () => {
   store = await migratedDatastore("pg");
-  ({ app, logs } = testApp(store.db, { config: { auth: { session_hours: 24, max_failed_logins_per_address: 8, max_failed_logins_per_account: 4, failure_window_minutes: 15, lockout_after_failures: 6 } } }));
+  ({ app, logs } = testApp(store.db, { config: { auth: { session_hours: 24, max_failed_logins_per_address: 8, max_failed_logins_per_account: 4, failure_window_minutes: 15, lockout_after_failures: 6, cache_seconds: 5 } } }));
   root = (await userWithToken(store.db, "root", { superuser: true })).token;
 });
 afterAll(() => store.close());

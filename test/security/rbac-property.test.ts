@@ -11,7 +11,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { missingRight } from "../../src/auth/escalation.ts";
 import { ACCESS_LEVELS, ADMIN_PERMISSIONS, ALL, MCP_PRIVILEGES } from "../../src/auth/permissions.ts";
-import { authenticate } from "../../src/auth/principal.ts";
+import { resolveCaller } from "../../src/auth/principal.ts";
 import { type Authority, loadAuthority } from "../../src/auth/rbac.ts";
 import { addMember, createGroup, setAdminGrants, setConnectionGrants, setMcpGrants } from "../../src/datastore/groups.ts";
 import { setTokenScope } from "../../src/datastore/api-tokens.ts";
@@ -109,9 +109,11 @@ async function buildWorld(r: Random, n: number): Promise<World> {
   return { users, usernames, groups, connections, tokens, attacker: { id: attackerId, token: minted.token } };
 }
 
+/** The caller of a token as requests see it (one statement), checked against the step-by-step load escalation checks use. */
 async function authorityOf(token: string): Promise<Authority | null> {
-  const principal = await authenticate(store.db, token);
-  return principal ? loadAuthority(store.db, principal) : null;
+  const caller = await resolveCaller(store.db, token);
+  if (caller) expect(caller).toEqual(await loadAuthority(store.db, caller.principal));
+  return caller;
 }
 
 const superusers = async () => (await store.db.query<{ id: number }>("SELECT id FROM users WHERE is_superuser ORDER BY id")).map((u) => u.id);
