@@ -117,17 +117,3 @@ export async function effectiveProbeConfigs(db: Queryable, connectionIds: readon
   }
   return result;
 }
-
-/**
- * The interval the metrics query judges `probe` by for each connection (SPEC.md's gap rule): the server's
- * own probe_configs row, else the global row, else 300 s. Cluster and group overrides drive the collector
- * only; the query's median-spacing rule absorbs their effect on gaps.
- */
-export async function collectionIntervals(db: Queryable, probe: string, connectionIds: readonly number[]): Promise<Map<number, number>> {
-  const rows = await db.query<{ scope: string; scope_id: number | null; collection_interval_seconds: number }>(
-    "SELECT scope, scope_id, collection_interval_seconds FROM probe_configs WHERE probe_name = $1 AND (scope = 'global' OR (scope = 'server' AND scope_id = ANY($2::int[])))",
-    [probe, connectionIds],
-  );
-  const global = rows.find((r) => r.scope === "global")?.collection_interval_seconds ?? FALLBACK_INTERVAL_SECONDS;
-  return new Map(connectionIds.map((id) => [id, rows.find((r) => r.scope === "server" && r.scope_id === id)?.collection_interval_seconds ?? global]));
-}

@@ -5,8 +5,7 @@
  */
 import type { Queryable } from "../../drivers/types.ts";
 import type { Authority } from "../auth/rbac.ts";
-import { assertConnectionsPermitted } from "../datastore/connections.ts";
-import { collectionIntervals } from "../datastore/probe-configs.ts";
+import { readableIntervals } from "../datastore/metrics-context.ts";
 import { probeTable, quoteIdent } from "../probes/ddl.ts";
 import { layoutBuckets, pointTimes } from "./buckets.ts";
 import { borrowLimitMs, judgedIntervalMs, levelPoint, seriesFromLevels } from "./series.ts";
@@ -33,8 +32,7 @@ export async function connectionGroups(
   db: Queryable,
   q: { access: Authority; connectionId: number; groupBy: ConnectionGrouping; window: Window; buckets?: number },
 ): Promise<{ group_by: ConnectionGrouping; groups: ConnectionGroup[] }> {
-  await assertConnectionsPermitted(db, [q.connectionId], q.access);
-  const intervalSeconds = (await collectionIntervals(db, "pg_stat_activity", [q.connectionId])).get(q.connectionId)!;
+  const intervalSeconds = (await readableIntervals(db, "pg_stat_activity", [q.connectionId], q.access)).get(q.connectionId)!;
   const buckets = layoutBuckets(q.window.start, q.window.end, intervalSeconds, q.buckets);
   const range = [q.connectionId, new Date(q.window.start - borrowLimitMs(buckets)).toISOString(), new Date(q.window.end).toISOString()];
   const inRange = "connection_id = $1 AND collected_at >= $2::timestamptz AND collected_at <= $3::timestamptz";

@@ -5,10 +5,9 @@
  */
 import type { Queryable } from "../../drivers/types.ts";
 import type { Authority } from "../auth/rbac.ts";
-import { assertConnectionsPermitted } from "../datastore/connections.ts";
 import { bucketValues, fetchGroupedChanges } from "../datastore/grouped-changes.ts";
 import { latestSample } from "../datastore/latest-sample.ts";
-import { collectionIntervals } from "../datastore/probe-configs.ts";
+import { readableIntervals } from "../datastore/metrics-context.ts";
 import { probeTable } from "../probes/ddl.ts";
 import { findProbe } from "../probes/index.ts";
 import { pointTimes, summaryBuckets } from "./buckets.ts";
@@ -44,9 +43,8 @@ async function deadTupleRatios(db: Queryable, connectionId: number, window: Wind
 }
 
 export async function databaseSummaries(db: Queryable, q: { access: Authority; connectionId: number; window: Window }): Promise<DatabaseSummary[]> {
-  await assertConnectionsPermitted(db, [q.connectionId], q.access);
   const buckets = summaryBuckets(q.window.start, q.window.end);
-  const intervalSeconds = (await collectionIntervals(db, "pg_stat_database", [q.connectionId])).get(q.connectionId)!;
+  const intervalSeconds = (await readableIntervals(db, "pg_stat_database", [q.connectionId], q.access)).get(q.connectionId)!;
   const changes = await fetchGroupedChanges(db, {
     probe: findProbe("pg_stat_database")!,
     connectionId: q.connectionId,

@@ -4,9 +4,8 @@
  */
 import type { Queryable } from "../../drivers/types.ts";
 import type { Authority } from "../auth/rbac.ts";
-import { assertConnectionsPermitted } from "../datastore/connections.ts";
 import { bucketValues, fetchGroupedChanges } from "../datastore/grouped-changes.ts";
-import { collectionIntervals } from "../datastore/probe-configs.ts";
+import { readableIntervals } from "../datastore/metrics-context.ts";
 import { NotFoundError } from "../errors.ts";
 import { probeTable } from "../probes/ddl.ts";
 import { findProbe } from "../probes/index.ts";
@@ -30,7 +29,7 @@ export interface QueryStats {
 }
 
 export async function queryStats(db: Queryable, q: { access: Authority; connectionId: number; queryid: string; window: Window; buckets?: number }): Promise<QueryStats> {
-  await assertConnectionsPermitted(db, [q.connectionId], q.access);
+  const intervalSeconds = (await readableIntervals(db, "pg_stat_statements", [q.connectionId], q.access)).get(q.connectionId)!;
   const table = probeTable("pg_stat_statements");
   const [latest] = await db.query<{ query: string }>(
     `SELECT query FROM ${table} WHERE connection_id = $1 AND queryid = $2::bigint ORDER BY collected_at DESC LIMIT 1`,
@@ -43,7 +42,6 @@ export async function queryStats(db: Queryable, q: { access: Authority; connecti
     [q.connectionId, q.queryid, new Date(q.window.start).toISOString(), new Date(q.window.end).toISOString()],
   );
 
-  const intervalSeconds = (await collectionIntervals(db, "pg_stat_statements", [q.connectionId])).get(q.connectionId)!;
   const buckets = layoutBuckets(q.window.start, q.window.end, intervalSeconds, q.buckets);
   const [changes] = await fetchGroupedChanges(db, {
     probe: findProbe("pg_stat_statements")!,

@@ -1,8 +1,7 @@
 /** A metrics query end to end: validate, resolve the interval, read the rows, run the pipeline. */
 import type { Queryable } from "../../drivers/types.ts";
 import type { Authority } from "../auth/rbac.ts";
-import { assertConnectionsPermitted, assertReadableConnections } from "../datastore/connections.ts";
-import { collectionIntervals } from "../datastore/probe-configs.ts";
+import { readableIntervals } from "../datastore/metrics-context.ts";
 import { fetchStoredChanges } from "../datastore/changes-repository.ts";
 import { fetchLevelPoints, reducibleInDatastore } from "../datastore/level-repository.ts";
 import { fetchSampleRows } from "../datastore/samples-repository.ts";
@@ -102,10 +101,7 @@ export async function prepareMetricsQuery(db: Queryable, q: MetricsQuery) {
   if (metrics.length === 0) throw new InputError(`probe \`${probe.name}\` has no numeric metrics; describe_probe lists its columns`);
   const aggregation = parseAggregation(q.aggregation);
   const filters = resolveFilters(probe, q.filters);
-  if (q.access) await assertConnectionsPermitted(db, q.connectionIds, q.access);
-  else await assertReadableConnections(db, q.connectionIds);
-
-  const intervals = await collectionIntervals(db, probe.name, q.connectionIds);
+  const intervals = await readableIntervals(db, probe.name, q.connectionIds, q.access);
   const intervalSeconds = Math.max(...intervals.values());
   const buckets = q.layout ?? layoutBuckets(q.window.start, q.window.end, intervalSeconds, q.buckets);
   return { probe, metrics, aggregation, filters, intervalSeconds, buckets, borrowFrom: q.window.start - borrowLimitMs(buckets) };

@@ -8,9 +8,8 @@
 import type { Queryable } from "../../drivers/types.ts";
 import type { Authority } from "../auth/rbac.ts";
 import { COLLECTOR_MARK } from "../collector/statement-mark.ts";
-import { assertConnectionsPermitted } from "../datastore/connections.ts";
 import { fetchGroupedChanges } from "../datastore/grouped-changes.ts";
-import { collectionIntervals } from "../datastore/probe-configs.ts";
+import { readableIntervals } from "../datastore/metrics-context.ts";
 import { InputError } from "../errors.ts";
 import { probeTable } from "../probes/ddl.ts";
 import { findProbe } from "../probes/index.ts";
@@ -71,14 +70,14 @@ async function lifetimeTotals(db: Queryable, connectionId: number, queryid?: str
 }
 
 /** Each statement's valid change over the window (statements that did not run are left out). */
-async function windowTotals(db: Queryable, connectionId: number, window: Window, queryid?: string): Promise<Totals[]> {
+async function windowTotals(db: Queryable, connectionId: number, intervalSeconds: number, window: Window, queryid?: string): Promise<Totals[]> {
   const changes = await fetchGroupedChanges(db, {
     probe: findProbe("pg_stat_statements")!,
     connectionId,
     columns: SUMMED,
     groupBy: ["queryid", "database_name"],
     buckets: { start: window.start, end: window.end, n: 1, width: window.end - window.start },
-    intervalSeconds: (await collectionIntervals(db, "pg_stat_statements", [connectionId])).get(connectionId)!,
+    intervalSeconds,
     filters: queryid === undefined ? {} : { queryid },
   });
   const totals: Totals[] = [];
@@ -124,8 +123,8 @@ async function statementTexts(db: Queryable, connectionId: number, window: Windo
 }
 
 export async function topQueries(db: Queryable, q: TopQueriesRequest): Promise<TopQuery[]> {
-  await assertConnectionsPermitted(db, [q.connectionId], q.access);
-  const totals = q.window ? await windowTotals(db, q.connectionId, q.window, q.queryid) : await lifetimeTotals(db, q.connectionId, q.queryid);
+  const intervalSeconds = (await readableIntervals(db, "pg_stat_statements", [q.connectionId], q.access)).get(q.connectionId)!;
+  const totals = q.window ? await windowTotals(db, q.connectionId, intervalSeconds, q.window, q.queryid) : await lifetimeTotals(db, q.connectionId, q.queryid);
   const direction = q.order === "asc" ? 1 : -1;
   const value = (x: TopQuery) => x[q.orderBy] ?? Number.NEGATIVE_INFINITY;
   return totals

@@ -1,0 +1,29 @@
+/**
+ * What a metrics request needs before its data, in one statement: that each connection exists and the caller
+ * may read it, and the interval the query judges gaps by (SPEC.md) per connection: the server's own probe_configs row, else
+ * the global row, else 300 s. Cluster and group overrides drive the collector only; the query's median-spacing
+ * rule absorbs their effect on gaps.
+ */
+import type { Queryable } from "../../drivers/types.ts";
+import { type Authority, connectionAccess } from "../auth/rbac.ts";
+import { ForbiddenError, NotFoundError } from "../errors.ts";
+import { FALLBACK_INTERVAL_SECONDS } from "./probe-configs.ts";
+
+/**
+ * Collection interval (seconds) per connection. NotFoundError names the first id that does not exist; with
+ * `access`, ForbiddenError the first the caller may not read (SPEC: the metrics endpoints answer 403 there).
+ */
+export async function readableIntervals(db: Queryable, probe: string, ids: readonly number[], access?: Authority): Promise<Map<number, number>> {
+  const rows = await db.query<{ id: number; owner_user_id: number | null; is_shared: boolean; interval_seconds: number | null }>(
+    `SELECT c.id, c.owner_user_id, c.is_shared,
+            coalesce((SELECT collection_interval_seconds FROM probe_configs WHERE probe_name = $2 AND scope = 'server' AND scope_id = c.id),
+                     (SELECT collection_interval_seconds FROM probe_configs WHERE probe_name = $2 AND scope = 'global')) AS interval_seconds
+       FROM connections c WHERE c.id = ANY($1::int[])`,
+    [ids, probe],
+  );
+  const missing = ids.find((id) => !rows.some((r) => r.id === id));
+  if (missing !== undefined) throw new NotFoundError(`connection ${missing} not found`);
+  const refused = access && rows.find((r) => connectionAccess(access, r) === null);
+  if (refused) throw new ForbiddenError(`you may not read connection ${refused.id}: ask an administrator for a connection privilege on it`);
+  return new Map(rows.map((r) => [r.id, r.interval_seconds ?? FALLBACK_INTERVAL_SECONDS]));
+}

@@ -1,0 +1,123 @@
+/**
+ * Datastore round trips per request, counted through the driver interface so they cannot silently grow back:
+ * authenticating a token costs one statement (none while cached), a metrics request two after it (its context,
+ * then its data). And the caller cache's bounds: a revoked token stops working at once on the instance that
+ * revoked it, and within auth.cache_seconds on any other.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Driver } from "../../drivers/types.ts";
+import { CallerCache, MAX_CACHED_CALLERS } from "../../src/auth/caller-cache.ts";
+import type { Authority } from "../../src/auth/rbac.ts";
+import { writeSamples } from "../../src/collector/sample-writer.ts";
+import { resolveConfig } from "../../src/config.ts";
+import { userWithToken } from "../support/auth.ts";
+import { addConnection, migratedDatastore, type TestDatastore } from "../support/datastore.ts";
+import { testApp } from "../support/app.ts";
+import { pause } from "../support/monitored.ts";
+
+/** The datastore as the app sees it, with every statement it sends recorded. */
+function counting(db: Driver) {
+  const statements: string[] = [];
+  const driver: Driver = {
+    kind: db.kind,
+    query: (sql, params) => (statements.push(sql), db.query(sql, params)),
+    transaction: (work) => db.transaction((tx) => work({ query: (sql, params) => (statements.push(sql), tx.query(sql, params)) })),
+    close: () => db.close(),
+  };
+  return { driver, statements };
+}
+
+describe("round trips", () => {
+  let store: TestDatastore;
+  let connectionId: number;
+  let token: string;
+  const hour = (h: number) => new Date(Date.now() - h * 3_600_000);
+
+  beforeAll(async () => {
+    store = await migratedDatastore("pg");
+    connectionId = await addConnection(store.db, "counted");
+    const rows = Array.from({ length: 60 }, (_, i) => hour(1 - i / 60)).flatMap((t, i) =>
+      ["app", "shop"].map((d) => ({ collected_at: t.toISOString(), database_name: d, datname: d, xact_commit: 100 * i, numbackends: 3 })),
+    );
+    await writeSamples(store.db, { connectionId, probe: "pg_stat_database", rows });
+    ({ token } = await userWithToken(store.db, "reader", { superuser: true }));
+  });
+  afterAll(() => store.close());
+
+  const request = async (app: ReturnType<typeof testApp>["app"], path: string, bearer = token) => {
+    const res = await app.request(path, { headers: { authorization: `Bearer ${bearer}` } });
+    return { status: res.status, body: await res.json() };
+  };
+
+  it("a token costs one statement, none while cached; a metrics query two more", async () => {
+    const { driver, statements } = counting(store.db);
+    const { app } = testApp(driver, { config: { auth: { ...resolveConfig({}, {}).auth, cache_seconds: 5 } } });
+    const metrics = `/api/v1/metrics/query?probe_name=pg_stat_database&connection_id=${connectionId}&metrics=xact_commit_per_sec&time_range=1h`;
+    const first = await request(app, metrics);
+    expect(first.status, JSON.stringify(first.body)).toBe(200);
+    expect(first.body[0].data.some((p: { value: number | null }) => p.value !== null)).toBe(true);
+    expect(statements, statements.join("\n")).toHaveLength(3);
+    statements.length = 0;
+    expect((await request(app, metrics)).status).toBe(200);
+    expect(statements, statements.join("\n")).toHaveLength(2);
+    for (const grouped of ["&group_by=database_name", "&database_name=app"]) {
+      statements.length = 0;
+      expect((await request(app, metrics + grouped)).status).toBe(200);
+      expect(statements.length, `${grouped}: ${statements.join("\n")}`).toBeLessThanOrEqual(4); // context, then the sample sequence, exceptions and rows
+    }
+  });
+
+  it("an unknown token costs one statement and is not remembered", async () => {
+    const { driver, statements } = counting(store.db);
+    const { app } = testApp(driver);
+    for (let i = 0; i < 2; i++) {
+      statements.length = 0;
+      expect((await request(app, "/api/v1/connections", "pglens_not_a_real_token")).status).toBe(401);
+      expect(statements).toHaveLength(1);
+    }
+  });
+
+  it("revocation applies at once on the instance that revoked, within auth.cache_seconds on another", async () => {
+    const { token: doomed, id: userId } = await userWithToken(store.db, "doomed");
+    const config = { auth: { ...resolveConfig({}, {}).auth, cache_seconds: 1 } };
+    const here = testApp(store.db, { config }).app;
+    const elsewhere = testApp(store.db, { config }).app;
+    expect((await request(here, "/api/v1/connections", doomed)).status).toBe(200);
+    expect((await request(elsewhere, "/api/v1/connections", doomed)).status).toBe(200);
+    // An administrator disables the user through this instance.
+    const disabled = await here.request(`/api/v1/rbac/users/${userId}`, {
+      method: "PUT",
+      headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+      body: JSON.stringify({ enabled: false }),
+    });
+    expect(disabled.status).toBe(200);
+    expect((await request(here, "/api/v1/connections", doomed)).status).toBe(401);
+    expect((await request(elsewhere, "/api/v1/connections", doomed)).status).toBe(200); // still cached there
+    await pause(1100);
+    expect((await request(elsewhere, "/api/v1/connections", doomed)).status).toBe(401);
+  });
+});
+
+describe("caller cache", () => {
+  const someone = (id: number) => ({ principal: { userId: id } }) as unknown as Authority;
+
+  it("forgets an entry after its time and holds at most MAX_CACHED_CALLERS, the oldest going first", () => {
+    let now = 0;
+    const cache = new CallerCache(5_000, () => now);
+    cache.set("a", someone(1));
+    now = 4_999;
+    expect(cache.get("a")).toEqual(someone(1));
+    now = 5_000;
+    expect(cache.get("a")).toBeUndefined();
+    for (let i = 0; i <= MAX_CACHED_CALLERS; i++) cache.set(`t${i}`, someone(i));
+    expect(cache.size).toBe(MAX_CACHED_CALLERS);
+    expect(cache.get("t0")).toBeUndefined();
+    expect(cache.get(`t${MAX_CACHED_CALLERS}`)).toEqual(someone(MAX_CACHED_CALLERS));
+  });
+
+  it("keeps nothing when the time is 0", () => {
+    const cache = new CallerCache(0);
+    cache.set("a", someone(1));
+    expect(cache.get("a")).toBeUndefined();
+  });
+});
