@@ -39,30 +39,31 @@ export async function recordChanges(tx: Queryable, probe: ProbeDefinition, conne
   const samples = groupSamples(probe, rows);
   const perColumn = columns.map((c) => intervalsFor(probe, c.name, samples));
   if (perColumn[0].length === 0) return;
-  const tracksEntities = probe.keys.length > 0;
+  const iso = (t: number) => new Date(t).toISOString();
   const names = columns.map((c) => quoteIdent(c.name));
+  // Multi-entity probes: each sample says its irregular intervals are recorded (samples from before were not).
+  const checked = probe.keys.length > 0 ? ["entities_checked"] : [];
 
-  const changes = changesTableName(probe.name);
-  await insertRows(tx, changes, {
-    columns: ["connection_id", "collected_at", "prev_collected_at", ...names, ...(tracksEntities ? ["entities_checked"] : [])],
-    types: ["integer", "timestamptz", "timestamptz", ...names.map(() => "double precision"), ...(tracksEntities ? ["boolean"] : [])],
-    rows: perColumn[0].map((iv, i) => [connectionId, new Date(iv.to).toISOString(), new Date(iv.from).toISOString(), ...perColumn.map((col) => col[i].change), ...(tracksEntities ? [true] : [])]),
-    onConflict: `(connection_id, collected_at) DO UPDATE SET prev_collected_at = excluded.prev_collected_at, ${[...names, ...(tracksEntities ? ["entities_checked"] : [])].map((n) => `${n} = excluded.${n}`).join(", ")}`,
+  await insertRows(tx, changesTableName(probe.name), {
+    columns: ["connection_id", "collected_at", "prev_collected_at", ...names, ...checked],
+    types: ["integer", "timestamptz", "timestamptz", ...names.map(() => "double precision"), ...checked.map(() => "boolean")],
+    rows: perColumn[0].map((iv, i) => [connectionId, iso(iv.to), iso(iv.from), ...perColumn.map((col) => col[i].change), ...checked.map(() => true)]),
+    onConflict: `(connection_id, collected_at) DO UPDATE SET prev_collected_at = excluded.prev_collected_at, ${[...names, ...checked].map((n) => `${n} = excluded.${n}`).join(", ")}`,
   });
-  if (!tracksEntities) return;
+  if (checked.length === 0) return;
 
   // The intervals ending after the first sample read were all recomputed: their irregular rows are replaced.
   const irregular = irregularTableName(probe.name);
   await tx.query(`DELETE FROM ${probeTable(irregular)} WHERE connection_id = $1 AND collected_at > $2::timestamptz AND collected_at <= $3::timestamptz`, [
     connectionId,
-    new Date(samples[0].t).toISOString(),
-    new Date(samples[samples.length - 1].t).toISOString(),
+    iso(samples[0].t),
+    iso(samples[samples.length - 1].t),
   ]);
   const types = new Map(probe.columns.map((c) => [c.name, c.type]));
   await insertRows(tx, irregular, {
     columns: ["connection_id", "collected_at", ...probe.keys.map(quoteIdent), ...names],
     types: ["integer", "timestamptz", ...probe.keys.map((k) => types.get(k)!), ...names.map(() => "double precision")],
-    rows: irregularIntervals(probe, columns, samples).map((x) => [connectionId, new Date(x.to).toISOString(), ...probe.keys.map((k) => x.entity[k]), ...x.changes]),
+    rows: irregularIntervals(probe, columns, samples).map((x) => [connectionId, iso(x.to), ...probe.keys.map((k) => x.entity[k]), ...x.changes]),
   });
 }
 

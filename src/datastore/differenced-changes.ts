@@ -120,6 +120,20 @@ export async function differencedChanges(db: Queryable, q: GroupedChangeQuery): 
     rowParams,
   );
 
+  return sumByGroup(q, { intervals, runs, rows, irregular, applied });
+}
+
+/**
+ * The arithmetic, pure: per entity, each run of counted intervals split at the entity's exceptions; plain
+ * segments differenced, exceptions added as recorded; summed per group and bucket. Undefined where the rows
+ * contradict the records (a change without an exception: then the scan answers).
+ */
+function sumByGroup(
+  q: GroupedChangeQuery,
+  read: { intervals: Interval[]; runs: Interval[][]; rows: Row[]; irregular: Row[]; applied: Row[] },
+): DifferencedChanges | undefined {
+  const { intervals, runs, rows, irregular, applied } = read;
+  const keys = q.probe.keys;
   const entityOf = (r: Row) => JSON.stringify(keys.map((k) => r[k]));
   const valuesAt = new Map<string, Map<number, Row>>(); // entity -> sample time -> row
   const exceptions = new Map<string, Map<number, Row>>(); // entity -> interval end -> irregular row
