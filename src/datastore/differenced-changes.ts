@@ -68,6 +68,9 @@ interface GroupState {
   /** Per column and bucket: the sum of per-interval rates, and the intervals with a valid change (by `to`). */
   rateSum: Array<Map<number, number>>;
   valid: Array<Map<number, Set<number>>>;
+  /** A group of one entity counts its valid intervals instead of collecting them (none is seen twice). */
+  single: boolean;
+  validCount: Array<Map<number, number>>;
 }
 
 export interface DifferencedChanges {
@@ -148,12 +151,19 @@ function sumByGroup(
     }
   }
 
+  const groupOf = (entity: string) => q.groupBy.map((c) => String(keyRow.get(entity)![c]));
+  const members = new Map<string, number>();
+  for (const entity of keyRow.keys()) {
+    const id = JSON.stringify(groupOf(entity));
+    members.set(id, (members.get(id) ?? 0) + 1);
+  }
   const groups = new Map<string, GroupState>();
+  const perColumn = () => q.columns.map(() => new Map());
   const stateOf = (entity: string): GroupState => {
-    const group = q.groupBy.map((c) => String(keyRow.get(entity)![c]));
+    const group = groupOf(entity);
     const id = JSON.stringify(group);
     let s = groups.get(id);
-    if (!s) groups.set(id, (s = { group, delta: q.columns.map(() => new Map()), rateSum: q.columns.map(() => new Map()), valid: q.columns.map(() => new Map()) }));
+    if (!s) groups.set(id, (s = { group, delta: perColumn(), rateSum: perColumn(), valid: perColumn(), single: members.get(id) === 1, validCount: perColumn() }));
     return s;
   };
   const num = (v: unknown) => (v === null || v === undefined ? null : Number(v));
@@ -172,6 +182,10 @@ function sumByGroup(
       s.delta[c].set(bucket, (s.delta[c].get(bucket) ?? 0) + change);
       if (!q.rates) return;
       s.rateSum[c].set(bucket, (s.rateSum[c].get(bucket) ?? 0) + rate);
+      if (s.single) {
+        s.validCount[c].set(bucket, (s.validCount[c].get(bucket) ?? 0) + ends.length);
+        return;
+      }
       let set = s.valid[c].get(bucket);
       if (!set) s.valid[c].set(bucket, (set = new Set()));
       for (const iv of ends) set.add(iv.to);
@@ -226,7 +240,7 @@ function sumByGroup(
     rate: s.delta.map((byBucket, c) => {
       const rates = new Map<number, number | null>();
       for (const k of byBucket.keys()) {
-        const n = q.rates ? (s.valid[c].get(k)?.size ?? 0) : 0;
+        const n = !q.rates ? 0 : s.single ? (s.validCount[c].get(k) ?? 0) : (s.valid[c].get(k)?.size ?? 0);
         rates.set(k, n > 0 ? s.rateSum[c].get(k)! / n : null);
       }
       return rates;
