@@ -16,6 +16,7 @@ import type { Row } from "../../src/metrics/samples.ts";
 import { findProbe } from "../../src/probes/index.ts";
 import { addConnection, DATASTORE_KINDS, migratedDatastore, type TestDatastore } from "../support/datastore.ts";
 import { seededRandom } from "../support/seeded-random.ts";
+import { statementHistory } from "../support/statement-history.ts";
 
 const probe = findProbe("pg_stat_statements")!;
 const T0 = Date.parse("2026-05-01T00:00:00Z");
@@ -25,36 +26,9 @@ const COLUMNS = ["calls", "total_exec_time"];
 const SEPARATOR = "\u001f";
 
 /** Odd seeds: irregular spacing; even seeds: 5-minute spacing with occasional gaps (so rates can be differenced). */
-function history(seed: number): Row[] {
-  const rng = seededRandom(seed);
-  const int = (lo: number, hi: number) => lo + Math.floor(rng() * (hi - lo + 1));
+function history(seed: number) {
   const spacings = seed % 2 ? [300, 300, 300, 150, 450, 600, 1, 3600] : [300, 300, 300, 300, 300, 300, 300, 300, 300, 3600];
-  const churn = seed % 3 === 0 ? 0.12 : 0.02;
-  const entities = ["app", "shop"].flatMap((db) => ["11", "-9000000000000000001", "42"].flatMap((q) => [10, 20].map((user) => ({ db, q, user }))));
-  const state = new Map<string, { calls: number; time: number; reset: string | null }>();
-  const rows: Row[] = [];
-  let t = T0;
-  for (let s = 0; s < int(30, 80); s++) {
-    const globalReset = rng() < 0.04 ? new Date(t - 1000).toISOString() : null;
-    for (const e of entities) {
-      const key = `${e.db}/${e.q}/${e.user}`;
-      if (rng() < churn) {
-        state.delete(key);
-        continue;
-      }
-      const cur = state.get(key) ?? { calls: int(0, 500), time: int(0, 5000), reset: null };
-      if (globalReset) Object.assign(cur, { calls: int(0, 5), time: int(0, 10), reset: globalReset });
-      else if (rng() < 0.03) Object.assign(cur, { calls: int(0, 3), time: int(0, 5) }); // unmarked drop
-      else Object.assign(cur, { calls: cur.calls + int(0, 200), time: cur.time + int(0, 4000) / 4 });
-      state.set(key, cur);
-      rows.push({
-        collected_at: new Date(t).toISOString(), database_name: e.db, queryid: e.q, userid: e.user, dbid: 1, toplevel: true, query: "q",
-        calls: rng() < 0.03 ? null : cur.calls, total_exec_time: cur.time, stats_reset: cur.reset,
-      });
-    }
-    t += spacings[Math.floor(rng() * spacings.length)] * 1000;
-  }
-  return rows;
+  return statementHistory(seed, { start: T0, samples: [30, 80], spacings, churn: seed % 3 === 0 ? 0.12 : 0.02, reset: 0.04, drop: 0.03, missing: 0.03 });
 }
 
 /** Writes the history in batches of whole samples, in shuffled order. */
@@ -71,6 +45,13 @@ async function writeShuffled(store: TestDatastore, connectionId: number, rows: r
     const wanted = new Set(batch);
     await writeSamples(store.db, { connectionId, probe: probe.name, rows: rows.filter((r) => wanted.has(r.collected_at as string)) as never });
   }
+}
+
+/** The datastore with every statement sent to it recorded. */
+function watching(store: TestDatastore) {
+  const statements: string[] = [];
+  const watched = { query: (sql: string, params?: readonly unknown[]) => (statements.push(sql), store.db.query(sql, params)) } as never;
+  return { statements, watched };
 }
 
 function expectSame(actual: GroupedChanges[], expected: GroupedChanges[], q: GroupedChangeQuery, where: string) {
@@ -104,12 +85,17 @@ describe.each(DATASTORE_KINDS)("differenced grouped changes on %s", (kind) => {
     await store.close();
   });
 
-  it.each(SEEDS)("seed %i: equal to the scan of every row for every group, bucket and column", async (seed) => {
-    const connectionId = await addConnection(store.db, `seed-${seed}`);
+  /** Seed `seed`'s history written in shuffled batches for a new connection; `rng` goes on to pick the queries. */
+  async function writtenHistory(name: string, seed: number, salt: number) {
+    const connectionId = await addConnection(store.db, name);
     const rows = history(seed);
-    const rng = seededRandom(seed * 104_729);
+    const rng = seededRandom(seed * salt);
     await writeShuffled(store, connectionId, rows, rng);
-    const last = Date.parse(rows[rows.length - 1].collected_at as string);
+    return { connectionId, rng, last: Date.parse(rows[rows.length - 1].collected_at as string) };
+  }
+
+  it.each(SEEDS)("seed %i: equal to the scan of every row for every group, bucket and column", async (seed) => {
+    const { connectionId, rng, last } = await writtenHistory(`seed-${seed}`, seed, 104_729);
     const groupings: Array<readonly string[]> = [[], ["database_name"], ["queryid", "database_name"], probe.keys];
     let differenced = 0;
     for (const groupBy of groupings) {
@@ -131,13 +117,8 @@ describe.each(DATASTORE_KINDS)("differenced grouped changes on %s", (kind) => {
   });
 
   it.each(SEEDS)("seed %i: the grouped metrics query by difference equals the pipeline on raw rows", async (seed) => {
-    const connectionId = await addConnection(store.db, `grouped-${seed}`);
-    const rows = history(seed);
-    const rng = seededRandom(seed * 7_727);
-    await writeShuffled(store, connectionId, rows, rng);
-    const last = Date.parse(rows[rows.length - 1].collected_at as string);
-    const statements: string[] = [];
-    const watched = { query: (sql: string, params?: readonly unknown[]) => (statements.push(sql), store.db.query(sql, params)) };
+    const { connectionId, rng, last } = await writtenHistory(`grouped-${seed}`, seed, 7_727);
+    const { statements, watched } = watching(store);
     let differenced = 0;
     const cases = ["database_name", "queryid,database_name", "database_name,queryid,userid,dbid,toplevel"].flatMap((groupBy) =>
       // Rates need runs of one interval length; deltas are differenced on irregular spacing too.
@@ -156,7 +137,7 @@ describe.each(DATASTORE_KINDS)("differenced grouped changes on %s", (kind) => {
         filters: rng() < 0.3 ? { database_name: "shop" } : {},
       };
       statements.length = 0;
-      const auto = await runGroupedMetricsQuery(watched as never, q);
+      const auto = await runGroupedMetricsQuery(watched, q);
       // Read by difference: the irregular intervals were read, the raw rows (fetchSampleRows' order) were not.
       if (statements.some((sql) => sql.includes("__irregular")) && !statements.some((sql) => sql.includes('ORDER BY "connection_id", "collected_at"'))) differenced++;
       const reference = await runGroupedMetricsQuery(store.db, q, "pipeline");
@@ -186,9 +167,8 @@ describe.each(DATASTORE_KINDS)("differenced grouped changes on %s", (kind) => {
     );
     await writeSamples(store.db, { connectionId, probe: probe.name, rows: rows as never });
     const q = { probeName: probe.name, connectionIds: [connectionId], window: { start: T0 + 15 * 60_000, end: T0 + 40 * 60_000 }, buckets: 5, metrics: "calls_delta", groupBy: "database_name" };
-    const statements: string[] = [];
-    const watched = { query: (sql: string, params?: readonly unknown[]) => (statements.push(sql), store.db.query(sql, params)) };
-    const auto = await runGroupedMetricsQuery(watched as never, q);
+    const { statements, watched } = watching(store);
+    const auto = await runGroupedMetricsQuery(watched, q);
     expect(statements.some((sql) => sql.includes("__irregular"))).toBe(true);
     const reference = await runGroupedMetricsQuery(store.db, q, "pipeline");
     expect(auto).toEqual(reference);

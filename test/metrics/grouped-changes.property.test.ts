@@ -15,6 +15,7 @@ import { borrowLimitMs, computeSeries } from "../../src/metrics/series.ts";
 import { findProbe } from "../../src/probes/index.ts";
 import { addConnection, DATASTORE_KINDS, migratedDatastore, type TestDatastore } from "../support/datastore.ts";
 import { seededRandom } from "../support/seeded-random.ts";
+import { statementHistory } from "../support/statement-history.ts";
 
 const probe = findProbe("pg_stat_statements")!;
 const T0 = Date.parse("2026-05-01T00:00:00Z");
@@ -22,35 +23,7 @@ const SPACINGS = [300, 300, 300, 300, 150, 450, 600, 1, 3600, 7200];
 const INTERVAL_S = 300;
 const SEEDS = Array.from({ length: 12 }, (_, i) => i + 1);
 
-function history(seed: number): Row[] {
-  const rng = seededRandom(seed);
-  const int = (lo: number, hi: number) => lo + Math.floor(rng() * (hi - lo + 1));
-  const entities = ["app", "shop"].flatMap((db) => ["11", "-9000000000000000001", "42"].flatMap((q) => [10, 20].map((user) => ({ db, q, user }))));
-  const state = new Map<string, { calls: number; time: number; reset: string | null }>();
-  const rows: Row[] = [];
-  let t = T0;
-  for (let s = 0; s < int(25, 70); s++) {
-    const globalReset = rng() < 0.05 ? new Date(t - 1000).toISOString() : null;
-    for (const e of entities) {
-      const key = `${e.db}/${e.q}/${e.user}`;
-      if (rng() < 0.12) {
-        state.delete(key);
-        continue;
-      }
-      const cur = state.get(key) ?? { calls: int(0, 500), time: int(0, 5000), reset: null };
-      if (globalReset) Object.assign(cur, { calls: int(0, 5), time: int(0, 10), reset: globalReset });
-      else if (rng() < 0.04) Object.assign(cur, { calls: int(0, 3), time: int(0, 5) }); // unmarked drop
-      else Object.assign(cur, { calls: cur.calls + int(0, 200), time: cur.time + int(0, 4000) / 4 });
-      state.set(key, cur);
-      rows.push({
-        collected_at: new Date(t).toISOString(), database_name: e.db, queryid: e.q, userid: e.user, dbid: 1, toplevel: true, query: "q",
-        calls: rng() < 0.04 ? null : cur.calls, total_exec_time: cur.time, stats_reset: cur.reset,
-      });
-    }
-    t += SPACINGS[Math.floor(rng() * SPACINGS.length)] * 1000;
-  }
-  return rows;
-}
+const history = (seed: number) => statementHistory(seed, { start: T0, samples: [25, 70], spacings: SPACINGS, churn: 0.12, reset: 0.05, drop: 0.04, missing: 0.04 });
 
 /** The pipeline's answer per group: deltas of both columns and the calls rate, n + 1 points each. */
 async function reference(store: TestDatastore, connectionId: number, b: Buckets, groupOf: (r: Row) => string) {
