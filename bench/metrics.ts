@@ -5,7 +5,8 @@
  * metrics endpoints (performance-summary, database-summaries, ...) over the last day, each as a ratio to the metrics
  * query of xact_commit_per_sec over the same 24 h (see endpoint-cases.ts). When Prometheus is installed, the same
  * pg_stat_database history is loaded into it and the equivalent PromQL timed in the same run (prometheus.ts).
- * Last, ingest throughput through the writer and bytes on disk per sample row.
+ * Last, ingest throughput through the writer, bytes on disk per sample row, and the 1-hour query's requests per
+ * second under 32 concurrent clients beside a minimal server running its data SQL (throughput.ts).
  * Options: BENCH_DAYS (default 30), BENCH_RUNS (default 5).
  */
 import { serve } from "@hono/node-server";
@@ -21,6 +22,7 @@ import { createLogger } from "../src/log.ts";
 import { startEmbeddedPostgres } from "../test/support/postgres.ts";
 import { endpointCases, loadEndpointDay } from "./endpoint-cases.ts";
 import { prometheusFound, startPrometheus } from "./prometheus.ts";
+import { minimalServer, requestsPerSecond } from "./throughput.ts";
 
 const DAYS = Number(process.env.BENCH_DAYS ?? 30);
 const RUNS = Number(process.env.BENCH_RUNS ?? 5);
@@ -172,6 +174,18 @@ async function main() {
     console.log(
       `pg_stat_database on disk: ${(raw / (stored * DATABASES)).toFixed(0)} bytes per sample row, ${((raw + derived) / (stored * DATABASES)).toFixed(0)} with the per-sample changes and irregular intervals (+${((100 * derived) / raw).toFixed(0)} %)`,
     );
+    // The 1-hour query under load, beside a bare server running its data statement (the stored changes).
+    const hourly = `${http.url}/api/v1/metrics/query?probe_name=pg_stat_database&connection_id=${id}&metrics=xact_commit_per_sec&time_range=1h`;
+    const bare = await minimalServer(
+      db,
+      `SELECT connection_id, collected_at, prev_collected_at, xact_commit FROM metrics.pg_stat_database__changes
+        WHERE connection_id = ANY($1::int[]) AND collected_at >= $2::timestamptz AND collected_at <= $3::timestamptz ORDER BY connection_id, collected_at`,
+      () => [[id], new Date(Date.now() - 3_600_000).toISOString(), new Date().toISOString()],
+    );
+    const ours = await requestsPerSecond(hourly, { authorization: `Bearer ${token}` });
+    const theirs = await requestsPerSecond(bare.url);
+    bare.close();
+    console.log(`1-hour query under 32 concurrent clients: ${ours.toFixed(0)} req/s; a minimal node:http server running its data SQL: ${theirs.toFixed(0)} req/s (${((100 * ours) / theirs).toFixed(0)} %)`);
     await prometheus?.stop();
     http.close();
   } finally {
