@@ -40,9 +40,10 @@ const list = (select: string) => `coalesce((${select}), '[]'::json)`;
  * The caller of a token with everything RBAC decides on (groups through nesting, their grants, the token's
  * scope) in one statement, so authenticating costs one round trip. An API token's last use is recorded at
  * most once a minute, by the same statement. Null when the token is unknown, expired, or its user is disabled or locked.
+ * `hash`: the token's hash, when the caller has computed it already.
  */
-export async function resolveCaller(db: Queryable, token: string): Promise<Authority | null> {
-  const hash = await tokenHash(token);
+export async function resolveCaller(db: Queryable, token: string, hash?: string): Promise<Authority | null> {
+  hash ??= await tokenHash(token);
   const session = isSessionToken(token);
   const [row] = await db.query<Found>(
     `WITH RECURSIVE caller AS (${session ? SESSION_CALLER : TOKEN_CALLER}),

@@ -12,7 +12,7 @@
  * sample times to read approach the samples themselves.
  */
 import type { Queryable } from "../../drivers/types.ts";
-import { type Buckets, bucketOf } from "../metrics/buckets.ts";
+import { bucketOf } from "../metrics/buckets.ts";
 import { median } from "../metrics/samples.ts";
 import { borrowLimitMs } from "../metrics/series.ts";
 import { changesTableName, irregularTableName, probeTable, quoteIdent } from "../probes/ddl.ts";
