@@ -26,9 +26,13 @@ export function identifyCaller(cache: CallerCache): MiddlewareHandler<AppEnv> {
     if (malformed) c.set("credentialRejected", true);
     else if (token) {
       const hash = await tokenHash(token);
-      const authority = cache.get(hash) ?? (await resolveCaller(c.get("db"), token));
+      // Stored only when looked up: a hit must not extend the entry's life, or a token in steady use would never be checked again.
+      let authority = cache.get(hash);
+      if (!authority) {
+        authority = (await resolveCaller(c.get("db"), token, hash)) ?? undefined;
+        if (authority) cache.set(hash, authority);
+      }
       if (authority) {
-        cache.set(hash, authority);
         c.set("principal", authority.principal);
         c.set("authority", authority);
       } else c.set("credentialRejected", true);

@@ -96,6 +96,20 @@ describe("round trips", () => {
     await pause(1100);
     expect((await request(elsewhere, "/api/v1/connections", doomed)).status).toBe(401);
   });
+  it("a token in steady use is still checked again once auth.cache_seconds have passed", async () => {
+    const { token: busy, id: userId } = await userWithToken(store.db, "busy");
+    const elsewhere = testApp(store.db, { config: { auth: { ...resolveConfig({}, {}).auth, cache_seconds: 1 } } }).app;
+    const started = Date.now();
+    expect((await request(elsewhere, "/api/v1/connections", busy)).status).toBe(200);
+    await store.db.query("UPDATE users SET enabled = false WHERE id = $1", [userId]); // through another instance
+    // Requests keep coming while the entry lives; they must not extend its life.
+    while (Date.now() - started < 900) {
+      expect((await request(elsewhere, "/api/v1/connections", busy)).status).toBe(200);
+      await pause(100);
+    }
+    await pause(Math.max(0, 1100 - (Date.now() - started)));
+    expect((await request(elsewhere, "/api/v1/connections", busy)).status).toBe(401);
+  });
 });
 
 describe("caller cache", () => {
