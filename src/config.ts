@@ -5,6 +5,7 @@
  */
 import { z } from "zod";
 import { DRIVER_KINDS } from "../drivers/types.ts";
+import { LLM_ENV_KEYS, llmConfigSchema } from "./llm/llm-config.ts";
 
 /** Tools that `builtins.tools.<name>: false` can switch off. */
 export const BUILTIN_TOOLS = [
@@ -100,6 +101,7 @@ export const configSchema = z.strictObject({
   /** The embedded datastore's first start loads a demo connection. */
   demo: z.stringbool().or(z.boolean()).default(true),
   builtins: z.strictObject({ tools: toolSwitches.default({}) }).default({ tools: {} }),
+  llm: llmConfigSchema,
 });
 
 export type Config = z.infer<typeof configSchema>;
@@ -128,6 +130,7 @@ export const ENV_KEYS: Record<string, string[]> = {
   PGLENS_TRUSTED_PROXIES: ["trusted_proxies"],
   PGLENS_MCP_ALLOWED_ORIGINS: ["mcp", "allowed_origins"],
   PGLENS_MAX_BODY_BYTES: ["max_body_bytes"],
+  ...LLM_ENV_KEYS,
 };
 
 export class ConfigError extends Error {

@@ -5,6 +5,9 @@ import type { Authority } from "../auth/rbac.ts";
 import type { Config } from "../config.ts";
 import type { Logger } from "../log.ts";
 import type { Transports } from "../notify/transports.ts";
+import type { HealthReport } from "../llm/health.ts";
+import type { ModelInfo } from "../llm/models.ts";
+import type { Recently } from "../llm/recently.ts";
 
 /** How the app reaches the datastore: one shared driver on Node, one per request on Workers. */
 export interface Datastore {
@@ -44,5 +47,7 @@ export interface AppEnv {
     transports: Transports;
     observeRequest?: AppDeps["observeRequest"];
     docsAssets?: AppDeps["docsAssets"];
+    /** What the public LLM endpoints answered lately (they must not become load on a provider). */
+    llmAnswers: { health: Recently<HealthReport>; models: Recently<ModelInfo[]> };
   };
 }

@@ -6,6 +6,8 @@ import { isUnavailable } from "../../drivers/errors.ts";
 import { SecretUnavailableError } from "../auth/secret-box.ts";
 import { MonitoredServerError } from "../monitored/client.ts";
 import { LiveBusyError } from "../monitored/live-slots.ts";
+import { LlmProviderError } from "../llm/provider-error.ts";
+import { TokenBudgetError } from "../llm/usage.ts";
 import { ConflictError, ForbiddenError, InputError, NotFoundError } from "../errors.ts";
 import type { AppEnv } from "./context.ts";
 
@@ -40,6 +42,11 @@ export function handleError(err: Error, c: Context<AppEnv>) {
   }
   const log = c.get("log");
   if (err instanceof MonitoredServerError) return errorResponse(c, 502, err.message);
+  if (err instanceof LlmProviderError) {
+    log?.warn("llm provider failed", { request_id: c.get("requestId"), provider: err.provider, error: err.message });
+    return errorResponse(c, err.status, err.message);
+  }
+  if (err instanceof TokenBudgetError) return errorResponse(c, 429, err.message, { "Retry-After": String(err.retryAfterSeconds) });
   if (err instanceof LiveBusyError) return errorResponse(c, 429, err.message, { "Retry-After": String(err.retryAfterSeconds) });
   if (err instanceof SecretUnavailableError) {
     log?.error("stored secrets unavailable", { request_id: c.get("requestId"), error: err.message });

@@ -1,11 +1,19 @@
 /** Cross-cutting middleware: dependencies into the context, one log line per request, the Link header. */
 import type { MiddlewareHandler } from "hono";
 import type { AppDeps, AppEnv } from "./context.ts";
+import type { HealthReport } from "../llm/health.ts";
+import type { ModelInfo } from "../llm/models.ts";
+import { Recently } from "../llm/recently.ts";
+
+/** How long the public LLM endpoints keep an answer. */
+export const LLM_PUBLIC_ANSWER_MS = 30_000;
 
 export const SERVICE_DESC_LINK = '</api/v1/openapi.json>; rel="service-desc"';
 
 export function provideDeps(deps: AppDeps): MiddlewareHandler<AppEnv> {
+  const llmAnswers = { health: new Recently<HealthReport>(LLM_PUBLIC_ANSWER_MS), models: new Recently<ModelInfo[]>(LLM_PUBLIC_ANSWER_MS) };
   return async (c, next) => {
+    c.set("llmAnswers", llmAnswers);
     c.set("config", deps.config);
     c.set("log", deps.log);
     c.set("transports", deps.transports ?? {});

@@ -20,7 +20,7 @@ export const JsonValue = z
   .openapi({ anyOf: [{ type: "object" }, { type: "array", items: {} }, NULLABLE_TEXT, { type: "number" }, { type: "boolean" }] });
 
 /** Standard error responses for a route's `responses` map. */
-export function errorResponses(...statuses: Array<400 | 401 | 403 | 404 | 409 | 429 | 503>) {
+export function errorResponses<S extends 400 | 401 | 403 | 404 | 409 | 429 | 502 | 503 | 504>(...statuses: S[]) {
   const text: Record<number, string> = {
     400: "Invalid request",
     401: "Missing or invalid token",
@@ -28,9 +28,11 @@ export function errorResponses(...statuses: Array<400 | 401 | 403 | 404 | 409 | 
     404: "Not found",
     409: "Conflict with an existing resource",
     429: "Too many requests",
+    502: "The upstream provider failed (its status and message, never its key)",
     503: "Datastore unavailable",
+    504: "The upstream provider did not answer in time",
   };
   return Object.fromEntries(
     statuses.map((s) => [s, { description: text[s], content: { "application/json": { schema: ErrorSchema } } }]),
-  ) as Record<(typeof statuses)[number], { description: string; content: { "application/json": { schema: typeof ErrorSchema } } }>;
+  ) as Record<S, { description: string; content: { "application/json": { schema: typeof ErrorSchema } } }>;
 }

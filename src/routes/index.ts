@@ -8,6 +8,7 @@ import { clusterRoutes } from "./clusters.ts";
 import { docsRoutes } from "./docs.ts";
 import { connectionRoutes } from "./connections.ts";
 import { healthRoutes } from "./health.ts";
+import { llmRoutes } from "./llm.ts";
 import { mcpRoutes } from "./mcp.ts";
 import { mcpToolRoutes } from "./mcp-tools.ts";
 import { metricsRoutes } from "./metrics.ts";
@@ -46,6 +47,7 @@ export const ROUTE_MODULES = [
   timelineRoutes,
   notificationChannelRoutes,
   channelOverrideRoutes,
+  llmRoutes,
   mcpToolRoutes,
   mcpRoutes,
   docsRoutes,

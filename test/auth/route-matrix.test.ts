@@ -51,7 +51,7 @@ function request(method: string, path: string, token?: string) {
 describe("every route has an access decision that holds", () => {
   it("covers the whole route table", () => {
     expect(routes().length).toBeGreaterThan(30);
-    expect(routes().filter((r) => r.access === "public").map((r) => `${r.method} ${r.path}`)).toEqual(["GET /health", "POST /api/v1/auth/login", "POST /api/v1/auth/logout", "GET /api/v1/docs", "GET /api/v1/docs/:file", "GET /api/v1/openapi.json"]);
+    expect(routes().filter((r) => r.access === "public").map((r) => `${r.method} ${r.path}`)).toEqual(["GET /health", "POST /api/v1/auth/login", "POST /api/v1/auth/logout", "GET /api/v1/llm/providers", "GET /api/v1/llm/models", "GET /api/v1/llm/health", "GET /api/v1/docs", "GET /api/v1/docs/:file", "GET /api/v1/openapi.json"]);
   });
 
   it("refuses to build an app with a route that has no decision", () => {

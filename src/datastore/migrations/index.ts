@@ -15,7 +15,8 @@ import { migration as metricsSummaryTools } from "./0014_metrics_summary_tools.t
 import { migration as replicationTopology } from "./0015_replication_topology.ts";
 import { migration as statementWal } from "./0016_statement_wal.ts";
 import { migration as irregularIntervals } from "./0017_irregular_intervals.ts";
+import { migration as llmTokenUsage } from "./0018_llm_token_usage.ts";
 import type { Migration } from "./types.ts";
 
 /** Every migration, in order. Append new ones; never edit one that has shipped. */
-export const MIGRATIONS: readonly Migration[] = [foundation, probeCatalogue, sampleChanges, auth, estate, collector, security, alerting, liveLogin, blackouts, timelineProbes, notifications, listConnectionsTool, metricsSummaryTools, replicationTopology, statementWal, irregularIntervals];
+export const MIGRATIONS: readonly Migration[] = [foundation, probeCatalogue, sampleChanges, auth, estate, collector, security, alerting, liveLogin, blackouts, timelineProbes, notifications, listConnectionsTool, metricsSummaryTools, replicationTopology, statementWal, irregularIntervals, llmTokenUsage];

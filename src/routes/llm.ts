@@ -1,0 +1,327 @@
+import { createRoute, z } from "@hono/zod-openapi";
+import type { Context } from "hono";
+import { streamSSE } from "hono/streaming";
+import { getUser } from "../datastore/users.ts";
+import { InputError } from "../errors.ts";
+import { PUBLIC, USER, authority, guarded } from "../http/access.ts";
+import type { AppEnv } from "../http/context.ts";
+import { json, jsonBody } from "../http/params.ts";
+import { newRouter } from "../http/router.ts";
+import { JsonValue, errorResponses } from "../http/schemas.ts";
+import { type ChatTurn, chat, chatStream } from "../llm/chat.ts";
+import { MAX_EMBED_INPUTS, embedMultimodal, embedTexts } from "../llm/embed.ts";
+import { providerHealth } from "../llm/health.ts";
+import { LLM_PROVIDERS } from "../llm/llm-config.ts";
+import { listModels } from "../llm/models.ts";
+import { PROVIDER_INFO, choose, configuredProviders, defaultModel, defaultProvider } from "../llm/providers.ts";
+import { MAX_RERANK_DOCUMENTS, rerankLocally, rerankWithProvider } from "../llm/rerank.ts";
+import { buildSystemPrompt } from "../llm/system-prompt.ts";
+import { checkBudget, recordUsage } from "../llm/usage.ts";
+
+const tags = ["LLM"];
+const base = "/api/v1/llm";
+/** A comment line this often keeps proxies from closing a stream while the model thinks. */
+export const KEEPALIVE_MS = 15_000;
+
+const Provider = z.object({
+  name: z.enum(LLM_PROVIDERS),
+  display: z.string(),
+  isDefault: z.boolean(),
+  capabilities: z.array(z.enum(["chat", "embed", "embed_images", "rerank"])),
+});
+const ProviderName = z.enum(LLM_PROVIDERS, { error: `must be one of: ${LLM_PROVIDERS.join(", ")}` });
+const ModelName = z.string().regex(/^[A-Za-z0-9._:/-]{1,256}$/, "must be 1-256 characters of letters, digits and - . _ : /");
+
+/** A JSON object (tool arguments, JSON Schemas). */
+const JsonObject = z.record(z.string(), z.unknown()).openapi({ type: "object", additionalProperties: {} });
+const TextBlock = z.object({ type: z.literal("text"), text: z.string() });
+const ToolUseBlock = z.object({ type: z.literal("tool_use"), id: z.string().min(1).max(256), name: z.string().min(1).max(128), input: JsonObject });
+const ToolResultBlock = z.object({
+  type: z.literal("tool_result"),
+  tool_use_id: z.string().min(1).max(256),
+  content: z.union([z.string(), z.array(TextBlock)]),
+  is_error: z.boolean().optional(),
+});
+const Message = z.object({
+  role: z.enum(["user", "assistant"]),
+  content: z.union([z.string(), z.array(z.discriminatedUnion("type", [TextBlock, ToolUseBlock, ToolResultBlock])).min(1)]),
+  cache_control: JsonValue.optional().openapi({ description: "Accepted for compatibility; providers cache as they see fit" }),
+});
+const Tool = z.object({
+  name: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, "tool names are 1-64 letters, digits, _ and -"),
+  description: z.string().max(10_000).optional(),
+  inputSchema: JsonObject.openapi({ description: "JSON Schema of the tool's arguments" }),
+});
+const ChatRequest = z
+  .object({
+    messages: z.array(Message).min(1, "messages: at least one message").max(2000),
+    tools: z.array(Tool).max(256).default([]),
+    system: z.string().max(100_000).optional().openapi({ description: "Replaces pglens's assistant persona; the caller's memories and identity are still appended" }),
+    provider: ProviderName.optional(),
+    model: ModelName.optional(),
+    debug: z.boolean().optional(),
+  })
+  .openapi("ChatRequest");
+const Usage = z
+  .object({
+    provider: z.string(),
+    model: z.string(),
+    prompt_tokens: z.number().int(),
+    completion_tokens: z.number().int(),
+    total_tokens: z.number().int(),
+    cache_read_tokens: z.number().int(),
+    cache_creation_tokens: z.number().int(),
+  })
+  .openapi("TokenUsage");
+const ChatReply = z
+  .object({ content: z.array(z.union([TextBlock, ToolUseBlock])), stop_reason: z.string().openapi({ example: "end_turn" }), token_usage: Usage })
+  .openapi("ChatReply");
+
+const STREAM_FORMAT = [
+  "Server-sent events, in this order: `message_start` `{provider, model}`; any number of `content_delta` `{index, type: \"text\", text}` and",
+  "`tool_use` `{index, type: \"tool_use\", id, name, input}` (each tool call once complete); then `message_end` `{stop_reason, token_usage}`,",
+  "or `error` `{error}` when the provider fails mid-way. Each `data` is one line of JSON. A `: keepalive` comment is sent every 15 s.",
+  "Closing the connection cancels the provider request.",
+].join(" ");
+
+const EmbedRequest = z
+  .object({
+    input: z.union([z.string(), z.array(z.string()).min(1, "input: at least one text").max(MAX_EMBED_INPUTS, `input: at most ${MAX_EMBED_INPUTS} texts per request`)]),
+    model: ModelName.optional(),
+    provider: ProviderName.optional(),
+    dimensions: z.number().int().min(1).max(65_536).optional(),
+  })
+  .openapi("EmbedRequest");
+const Embeddings = z.object({ model: z.string(), dimensions: z.number().int(), embeddings: z.array(z.array(z.number())) }).openapi("Embeddings");
+const MultimodalInput = z.discriminatedUnion("type", [
+  z.object({ type: z.literal("text"), text: z.string().min(1) }),
+  z.object({
+    type: z.literal("image"),
+    data: z.string().regex(/^[A-Za-z0-9+/=\s]+$/, "data: base64 without a data: prefix").optional(),
+    url: z.url({ protocol: /^https?$/, error: "url: an http(s) URL" }).optional(),
+    mime_type: z.enum(["image/png", "image/jpeg", "image/webp", "image/gif"]).optional(),
+  }),
+]);
+const MultimodalRequest = z
+  .object({
+    inputs: z.array(MultimodalInput).min(1, "inputs: at least one").max(MAX_EMBED_INPUTS, `inputs: at most ${MAX_EMBED_INPUTS} per request`),
+    model: ModelName.optional(),
+    provider: ProviderName.optional(),
+  })
+  .openapi("MultimodalEmbedRequest");
+const RerankRequest = z
+  .object({
+    query: z.string().min(1, "query: required"),
+    documents: z.array(z.string()).min(1, "documents: at least one").max(MAX_RERANK_DOCUMENTS, `documents: at most ${MAX_RERANK_DOCUMENTS}`),
+    top_n: z.number().int().min(1).optional(),
+    model: ModelName.optional(),
+    provider: ProviderName.optional(),
+  })
+  .openapi("RerankRequest");
+const Reranked = z
+  .object({
+    method: z.string().openapi({ description: "`<provider>/<model>`, or `bm25` when no rerank provider is configured" }),
+    results: z.array(z.object({ index: z.number().int(), score: z.number(), document: z.string() })),
+  })
+  .openapi("Reranked");
+
+/** Who is asking, as the system prompt tells the model. */
+async function currentUser(c: Context<AppEnv>) {
+  const a = await authority(c);
+  const user = await getUser(c.get("db"), a.principal.userId);
+  return {
+    username: user.username,
+    displayName: user.display_name,
+    notes: user.annotation,
+    isSuperuser: user.is_superuser,
+    groups: a.groups,
+    adminPermissions: a.principal.isSuperuser ? [] : a.grants.admin_permissions,
+  };
+}
+
+async function budgeted(c: Context<AppEnv>) {
+  const principal = c.get("principal")!;
+  await checkBudget(c.get("db"), c.get("config").llm, principal.userId);
+  return (endpoint: string, usage: { provider: string; model: string; prompt_tokens: number; completion_tokens: number }) =>
+    recordUsage(c.get("db"), c.get("log"), c.get("config").llm, principal, { endpoint, ...usage });
+}
+
+async function chatTurn(c: Context<AppEnv>, body: z.infer<typeof ChatRequest>): Promise<ChatTurn> {
+  // Pinned memories join the prompt when memories exist (the AI-features work); none until then.
+  return { messages: body.messages, tools: body.tools, system: buildSystemPrompt(body.system, await currentUser(c), []) };
+}
+
+export const llmRoutes = newRouter()
+  .openapi(
+    guarded(PUBLIC, createRoute({
+      method: "get",
+      path: `${base}/providers`,
+      tags,
+      summary: "Configured LLM providers and the default model (no authentication)",
+      responses: { 200: json(z.object({ providers: z.array(Provider), defaultModel: z.string().nullable() }), "Providers with usable configuration") },
+    })),
+    (c) => {
+      const llm = c.get("config").llm;
+      const chatDefault = defaultProvider(llm, "chat");
+      const providers = configuredProviders(llm).map((name) => ({ name, display: PROVIDER_INFO[name].display, isDefault: name === chatDefault, capabilities: PROVIDER_INFO[name].capabilities }));
+      return c.json({ providers, defaultModel: chatDefault ? (defaultModel(llm, chatDefault, "chat") ?? null) : null }, 200);
+    },
+  )
+  .openapi(
+    guarded(PUBLIC, createRoute({
+      method: "get",
+      path: `${base}/models`,
+      tags,
+      summary: "The provider's models, asked live (kept 30 s; no authentication)",
+      request: { query: z.object({ provider: ProviderName.optional().openapi({ description: "Default: the default chat provider" }) }) },
+      responses: {
+        200: json(z.object({ provider: z.enum(LLM_PROVIDERS), models: z.array(z.object({ name: z.string(), description: z.string().optional() })) }), "Models"),
+        ...errorResponses(400, 502, 504),
+      },
+    })),
+    async (c) => {
+      const llm = c.get("config").llm;
+      const requested = c.req.valid("query").provider;
+      const name = requested ?? defaultProvider(llm, "chat") ?? defaultProvider(llm, "embed");
+      if (!name) throw new InputError("no LLM provider is configured: set llm.providers.<name>.api_key (or PGLENS_LLM_<NAME>_API_KEY)");
+      const { provider, settings } = choose(llm, PROVIDER_INFO[name].capabilities[0], name);
+      const models = await c.get("llmAnswers").models.get(provider, () => listModels(llm, provider, settings, AbortSignal.timeout(llm.timeout_seconds * 1000)));
+      return c.json({ provider, models }, 200);
+    },
+  )
+  .openapi(
+    guarded(PUBLIC, createRoute({
+      method: "get",
+      path: `${base}/health`,
+      tags,
+      summary: "Each provider's health from a cheap live call (kept 30 s; no authentication)",
+      responses: {
+        200: json(
+          z.object({
+            providers: z.array(z.object({ name: z.enum(LLM_PROVIDERS), status: z.enum(["ok", "error", "unconfigured"]), latency_ms: z.number().int().optional(), error: z.string().optional() })),
+            checked_at: z.string(),
+          }),
+          "Per provider: ok, error (with the provider's status) or unconfigured",
+        ),
+      },
+    })),
+    async (c) => c.json(await c.get("llmAnswers").health.get("all", () => providerHealth(c.get("config").llm)), 200),
+  )
+  .openapi(
+    guarded(USER, createRoute({
+      method: "post",
+      path: `${base}/chat`,
+      tags,
+      summary: "One chat turn: the model's text and tool calls (the client runs the tools and sends their results back)",
+      request: { body: jsonBody(ChatRequest) },
+      responses: { 200: json(ChatReply, "The model's reply"), ...errorResponses(400, 401, 429, 502, 504) },
+    })),
+    async (c) => {
+      const body = c.req.valid("json");
+      const llm = c.get("config").llm;
+      const choice = choose(llm, "chat", body.provider, body.model);
+      const record = await budgeted(c);
+      const reply = await chat(llm, choice, await chatTurn(c, body), c.req.raw.signal);
+      await record("chat", reply.token_usage);
+      return c.json(reply, 200);
+    },
+  )
+  .openapi(
+    guarded(USER, createRoute({
+      method: "post",
+      path: `${base}/chat/stream`,
+      tags,
+      summary: "One chat turn streamed as server-sent events",
+      description: STREAM_FORMAT,
+      request: { body: jsonBody(ChatRequest) },
+      responses: {
+        200: { description: STREAM_FORMAT, content: { "text/event-stream": { schema: z.string().openapi({ example: 'event: content_delta\ndata: {"index":0,"type":"text","text":"Hello"}\n\n' }) } } },
+        ...errorResponses(400, 401, 429),
+      },
+    })),
+    async (c) => {
+      const body = c.req.valid("json");
+      const llm = c.get("config").llm;
+      const choice = choose(llm, "chat", body.provider, body.model);
+      const record = await budgeted(c);
+      const turn = await chatTurn(c, body);
+      return streamSSE(c, async (stream) => {
+        const upstream = new AbortController();
+        stream.onAbort(() => upstream.abort());
+        const keepalive = setInterval(() => void stream.write(": keepalive\n\n").catch(() => {}), KEEPALIVE_MS);
+        try {
+          for await (const e of chatStream(llm, choice, turn, upstream.signal)) {
+            await stream.writeSSE({ event: e.event, data: JSON.stringify(e.data) });
+            if (e.event === "message_end") await record("chat/stream", e.data.token_usage);
+          }
+        } finally {
+          clearInterval(keepalive);
+        }
+      });
+    },
+  )
+  .openapi(
+    guarded(USER, createRoute({
+      method: "post",
+      path: `${base}/embed`,
+      tags,
+      summary: "Embeddings of one text or many",
+      request: { body: jsonBody(EmbedRequest) },
+      responses: { 200: json(Embeddings, "One embedding per input, in order"), ...errorResponses(400, 401, 429, 502, 504) },
+    })),
+    async (c) => {
+      const body = c.req.valid("json");
+      const llm = c.get("config").llm;
+      const choice = choose(llm, "embed", body.provider, body.model);
+      const record = await budgeted(c);
+      const inputs = typeof body.input === "string" ? [body.input] : body.input;
+      const result = await embedTexts(llm, choice, inputs, body.dimensions, c.req.raw.signal);
+      await record("embed", { provider: choice.provider, model: choice.model, prompt_tokens: result.tokens, completion_tokens: 0 });
+      return c.json({ model: result.model, dimensions: result.dimensions, embeddings: result.embeddings }, 200);
+    },
+  )
+  .openapi(
+    guarded(USER, createRoute({
+      method: "post",
+      path: `${base}/embed/multimodal`,
+      tags,
+      summary: "Embeddings of texts and images in one vector space (a provider that embeds images: Voyage)",
+      request: { body: jsonBody(MultimodalRequest) },
+      responses: { 200: json(Embeddings, "One embedding per input, in order"), ...errorResponses(400, 401, 429, 502, 504) },
+    })),
+    async (c) => {
+      const body = c.req.valid("json");
+      body.inputs.forEach((input, i) => {
+        if (input.type !== "image") return;
+        if (Boolean(input.data) === Boolean(input.url)) throw new InputError(`inputs[${i}]: an image needs exactly one of data (base64) or url`);
+        if (input.data && !input.mime_type) throw new InputError(`inputs[${i}]: mime_type is required with data`);
+      });
+      const llm = c.get("config").llm;
+      const choice = choose(llm, "embed_images", body.provider, body.model);
+      const record = await budgeted(c);
+      const result = await embedMultimodal(llm, choice, body.inputs, c.req.raw.signal);
+      await record("embed/multimodal", { provider: choice.provider, model: choice.model, prompt_tokens: result.tokens, completion_tokens: 0 });
+      return c.json({ model: result.model, dimensions: result.dimensions, embeddings: result.embeddings }, 200);
+    },
+  )
+  .openapi(
+    guarded(USER, createRoute({
+      method: "post",
+      path: `${base}/rerank`,
+      tags,
+      summary: "Documents ordered by relevance to a query (a rerank provider when configured, else local BM25)",
+      request: { body: jsonBody(RerankRequest) },
+      responses: { 200: json(Reranked, "Most relevant first"), ...errorResponses(400, 401, 429, 502, 504) },
+    })),
+    async (c) => {
+      const body = c.req.valid("json");
+      const llm = c.get("config").llm;
+      const topN = body.top_n && Math.min(body.top_n, body.documents.length);
+      if (!body.provider && !defaultProvider(llm, "rerank")) return c.json(rerankLocally(body.query, body.documents, topN), 200);
+      const choice = choose(llm, "rerank", body.provider, body.model);
+      const record = await budgeted(c);
+      const ranked = await rerankWithProvider(llm, choice, body.query, body.documents, topN, c.req.raw.signal);
+      await record("rerank", { provider: choice.provider, model: choice.model, prompt_tokens: 0, completion_tokens: 0 });
+      return c.json(ranked, 200);
+    },
+  );
