@@ -86,6 +86,10 @@ export async function* chatStream(llm: LlmConfig, choice: Choice, turn: ChatTurn
         yield { event: "tool_use", data: { index, type: "tool_use", id: part.toolCallId, name: part.toolName, input: (part.input ?? {}) as Record<string, unknown> } };
       } else if (part.type === "error") {
         throw part.error;
+      } else if (part.type === "abort") {
+        // The caller left (nothing more to say), or the deadline passed.
+        if (signal?.aborted) return;
+        throw Object.assign(new Error("deadline passed"), { name: "TimeoutError" });
       } else if (part.type === "finish") {
         yield { event: "message_end", data: { stop_reason: stopReason(part.finishReason), token_usage: tokenUsage(choice.provider, choice.model, part.totalUsage) } };
       }

@@ -21,17 +21,18 @@ export class LlmProviderError extends Error {
 const MAX_MESSAGE = 300;
 
 /** Every secret of the llm configuration: keys and custom header values. */
-function secretsOf(llm: LlmConfig): string[] {
-  return Object.values(llm.providers).flatMap((s) => (s ? [s.api_key, ...Object.values(s.headers)] : [])).filter((v): v is string => Boolean(v && v.length >= 4));
+function secretsOf(llm: LlmConfig): { keys: string[]; headerValues: string[] } {
+  const settings = Object.values(llm.providers).filter((s) => s !== undefined);
+  const long = (v: string | undefined): v is string => Boolean(v && v.length >= 4);
+  return { keys: settings.map((s) => s.api_key).filter(long), headerValues: settings.flatMap((s) => Object.values(s.headers)).filter(long) };
 }
 
 export function redact(llm: LlmConfig, text: string): string {
+  const { keys, headerValues } = secretsOf(llm);
   let out = text;
-  for (const secret of secretsOf(llm)) {
-    out = out.split(secret).join("[redacted]");
-    // Providers quote keys masked ("sk-proj-****abcd"): any word that starts like one of ours goes too.
-    if (secret.length >= 12) out = out.replace(new RegExp(`${escapeRegExp(secret.slice(0, 6))}\\S*`, "g"), "[redacted]");
-  }
+  for (const secret of [...keys, ...headerValues]) out = out.split(secret).join("[redacted]");
+  // Providers quote keys masked ("sk-proj-****abcd"): any word that starts like one of our keys goes too.
+  for (const key of keys.filter((k) => k.length >= 12)) out = out.replace(new RegExp(`${escapeRegExp(key.slice(0, 6))}\\S*`, "g"), "[redacted]");
   return out;
 }
 

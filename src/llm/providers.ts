@@ -48,8 +48,11 @@ export const PROVIDER_INFO: Record<LlmProviderName, ProviderInfo> = {
   },
 };
 
-/** A model name as providers spell them; anything else never reaches a provider. */
-export const MODEL_NAME = /^[A-Za-z0-9._:/-]{1,256}$/;
+/**
+ * A model name as providers spell them; anything else never reaches a provider. Some providers put the name
+ * in the URL path, so "." and ".." segments (which would lead our key to another endpoint) are refused too.
+ */
+export const MODEL_NAME = /^(?!.*(?:^|\/)\.{1,2}(?:\/|$))[A-Za-z0-9._:/-]{1,256}$/;
 
 export function settingsOf(llm: LlmConfig, name: LlmProviderName): LlmProviderSettings | undefined {
   const s = llm.providers[name];
@@ -90,7 +93,7 @@ export function choose(llm: LlmConfig, capability: Capability, provider?: string
   if (!settings) throw new InputError(`provider ${name} is not configured: set PGLENS_LLM_${name.toUpperCase()}_${PROVIDER_INFO[name].keyOptional ? "BASE_URL" : "API_KEY"}`);
   const chosenModel = model ?? defaultModel(llm, name, capability);
   if (!chosenModel) throw new InputError(`no default model for ${name}: name one in the request`);
-  if (!MODEL_NAME.test(chosenModel)) throw new InputError("model must be 1-256 characters of letters, digits and - . _ : /");
+  if (!MODEL_NAME.test(chosenModel)) throw new InputError("model must be 1-256 characters of letters, digits and - . _ : / (no . or .. path segments)");
   return { provider: name, model: chosenModel, settings };
 }
 

@@ -13,7 +13,7 @@ import { MAX_EMBED_INPUTS, embedMultimodal, embedTexts } from "../llm/embed.ts";
 import { providerHealth } from "../llm/health.ts";
 import { LLM_PROVIDERS } from "../llm/llm-config.ts";
 import { listModels } from "../llm/models.ts";
-import { PROVIDER_INFO, choose, configuredProviders, defaultModel, defaultProvider } from "../llm/providers.ts";
+import { MODEL_NAME, PROVIDER_INFO, choose, configuredProviders, defaultModel, defaultProvider } from "../llm/providers.ts";
 import { MAX_RERANK_DOCUMENTS, rerankLocally, rerankWithProvider } from "../llm/rerank.ts";
 import { buildSystemPrompt } from "../llm/system-prompt.ts";
 import { checkBudget, recordUsage } from "../llm/usage.ts";
@@ -30,7 +30,7 @@ const Provider = z.object({
   capabilities: z.array(z.enum(["chat", "embed", "embed_images", "rerank"])),
 });
 const ProviderName = z.enum(LLM_PROVIDERS, { error: `must be one of: ${LLM_PROVIDERS.join(", ")}` });
-const ModelName = z.string().regex(/^[A-Za-z0-9._:/-]{1,256}$/, "must be 1-256 characters of letters, digits and - . _ : /");
+const ModelName = z.string().regex(MODEL_NAME, "must be 1-256 characters of letters, digits and - . _ : / (no . or .. path segments)");
 
 /** A JSON object (tool arguments, JSON Schemas). */
 const JsonObject = z.record(z.string(), z.unknown()).openapi({ type: "object", additionalProperties: {} });
@@ -86,7 +86,7 @@ const STREAM_FORMAT = [
 
 const EmbedRequest = z
   .object({
-    input: z.union([z.string(), z.array(z.string()).min(1, "input: at least one text").max(MAX_EMBED_INPUTS, `input: at most ${MAX_EMBED_INPUTS} texts per request`)]),
+    input: z.union([z.string(), z.array(z.string())], { error: "input: a text or a list of texts" }).openapi({ description: `A text or a list of 1-${MAX_EMBED_INPUTS} texts` }),
     model: ModelName.optional(),
     provider: ProviderName.optional(),
     dimensions: z.number().int().min(1).max(65_536).optional(),
@@ -275,6 +275,7 @@ export const llmRoutes = newRouter()
       const choice = choose(llm, "embed", body.provider, body.model);
       const record = await budgeted(c);
       const inputs = typeof body.input === "string" ? [body.input] : body.input;
+      if (inputs.length === 0 || inputs.length > MAX_EMBED_INPUTS) throw new InputError(`input: 1 to ${MAX_EMBED_INPUTS} texts per request (got ${inputs.length})`);
       const result = await embedTexts(llm, choice, inputs, body.dimensions, c.req.raw.signal);
       await record("embed", { provider: choice.provider, model: choice.model, prompt_tokens: result.tokens, completion_tokens: 0 });
       return c.json({ model: result.model, dimensions: result.dimensions, embeddings: result.embeddings }, 200);

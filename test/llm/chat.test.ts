@@ -4,26 +4,19 @@
  * name the provider and its status but never the key, in responses or logs.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { resolveConfig } from "../../src/config.ts";
 import type { LlmProviderName } from "../../src/llm/llm-config.ts";
 import { testApp } from "../support/app.ts";
 import { userWithToken } from "../support/auth.ts";
 import { migratedDatastore, type TestDatastore } from "../support/datastore.ts";
 import { client } from "../support/http.ts";
-import { TOOL_INPUT, USAGE, type WireServer, startWireServer } from "../support/llm-wire.ts";
+import { KEYS, TOOL_INPUT, USAGE, type WireServer, llmSection, startWireServer } from "../support/llm-wire.ts";
 import { parseSse, readSse } from "../support/sse.ts";
 
 const CHAT_PROVIDERS = ["anthropic", "openai", "gemini", "ollama"] as const;
-const KEYS: Record<LlmProviderName, string> = { anthropic: "ant-key-0123456789abcdef", openai: "sk-openai-0123456789abcdef", gemini: "gem-key-0123456789abcdef", ollama: "oll-key-0123456789abcdef", voyage: "voy-key-0123456789abcdef" };
 
 let wire: WireServer;
 let store: TestDatastore;
 let token: string;
-
-export function llmSection(wire: WireServer, keys: Partial<Record<LlmProviderName, string>> = KEYS, extra: Record<string, unknown> = {}) {
-  const providers = Object.fromEntries(Object.entries(keys).map(([p, key]) => [p, { api_key: key, base_url: wire.baseUrl(p as LlmProviderName) }]));
-  return resolveConfig({ llm: { providers, ...extra } }, {}).llm;
-}
 
 function appWith(llm: ReturnType<typeof llmSection>) {
   const built = testApp(store.db, { config: { llm } });

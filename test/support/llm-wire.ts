@@ -8,11 +8,14 @@
  *   /voyage/v1     embeddings, multimodalembeddings, rerank
  * The model's behaviour is scripted by the last user text: it contains "use a tool" (and tools were offered)
  * -> a call of the first tool with {"probe": "pg_stat_database"}; otherwise the reply is "echo: <text>" in
- * three stream chunks. Model "slow" streams 40 chunks 100 ms apart; model "stall" never answers. The key
+ * three stream chunks. Model "slow" streams 40 chunks 100 ms apart; model "pause" pauses 16 s after its
+ * first chunk; model "stall" never answers. The key
  * "bad-key" gets the provider's 401 (whose message quotes the key, as some providers do).
  */
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { resolveConfig } from "../../src/config.ts";
+import type { LlmProviderName } from "../../src/llm/llm-config.ts";
 
 export interface WireRequest {
   provider: string;
@@ -33,6 +36,21 @@ export interface WireServer {
   close(): Promise<void>;
 }
 
+/** Keys long enough that a masked quote of one ("sk-ope...cdef") would be recognised. */
+export const KEYS: Record<LlmProviderName, string> = {
+  anthropic: "ant-key-0123456789abcdef",
+  openai: "sk-openai-0123456789abcdef",
+  gemini: "gem-key-0123456789abcdef",
+  ollama: "oll-key-0123456789abcdef",
+  voyage: "voy-key-0123456789abcdef",
+};
+
+/** The llm configuration section with the given providers pointed at the wire server. */
+export function llmSection(wire: WireServer, keys: Partial<Record<LlmProviderName, string>> = KEYS, extra: Record<string, unknown> = {}) {
+  const providers = Object.fromEntries(Object.entries(keys).map(([p, key]) => [p, { api_key: key, base_url: wire.baseUrl(p as LlmProviderName) }]));
+  return resolveConfig({ llm: { providers, ...extra } }, {}).llm;
+}
+
 export const USAGE = { prompt: 11, completion: 7 };
 export const TOOL_INPUT = { probe: "pg_stat_database" };
 
@@ -44,6 +62,9 @@ export function vectorOf(text: string, dims = 8): number[] {
   for (const ch of text) h = (h * 31 + ch.codePointAt(0)!) % 1_000_003;
   return Array.from({ length: dims }, (_, j) => ((h * (j + 3)) % 997) / 997);
 }
+
+/** Model "pause" stays silent this long after its first words: longer than the proxy's keepalive period. */
+export const PAUSE_MS = 16_000;
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -58,6 +79,7 @@ function decide(lastText: string, tools: string[]): Reply {
 
 function chunks(model: string, text: string): string[] {
   if (model === "slow") return Array.from({ length: 40 }, (_, i) => `part${i} `);
+  if (model === "pause") return ["before ", "after"];
   const third = Math.ceil(text.length / 3);
   return [text.slice(0, third), text.slice(third, 2 * third), text.slice(2 * third)].filter(Boolean);
 }
@@ -91,7 +113,7 @@ export async function startWireServer(): Promise<WireServer> {
       }
       res.write(piece);
       written.set(model, (written.get(model) ?? 0) + 1);
-      await sleep(model === "slow" ? 100 : 1);
+      await sleep(model === "slow" ? 100 : model === "pause" && piece.includes("before") ? PAUSE_MS : 1);
     }
     res.end();
   }
@@ -205,7 +227,7 @@ export async function startWireServer(): Promise<WireServer> {
     if (path === "/api/tags") return json(res, 200, { models: [{ name: "llama3.2:latest", model: "llama3.2:latest", size: 1 }] });
     if (path === "/api/embed") {
       const inputs: string[] = Array.isArray(body.input) ? body.input : [body.input];
-      return json(res, 200, { model, embeddings: inputs.map((t) => vectorOf(t, body.dimensions)), prompt_eval_count: inputs.length * 3 });
+      return json(res, 200, { model, embeddings: inputs.map((t) => vectorOf(t, body.dimensions)), total_duration: 1000, load_duration: 10, prompt_eval_count: inputs.length * 3 });
     }
     if (model === "missing") return json(res, 404, { error: `model "${model}" not found, try pulling it first` });
     const texts = body.messages.filter((m: any) => m.role === "user").map((m: any) => m.content);
