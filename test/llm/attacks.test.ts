@@ -79,3 +79,37 @@ describe("the LLM proxy under attack", () => {
     expect(wire.requests.length).toBe(before);
   });
 });
+
+describe("keys stay secret", () => {
+  const providers = ["anthropic", "openai", "gemini", "ollama", "voyage"] as const;
+  const rejected = Object.fromEntries(providers.map((p) => [p, `reject-${p}-key-0123456789`]));
+  const accepted = Object.fromEntries(providers.map((p) => [p, `good-${p}-key-0123456789`]));
+
+  it("no key appears in any response or log line, whether the provider accepts it or quotes it back in a refusal", async () => {
+    const seen: string[] = [];
+    for (const keys of [rejected, accepted]) {
+      const { app, logs } = testApp(store.db, { config: { llm: llmSection(wire, keys, { rerank: { provider: "voyage" } }) } });
+      const call = async (method: string, path: string, body?: unknown) => {
+        const res = await app.request(path, { method, headers: { authorization: `Bearer ${token}`, "content-type": "application/json" }, body: body === undefined ? undefined : JSON.stringify(body) });
+        const headers: string[] = [];
+        res.headers.forEach((value, name) => headers.push(`${name}: ${value}`));
+        seen.push(`${res.status} ${headers.join(" ")} ${await res.text()}`);
+      };
+      await call("GET", "/api/v1/llm/providers");
+      await call("GET", "/api/v1/llm/health");
+      for (const p of providers) {
+        await call("GET", `/api/v1/llm/models?provider=${p}`);
+        await call("POST", "/api/v1/llm/chat", { provider: p, messages: hi });
+        await call("POST", "/api/v1/llm/chat/stream", { provider: p, messages: hi });
+        await call("POST", "/api/v1/llm/embed", { provider: p, input: "x" });
+      }
+      await call("POST", "/api/v1/llm/embed/multimodal", { inputs: [{ type: "text", text: "x" }] });
+      await call("POST", "/api/v1/llm/rerank", { query: "x", documents: ["x"] });
+      seen.push(...logs.map((l) => JSON.stringify(l)));
+    }
+    const all = seen.join("\n");
+    expect(all).toMatch(/answered HTTP 401/); // the refusals were exercised ...
+    expect(all).toMatch(/"embeddings":\[\[/); // ... and so were the successes
+    for (const key of [...Object.values(rejected), ...Object.values(accepted)]) expect(all).not.toContain(key);
+  });
+});

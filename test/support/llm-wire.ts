@@ -9,8 +9,8 @@
  * The model's behaviour is scripted by the last user text: it contains "use a tool" (and tools were offered)
  * -> a call of the first tool with {"probe": "pg_stat_database"}; otherwise the reply is "echo: <text>" in
  * three stream chunks. Model "slow" streams 40 chunks 100 ms apart; model "pause" pauses 16 s after its
- * first chunk; model "stall" never answers. The key
- * "bad-key" gets the provider's 401 (whose message quotes the key, as some providers do).
+ * first chunk; model "stall" never answers. The key "bad-key", or any key starting "reject-", gets the
+ * provider's 401 (whose message quotes the key, as some providers do).
  */
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -91,6 +91,8 @@ async function readBody(req: IncomingMessage): Promise<any> {
   return text ? JSON.parse(text) : undefined;
 }
 
+const refused = (key: unknown) => key === "bad-key" || (typeof key === "string" && key.startsWith("reject-"));
+
 const json = (res: ServerResponse, status: number, body: unknown) => res.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify(body));
 
 export async function startWireServer(): Promise<WireServer> {
@@ -147,7 +149,7 @@ export async function startWireServer(): Promise<WireServer> {
 
   async function anthropic(req: IncomingMessage, res: ServerResponse, path: string, body: any, model: string) {
     const key = req.headers["x-api-key"];
-    if (key === "bad-key") return json(res, 401, { type: "error", error: { type: "authentication_error", message: `invalid x-api-key ${key}` } });
+    if (refused(key)) return json(res, 401, { type: "error", error: { type: "authentication_error", message: `invalid x-api-key ${key}` } });
     if (path === "/v1/models") return json(res, 200, { data: [{ id: "claude-sonnet-4-5", display_name: "Claude Sonnet 4.5", type: "model" }], has_more: false });
     const texts = body.messages.filter((m: any) => m.role === "user").flatMap((m: any) => (typeof m.content === "string" ? [m.content] : m.content.filter((b: any) => b.type === "text").map((b: any) => b.text)));
     const reply = decide(lastUserText(texts), (body.tools ?? []).map((t: any) => t.name));
@@ -174,7 +176,7 @@ export async function startWireServer(): Promise<WireServer> {
 
   async function openai(req: IncomingMessage, res: ServerResponse, path: string, body: any, model: string) {
     const key = req.headers.authorization?.replace(/^Bearer /, "");
-    if (key === "bad-key") return json(res, 401, { error: { message: `Incorrect API key provided: ${key}. You can find your API key in your account settings.`, type: "invalid_request_error", code: "invalid_api_key" } });
+    if (refused(key)) return json(res, 401, { error: { message: `Incorrect API key provided: ${key}. You can find your API key in your account settings.`, type: "invalid_request_error", code: "invalid_api_key" } });
     if (path === "/v1/models") return json(res, 200, { object: "list", data: [{ id: "gpt-4.1-mini", object: "model" }, { id: "text-embedding-3-small", object: "model" }] });
     if (path === "/v1/embeddings") {
       const inputs: string[] = Array.isArray(body.input) ? body.input : [body.input];
@@ -200,7 +202,7 @@ export async function startWireServer(): Promise<WireServer> {
 
   async function gemini(req: IncomingMessage, res: ServerResponse, path: string, url: URL, body: any, model: string) {
     const key = req.headers["x-goog-api-key"];
-    if (key === "bad-key") return json(res, 400, { error: { code: 400, message: `API key not valid: ${key}. Please pass a valid API key.`, status: "INVALID_ARGUMENT" } });
+    if (refused(key)) return json(res, 400, { error: { code: 400, message: `API key not valid: ${key}. Please pass a valid API key.`, status: "INVALID_ARGUMENT" } });
     if (path === "/v1beta/models") {
       return json(res, 200, { models: [{ name: "models/gemini-2.5-flash", displayName: "Gemini 2.5 Flash", supportedGenerationMethods: ["generateContent"] }, { name: "models/gemini-embedding-001", supportedGenerationMethods: ["embedContent"] }] });
     }
@@ -223,7 +225,7 @@ export async function startWireServer(): Promise<WireServer> {
 
   async function ollama(req: IncomingMessage, res: ServerResponse, path: string, body: any, model: string) {
     const key = req.headers.authorization?.replace(/^Bearer /, "");
-    if (key === "bad-key") return json(res, 401, { error: `unauthorized: ${key}` });
+    if (refused(key)) return json(res, 401, { error: `unauthorized: ${key}` });
     if (path === "/api/tags") return json(res, 200, { models: [{ name: "llama3.2:latest", model: "llama3.2:latest", size: 1 }] });
     if (path === "/api/embed") {
       const inputs: string[] = Array.isArray(body.input) ? body.input : [body.input];
@@ -245,7 +247,7 @@ export async function startWireServer(): Promise<WireServer> {
 
   function voyage(req: IncomingMessage, res: ServerResponse, path: string, body: any, model: string) {
     const key = req.headers.authorization?.replace(/^Bearer /, "");
-    if (key === "bad-key") return json(res, 401, { detail: `Provided API key is invalid: ${key}` });
+    if (refused(key)) return json(res, 401, { detail: `Provided API key is invalid: ${key}` });
     if (path === "/v1/embeddings") {
       return json(res, 200, { object: "list", model, data: body.input.map((t: string, index: number) => ({ object: "embedding", index, embedding: vectorOf(t, body.output_dimension) })), usage: { total_tokens: body.input.length * 3 } });
     }
