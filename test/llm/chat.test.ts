@@ -4,6 +4,7 @@
  * name the provider and its status but never the key, in responses or logs.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { resolveConfig } from "../../src/config.ts";
 import type { LlmProviderName } from "../../src/llm/llm-config.ts";
 import { testApp } from "../support/app.ts";
 import { userWithToken } from "../support/auth.ts";
@@ -114,5 +115,32 @@ describe.each(CHAT_PROVIDERS)("chat through %s", (provider) => {
     expect(parseSse(text).at(-1)).toEqual({ event: "error", data: { error: expect.stringMatching(new RegExp(`^${provider} answered HTTP (401|400)`)) } });
     expect(text).not.toContain("bad-key");
     expect(JSON.stringify(logs)).not.toContain("bad-key");
+  });
+});
+
+describe("provider settings reach the wire", () => {
+  it("sends custom headers, and no Authorization header at all to a keyless OpenAI-compatible server", async () => {
+    const llm = resolveConfig({ llm: { providers: { openai: { base_url: wire.baseUrl("openai"), headers: { "X-Team": "dba" } } } } }, {}).llm;
+    const { api } = appWith(llm);
+    const before = wire.requests.length;
+    const res = await api("POST", "/api/v1/llm/chat", { token, body: { messages: [{ role: "user", content: "local model" }] } });
+    expect(res.status, res.text).toBe(200);
+    const sent = wire.requests.slice(before)[0];
+    expect(sent.provider).toBe("openai");
+    expect(sent.headers["x-team"]).toBe("dba");
+    expect(sent.headers.authorization).toBeUndefined();
+  });
+
+  it("uses the configured default provider and model, and the request's own when given", async () => {
+    const { api } = appWith(llmSection(wire, KEYS, { provider: "gemini", model: "gemini-2.5-pro" }));
+    const before = wire.requests.length;
+    await api("POST", "/api/v1/llm/chat", { token, body: { messages: [{ role: "user", content: "a" }] } });
+    await api("POST", "/api/v1/llm/chat", { token, body: { provider: "anthropic", messages: [{ role: "user", content: "b" }] } });
+    await api("POST", "/api/v1/llm/chat", { token, body: { provider: "openai", model: "my-finetune", messages: [{ role: "user", content: "c" }] } });
+    expect(wire.requests.slice(before).map((r) => [r.provider, r.body.model ?? r.path])).toEqual([
+      ["gemini", "/gemini/v1beta/models/gemini-2.5-pro:generateContent"],
+      ["anthropic", "claude-sonnet-4-5"],
+      ["openai", "my-finetune"],
+    ]);
   });
 });
