@@ -7,6 +7,7 @@ import { channelOverrideRoutes } from "./channel-overrides.ts";
 import { clusterRoutes } from "./clusters.ts";
 import { docsRoutes } from "./docs.ts";
 import { connectionRoutes } from "./connections.ts";
+import { conversationRoutes } from "./conversations.ts";
 import { healthRoutes } from "./health.ts";
 import { llmRoutes } from "./llm.ts";
 import { mcpRoutes } from "./mcp.ts";
@@ -48,6 +49,7 @@ export const ROUTE_MODULES = [
   notificationChannelRoutes,
   channelOverrideRoutes,
   llmRoutes,
+  conversationRoutes,
   mcpToolRoutes,
   mcpRoutes,
   docsRoutes,
