@@ -4,6 +4,7 @@ import { authRoutes } from "./auth.ts";
 import { blackoutScheduleRoutes } from "./blackout-schedules.ts";
 import { blackoutRoutes } from "./blackouts.ts";
 import { channelOverrideRoutes } from "./channel-overrides.ts";
+import { chatCompactRoutes } from "./chat-compact.ts";
 import { clusterRoutes } from "./clusters.ts";
 import { docsRoutes } from "./docs.ts";
 import { connectionRoutes } from "./connections.ts";
@@ -50,6 +51,7 @@ export const ROUTE_MODULES = [
   channelOverrideRoutes,
   llmRoutes,
   conversationRoutes,
+  chatCompactRoutes,
   mcpToolRoutes,
   mcpRoutes,
   docsRoutes,
