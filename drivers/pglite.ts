@@ -1,4 +1,5 @@
 import { PGlite } from "@electric-sql/pglite";
+import { vector } from "@electric-sql/pglite-pgvector";
 import { classify } from "./errors.ts";
 import { INT8_OID, NUMERIC_OID, parseNumber } from "./type-parsers.ts";
 import type { Driver, Queryable } from "./types.ts";
@@ -27,8 +28,11 @@ export function pgliteDriver(db: PGliteLike): Driver {
   };
 }
 
-/** Embedded Postgres in WebAssembly; `dataDir` persists on disk, absent means in memory. */
+/**
+ * Embedded Postgres in WebAssembly; `dataDir` persists on disk, absent means in memory. pgvector comes
+ * loaded, so memories get vector search on the embedded datastore too.
+ */
 export async function openPglite(dataDir?: string, options: { loadDataDir?: Blob | File } = {}): Promise<Driver> {
-  const db = await PGlite.create({ dataDir, parsers, loadDataDir: options.loadDataDir });
+  const db = await PGlite.create({ dataDir, parsers, loadDataDir: options.loadDataDir, extensions: { vector } });
   return pgliteDriver(db);
 }

@@ -23,6 +23,8 @@ export const BUILTIN_TOOLS = [
   "get_performance_summary",
   "get_top_queries",
   "get_latest_snapshot",
+  "store_memory",
+  "recall_memories",
 ] as const;
 export type BuiltinTool = (typeof BUILTIN_TOOLS)[number];
 

@@ -33,4 +33,6 @@ export const MCP_PRIVILEGES: ReadonlyArray<{ identifier: string; item_type: "too
   { identifier: "get_performance_summary", item_type: "tool", description: "Cache hit ratio, transactions, checkpoints and xid age of connections" },
   { identifier: "get_top_queries", item_type: "tool", description: "The costliest statements of a connection, lifetime or over a window" },
   { identifier: "get_latest_snapshot", item_type: "tool", description: "The latest sample of a probe, one row per entity" },
+  { identifier: "store_memory", item_type: "tool", description: "Remember a fact for later chats (yours, or everyone's with store_system_memory)" },
+  { identifier: "recall_memories", item_type: "tool", description: "Find your memories and the system's by meaning or words" },
 ];

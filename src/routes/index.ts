@@ -12,6 +12,7 @@ import { conversationRoutes } from "./conversations.ts";
 import { healthRoutes } from "./health.ts";
 import { llmRoutes } from "./llm.ts";
 import { mcpRoutes } from "./mcp.ts";
+import { memoryRoutes } from "./memories.ts";
 import { mcpToolRoutes } from "./mcp-tools.ts";
 import { metricsRoutes } from "./metrics.ts";
 import { metricsStatementRoutes } from "./metrics-statements.ts";
@@ -52,6 +53,7 @@ export const ROUTE_MODULES = [
   llmRoutes,
   conversationRoutes,
   chatCompactRoutes,
+  memoryRoutes,
   mcpToolRoutes,
   mcpRoutes,
   docsRoutes,

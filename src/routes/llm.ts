@@ -15,7 +15,8 @@ import { LLM_PROVIDERS } from "../llm/llm-config.ts";
 import { listModels } from "../llm/models.ts";
 import { MODEL_NAME, PROVIDER_INFO, choose, configuredProviders, defaultModel, defaultProvider } from "../llm/providers.ts";
 import { MAX_RERANK_DOCUMENTS, rerankLocally, rerankWithProvider } from "../llm/rerank.ts";
-import { buildSystemPrompt } from "../llm/system-prompt.ts";
+import { MAX_PINNED_MEMORIES, buildSystemPrompt } from "../llm/system-prompt.ts";
+import { pinnedMemories } from "../datastore/memories.ts";
 import { checkBudget, recordUsage } from "../llm/usage.ts";
 
 const tags = ["LLM"];
@@ -147,8 +148,8 @@ async function budgeted(c: Context<AppEnv>) {
 }
 
 async function chatTurn(c: Context<AppEnv>, body: z.infer<typeof ChatRequest>): Promise<ChatTurn> {
-  // Pinned memories join the prompt when memories exist (the AI-features work); none until then.
-  return { messages: body.messages, tools: body.tools, system: buildSystemPrompt(body.system, await currentUser(c), []) };
+  const memories = await pinnedMemories(c.get("db"), c.get("principal")!.userId, MAX_PINNED_MEMORIES);
+  return { messages: body.messages, tools: body.tools, system: buildSystemPrompt(body.system, await currentUser(c), memories) };
 }
 
 export const llmRoutes = newRouter()

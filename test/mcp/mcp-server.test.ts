@@ -45,12 +45,12 @@ const runtimes: Array<[string, () => [string, ((u: string, i?: RequestInit) => P
 ];
 
 describe.each(runtimes)("MCP over Streamable HTTP on %s", (_name, target) => {
-  it("lists the tools with read-only annotations and calls every one of them", async () => {
+  it("lists the tools with their annotations and calls every one of them", async () => {
     const [base, fetchImpl] = target();
     const client = await mcpClient(base, root, fetchImpl);
     const { tools } = await client.listTools();
-    expect(tools.map((t) => t.name)).toEqual(["list_connections", "list_probes", "describe_probe", "query_metrics", "get_performance_summary", "get_top_queries", "get_latest_snapshot", "query_database", "get_schema_info", "execute_explain", "list_alerts", "get_alert_rules", "list_blackouts", "get_timeline"]);
-    expect(tools.every((t) => t.annotations?.readOnlyHint === true)).toBe(true);
+    expect(tools.map((t) => t.name)).toEqual(["list_connections", "list_probes", "describe_probe", "query_metrics", "get_performance_summary", "get_top_queries", "get_latest_snapshot", "query_database", "get_schema_info", "execute_explain", "list_alerts", "get_alert_rules", "list_blackouts", "get_timeline", "store_memory", "recall_memories"]);
+    expect(tools.filter((t) => t.annotations?.readOnlyHint !== true).map((t) => t.name)).toEqual(["store_memory"]);
     expect(tools.find((t) => t.name === "query_database")?.inputSchema.required).toEqual(["query"]);
 
     expect(textOf(await client.callTool({ name: "list_probes", arguments: {} }))).toMatch(/^name\trow_count|^name\tdescription\trow_count\tscope/);
@@ -70,6 +70,9 @@ describe.each(runtimes)("MCP over Streamable HTTP on %s", (_name, target) => {
     expect(textOf(await client.callTool({ name: "get_timeline", arguments: { time_start: hourAgo, time_end: new Date().toISOString(), connection_ids: [conn] } }))).toMatch(/^occurred_at\tevent_type\tseverity\tserver_name/);
     const bad = await client.callTool({ name: "get_timeline", arguments: { time_start: "yesterday", time_end: new Date().toISOString() } });
     expect(bad.isError).toBe(true);
+    const fact = `checkpoints on ${_name} run at 02:00`;
+    expect(textOf(await client.callTool({ name: "store_memory", arguments: { content: fact, category: "schedule" } }))).toMatch(/^Stored memory \d+\nscope: user\ncategory: schedule/);
+    expect(textOf(await client.callTool({ name: "recall_memories", arguments: { query: `${_name} checkpoints` } }))).toContain(`\tschedule\tfalse\t`);
     await client.close();
   });
 });

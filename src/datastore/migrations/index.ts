@@ -17,7 +17,8 @@ import { migration as statementWal } from "./0016_statement_wal.ts";
 import { migration as irregularIntervals } from "./0017_irregular_intervals.ts";
 import { migration as llmTokenUsage } from "./0018_llm_token_usage.ts";
 import { migration as conversations } from "./0019_conversations.ts";
+import { migration as memories } from "./0020_memories.ts";
 import type { Migration } from "./types.ts";
 
 /** Every migration, in order. Append new ones; never edit one that has shipped. */
-export const MIGRATIONS: readonly Migration[] = [foundation, probeCatalogue, sampleChanges, auth, estate, collector, security, alerting, liveLogin, blackouts, timelineProbes, notifications, listConnectionsTool, metricsSummaryTools, replicationTopology, statementWal, irregularIntervals, llmTokenUsage, conversations];
+export const MIGRATIONS: readonly Migration[] = [foundation, probeCatalogue, sampleChanges, auth, estate, collector, security, alerting, liveLogin, blackouts, timelineProbes, notifications, listConnectionsTool, metricsSummaryTools, replicationTopology, statementWal, irregularIntervals, llmTokenUsage, conversations, memories];

@@ -14,9 +14,11 @@ import { listBlackoutsTool } from "./list-blackouts.ts";
 import { listProbes } from "./list-probes.ts";
 import { queryDatabase } from "./query-database.ts";
 import { queryMetrics } from "./query-metrics.ts";
+import { recallMemoriesTool } from "./recall-memories.ts";
+import { storeMemoryTool } from "./store-memory.ts";
 
 /** Every tool pglens offers, in the order they are listed. */
-export const TOOLS: readonly ToolDefinition[] = [listConnectionsTool, listProbes, describeProbe, queryMetrics, getPerformanceSummary, getTopQueries, getLatestSnapshot, queryDatabase, getSchemaInfo, executeExplain, listAlertsTool, getAlertRules, listBlackoutsTool, getTimeline] as unknown as ToolDefinition[];
+export const TOOLS: readonly ToolDefinition[] = [listConnectionsTool, listProbes, describeProbe, queryMetrics, getPerformanceSummary, getTopQueries, getLatestSnapshot, queryDatabase, getSchemaInfo, executeExplain, listAlertsTool, getAlertRules, listBlackoutsTool, getTimeline, storeMemoryTool, recallMemoriesTool] as unknown as ToolDefinition[];
 
 /** The tools this configuration leaves switched on. */
 export function enabledTools(config: Config): ToolDefinition[] {
