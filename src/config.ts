@@ -25,6 +25,7 @@ export const BUILTIN_TOOLS = [
   "get_latest_snapshot",
   "store_memory",
   "recall_memories",
+  "get_overview",
 ] as const;
 export type BuiltinTool = (typeof BUILTIN_TOOLS)[number];
 

@@ -35,4 +35,5 @@ export const MCP_PRIVILEGES: ReadonlyArray<{ identifier: string; item_type: "too
   { identifier: "get_latest_snapshot", item_type: "tool", description: "The latest sample of a probe, one row per entity" },
   { identifier: "store_memory", item_type: "tool", description: "Remember a fact for later chats (yours, or everyone's with store_system_memory)" },
   { identifier: "recall_memories", item_type: "tool", description: "Find your memories and the system's by meaning or words" },
+  { identifier: "get_overview", item_type: "tool", description: "The estate at a glance, with an LLM's summary" },
 ];

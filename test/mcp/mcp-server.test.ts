@@ -49,7 +49,7 @@ describe.each(runtimes)("MCP over Streamable HTTP on %s", (_name, target) => {
     const [base, fetchImpl] = target();
     const client = await mcpClient(base, root, fetchImpl);
     const { tools } = await client.listTools();
-    expect(tools.map((t) => t.name)).toEqual(["list_connections", "list_probes", "describe_probe", "query_metrics", "get_performance_summary", "get_top_queries", "get_latest_snapshot", "query_database", "get_schema_info", "execute_explain", "list_alerts", "get_alert_rules", "list_blackouts", "get_timeline", "store_memory", "recall_memories"]);
+    expect(tools.map((t) => t.name)).toEqual(["list_connections", "list_probes", "describe_probe", "query_metrics", "get_performance_summary", "get_top_queries", "get_latest_snapshot", "query_database", "get_schema_info", "execute_explain", "list_alerts", "get_alert_rules", "list_blackouts", "get_timeline", "store_memory", "recall_memories", "get_overview"]);
     expect(tools.filter((t) => t.annotations?.readOnlyHint !== true).map((t) => t.name)).toEqual(["store_memory"]);
     expect(tools.find((t) => t.name === "query_database")?.inputSchema.required).toEqual(["query"]);
 
@@ -73,6 +73,7 @@ describe.each(runtimes)("MCP over Streamable HTTP on %s", (_name, target) => {
     const fact = `checkpoints on ${_name} run at 02:00`;
     expect(textOf(await client.callTool({ name: "store_memory", arguments: { content: fact, category: "schedule" } }))).toMatch(/^Stored memory \d+\nscope: user\ncategory: schedule/);
     expect(textOf(await client.callTool({ name: "recall_memories", arguments: { query: `${_name} checkpoints` } }))).toContain(`\tschedule\tfalse\t`);
+    expect(textOf(await client.callTool({ name: "get_overview", arguments: { connection_ids: [conn] } }))).toMatch(/^\(no LLM is configured: no summary\)\n\nSnapshot:\n\{"timestamp"/);
     await client.close();
   });
 });

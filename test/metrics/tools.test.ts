@@ -34,7 +34,7 @@ describe.each(DATASTORE_KINDS)("datastore tools through the REST bridge on %s", 
 
   it("lists the tools with JSON Schemas and read-only annotations", async () => {
     const body = await (await app.request("/api/v1/mcp/tools", { headers: auth })).json();
-    expect(body.tools.map((t: { name: string }) => t.name)).toEqual(["list_connections", "list_probes", "describe_probe", "query_metrics", "get_performance_summary", "get_top_queries", "get_latest_snapshot", "query_database", "get_schema_info", "execute_explain", "list_alerts", "get_alert_rules", "list_blackouts", "get_timeline", "store_memory", "recall_memories"]);
+    expect(body.tools.map((t: { name: string }) => t.name)).toEqual(["list_connections", "list_probes", "describe_probe", "query_metrics", "get_performance_summary", "get_top_queries", "get_latest_snapshot", "query_database", "get_schema_info", "execute_explain", "list_alerts", "get_alert_rules", "list_blackouts", "get_timeline", "store_memory", "recall_memories", "get_overview"]);
     const query = body.tools.find((t: { name: string }) => t.name === "query_metrics");
     expect(query.inputSchema.required).toEqual(["probe_name", "connection_id"]);
     expect(query.inputSchema.properties.aggregation.enum).toEqual(["avg", "sum", "min", "max", "last"]);
@@ -99,7 +99,7 @@ describe.each(DATASTORE_KINDS)("datastore tools through the REST bridge on %s", 
   it("hides a tool switched off in configuration and refuses calls to it", async () => {
     const { app: limited } = testApp(store.db, { config: { builtins: { tools: { query_metrics: false } } } });
     const body = await (await limited.request("/api/v1/mcp/tools", { headers: auth })).json();
-    expect(body.tools.map((t: { name: string }) => t.name)).toEqual(["list_connections", "list_probes", "describe_probe", "get_performance_summary", "get_top_queries", "get_latest_snapshot", "query_database", "get_schema_info", "execute_explain", "list_alerts", "get_alert_rules", "list_blackouts", "get_timeline", "store_memory", "recall_memories"]);
+    expect(body.tools.map((t: { name: string }) => t.name)).toEqual(["list_connections", "list_probes", "describe_probe", "get_performance_summary", "get_top_queries", "get_latest_snapshot", "query_database", "get_schema_info", "execute_explain", "list_alerts", "get_alert_rules", "list_blackouts", "get_timeline", "store_memory", "recall_memories", "get_overview"]);
     const refused = await call("query_metrics", { probe_name: "pg_sys_network_info", connection_id: conn }, limited);
     expect(refused).toEqual({ isError: true, content: [{ type: "text", text: "tool `query_metrics` is disabled by configuration (builtins.tools.query_metrics)" }] });
     expect((await call("no_such_tool")).content[0].text).toMatch(/unknown tool `no_such_tool`/);

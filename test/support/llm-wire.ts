@@ -9,7 +9,7 @@
  * The model's behaviour is scripted by the last user text: it contains "use a tool" (and tools were offered)
  * -> a call of the first tool with {"probe": "pg_stat_database"}; otherwise the reply is "echo: <text>" in
  * three stream chunks. Model "slow" streams 40 chunks 100 ms apart; model "pause" pauses 16 s after its
- * first chunk; model "stall" never answers. The key "bad-key", or any key starting "reject-", gets the
+ * first chunk; model "lazy" answers after 400 ms; model "stall" never answers. The key "bad-key", or any key starting "reject-", gets the
  * provider's 401 (whose message quotes the key, as some providers do).
  */
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
@@ -62,6 +62,9 @@ export function vectorOf(text: string, dims = 8): number[] {
   for (const ch of text) h = (h * 31 + ch.codePointAt(0)!) % 1_000_003;
   return Array.from({ length: dims }, (_, j) => ((h * (j + 3)) % 997) / 997);
 }
+
+/** Model "lazy" answers after this long (time for a second instance to ask meanwhile). */
+export const LAZY_MS = 400;
 
 /** Model "pause" stays silent this long after its first words: longer than the proxy's keepalive period. */
 export const PAUSE_MS = 16_000;
@@ -128,6 +131,7 @@ export async function startWireServer(): Promise<WireServer> {
     requests.push({ provider, method: req.method!, path: url.pathname + url.search, headers: req.headers, body });
     const model: string = body?.model ?? decodeURIComponent(path.match(/models\/([^:]+):/)?.[1] ?? "");
     if (model === "stall") return; // never answers: the caller's timeout must end it
+    if (model === "lazy") await sleep(LAZY_MS);
     try {
       switch (provider) {
         case "anthropic":

@@ -3,6 +3,7 @@ import type { ToolDefinition } from "../tool.ts";
 import { describeProbe } from "./describe-probe.ts";
 import { executeExplain } from "./execute-explain.ts";
 import { getAlertRules } from "./get-alert-rules.ts";
+import { getOverviewTool } from "./get-overview.ts";
 import { getLatestSnapshot } from "./get-latest-snapshot.ts";
 import { getPerformanceSummary } from "./get-performance-summary.ts";
 import { getTopQueries } from "./get-top-queries.ts";
@@ -18,7 +19,7 @@ import { recallMemoriesTool } from "./recall-memories.ts";
 import { storeMemoryTool } from "./store-memory.ts";
 
 /** Every tool pglens offers, in the order they are listed. */
-export const TOOLS: readonly ToolDefinition[] = [listConnectionsTool, listProbes, describeProbe, queryMetrics, getPerformanceSummary, getTopQueries, getLatestSnapshot, queryDatabase, getSchemaInfo, executeExplain, listAlertsTool, getAlertRules, listBlackoutsTool, getTimeline, storeMemoryTool, recallMemoriesTool] as unknown as ToolDefinition[];
+export const TOOLS: readonly ToolDefinition[] = [listConnectionsTool, listProbes, describeProbe, queryMetrics, getPerformanceSummary, getTopQueries, getLatestSnapshot, queryDatabase, getSchemaInfo, executeExplain, listAlertsTool, getAlertRules, listBlackoutsTool, getTimeline, storeMemoryTool, recallMemoriesTool, getOverviewTool] as unknown as ToolDefinition[];
 
 /** The tools this configuration leaves switched on. */
 export function enabledTools(config: Config): ToolDefinition[] {

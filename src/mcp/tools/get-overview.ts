@@ -1,0 +1,24 @@
+import { z } from "zod";
+import { overviewFor } from "../../ai/overview-scope.ts";
+import { createLogger } from "../../log.ts";
+import { defineTool } from "../tool.ts";
+
+export const getOverviewTool = defineTool({
+  name: "get_overview",
+  title: "Estate overview",
+  description:
+    "The servers you can see at a glance: a short summary (written by the configured LLM, again only when something significant changed) " +
+    "followed by the snapshot as JSON: servers with status and alert counts, alert totals and the top alerts, maintenance windows now and in the next 24 h, the last day's events. " +
+    "Narrow it with connection_ids.",
+  inputSchema: z.object({ connection_ids: z.array(z.number().int().positive()).min(1).max(1000).optional() }),
+  annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: true },
+  async run(args, { db, access, config }) {
+    // The tool's context has no logger: usage lines go to stdout as the server's do.
+    const result = await overviewFor(db, access, config.llm, createLogger(config.log_level), { connectionIds: args.connection_ids }, false);
+    const head =
+      result.status === "empty"
+        ? "You can see no server."
+        : (result.summary ?? (result.llm === "unconfigured" ? "(no LLM is configured: no summary)" : "(the summary is being written: ask again shortly)"));
+    return `${head}\n\nSnapshot:\n${JSON.stringify(result.snapshot)}`;
+  },
+});

@@ -1,0 +1,51 @@
+import { createRoute, z } from "@hono/zod-openapi";
+import { SCOPE_TYPES, overviewFor } from "../ai/overview-scope.ts";
+import { InputError } from "../errors.ts";
+import { USER, authority, guarded } from "../http/access.ts";
+import { json } from "../http/params.ts";
+import { newRouter } from "../http/router.ts";
+import { JsonValue, errorResponses } from "../http/schemas.ts";
+
+const Query = z.object({
+  connection_ids: z.string().optional().openapi({ description: "Comma-separated connection ids to summarize (those you can see)" }),
+  scope_type: z.enum(SCOPE_TYPES, { error: "scope_type must be server, cluster or group" }).optional(),
+  scope_id: z.coerce.number({ error: "scope_id must be a positive integer" }).int().positive("scope_id must be a positive integer").optional(),
+  refresh: z.enum(["true", "false"]).optional().openapi({ description: "true: write a new summary even if nothing significant changed" }),
+});
+
+const Overview = z
+  .object({
+    status: z.enum(["ready", "generating", "empty"]).openapi({ description: "generating: another instance is writing the summary (the last one is shown); empty: you can see no server" }),
+    summary: z.string().nullable(),
+    generated_at: z.string().nullable().optional(),
+    stale_at: z.string().nullable().optional(),
+    llm: z.enum(["configured", "unconfigured"]).optional().openapi({ description: "unconfigured: no LLM provider, so no summary; the snapshot is still there" }),
+    snapshot: z.record(z.string(), JsonValue).openapi({ type: "object", additionalProperties: {}, description: "Servers, alert totals and top alerts, maintenance windows now and in the next 24 h, the last day's events" }),
+  })
+  .openapi("Overview");
+
+function parseIds(text: string): number[] {
+  const parts = text.split(",").map((p) => p.trim()).filter(Boolean);
+  if (!parts.length || parts.some((p) => !/^\d{1,10}$/.test(p) || Number(p) <= 0)) throw new InputError("connection_ids: a comma-separated list of positive integers");
+  return [...new Set(parts.map(Number))];
+}
+
+const route = guarded(
+  USER,
+  createRoute({
+    method: "get",
+    path: "/api/v1/overview",
+    tags: ["AI"],
+    summary: "The estate at a glance, with an LLM's summary of it (written again only when something significant changes)",
+    request: { query: Query },
+    responses: { 200: json(Overview, "The overview of what you can see"), ...errorResponses(400, 401, 404, 502, 504) },
+  }),
+);
+
+export const overviewRoutes = newRouter().openapi(route, async (c) => {
+  const q = c.req.valid("query");
+  if ((q.scope_type === undefined) !== (q.scope_id === undefined)) throw new InputError("scope_type and scope_id go together: give both or neither");
+  const scope = { connectionIds: q.connection_ids === undefined ? undefined : parseIds(q.connection_ids), scopeType: q.scope_type, scopeId: q.scope_id };
+  const result = await overviewFor(c.get("db"), await authority(c), c.get("config").llm, c.get("log"), scope, q.refresh === "true");
+  return c.json(result as unknown as z.infer<typeof Overview>, 200);
+});
