@@ -18,7 +18,7 @@ import { metricsRoutes } from "./metrics.ts";
 import { metricsStatementRoutes } from "./metrics-statements.ts";
 import { metricsSummaryRoutes } from "./metrics-summaries.ts";
 import { notificationChannelRoutes } from "./notification-channels.ts";
-import { overviewRoutes } from "./overview.ts";
+import { overviewRoutes, overviewStreamRoutes } from "./overview.ts";
 import { metricsBaselineRoutes } from "./metrics-baselines.ts";
 import { probeConfigRoutes } from "./probe-configs.ts";
 import { rbacGroupRoutes } from "./rbac-groups.ts";
@@ -56,6 +56,7 @@ export const ROUTE_MODULES = [
   chatCompactRoutes,
   memoryRoutes,
   overviewRoutes,
+  overviewStreamRoutes,
   mcpToolRoutes,
   mcpRoutes,
   docsRoutes,

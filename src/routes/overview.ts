@@ -1,4 +1,5 @@
 import { createRoute, z } from "@hono/zod-openapi";
+import { streamSSE } from "hono/streaming";
 import { SCOPE_TYPES, overviewFor } from "../ai/overview-scope.ts";
 import { InputError } from "../errors.ts";
 import { USER, authority, guarded } from "../http/access.ts";
@@ -48,4 +49,58 @@ export const overviewRoutes = newRouter().openapi(route, async (c) => {
   const scope = { connectionIds: q.connection_ids === undefined ? undefined : parseIds(q.connection_ids), scopeType: q.scope_type, scopeId: q.scope_id };
   const result = await overviewFor(c.get("db"), await authority(c), c.get("config").llm, c.get("log"), scope, q.refresh === "true");
   return c.json(result as unknown as z.infer<typeof Overview>, 200);
+});
+
+/** How often a stream looks for a change (in this instance or any other). */
+export const OVERVIEW_POLL_MS = 10_000;
+const STREAM_KEEPALIVE_MS = 30_000;
+
+const streamRoute = guarded(
+  USER,
+  createRoute({
+    method: "get",
+    path: "/api/v1/overview/stream",
+    tags: ["AI"],
+    summary: "The overview as server-sent events: the current one at once, then each new summary",
+    description:
+      "Each event is `id: <generated_at>`, `event: overview`, `data: <the overview as one line of JSON>`. The stream looks for changes every 10 s (a new summary written by any pglens instance, or a significant change, which writes one) and sends `: keepalive` every 30 s. Same query as GET /api/v1/overview, without `refresh`.",
+    request: { query: Query.omit({ refresh: true }) },
+    responses: { 200: { description: "text/event-stream of overview events", content: { "text/event-stream": { schema: z.string() } } }, ...errorResponses(400, 401, 404) },
+  }),
+);
+
+export const overviewStreamRoutes = newRouter().openapi(streamRoute, async (c) => {
+  const q = c.req.valid("query");
+  if ((q.scope_type === undefined) !== (q.scope_id === undefined)) throw new InputError("scope_type and scope_id go together: give both or neither");
+  const scope = { connectionIds: q.connection_ids === undefined ? undefined : parseIds(q.connection_ids), scopeType: q.scope_type, scopeId: q.scope_id };
+  const db = c.get("db");
+  const a = await authority(c);
+  const current = () => overviewFor(db, a, c.get("config").llm, c.get("log"), scope, false);
+  const first = await current(); // answers 404 before the stream starts when nothing asked for is visible
+  return streamSSE(c, async (stream) => {
+    let open = true;
+    stream.onAbort(() => {
+      open = false;
+    });
+    const keepalive = setInterval(() => void stream.write(": keepalive\n\n").catch(() => {}), STREAM_KEEPALIVE_MS);
+    let last = "";
+    const send = async (o: Awaited<ReturnType<typeof current>>) => {
+      const id = ("generated_at" in o && o.generated_at) || o.status;
+      const key = `${id}|${o.summary}`;
+      if (key === last) return;
+      last = key;
+      await stream.writeSSE({ id, event: "overview", data: JSON.stringify(o) });
+    };
+    try {
+      await send(first);
+      while (open) {
+        await stream.sleep(OVERVIEW_POLL_MS);
+        if (open) await send(await current());
+      }
+    } catch (err) {
+      if (open) await stream.writeSSE({ event: "error", data: JSON.stringify({ error: (err as Error).message }) });
+    } finally {
+      clearInterval(keepalive);
+    }
+  });
 });

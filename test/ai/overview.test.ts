@@ -10,6 +10,9 @@ import { userWithToken } from "../support/auth.ts";
 import { addConnection, migratedDatastore, type TestDatastore } from "../support/datastore.ts";
 import { client } from "../support/http.ts";
 import { KEYS, type WireServer, llmSection, startWireServer } from "../support/llm-wire.ts";
+import { serveOnFreePort } from "../support/node-server.ts";
+import { parseSse } from "../support/sse.ts";
+import { OVERVIEW_POLL_MS } from "../../src/routes/overview.ts";
 
 let wire: WireServer;
 let store: TestDatastore;
@@ -125,5 +128,42 @@ describe("GET /api/v1/overview", () => {
     expect(summary).toContain("staging-db-7");
     expect(JSON.parse(snapshot).servers.map((x: { name: string }) => x.name)).toEqual(["staging-db-7"]);
     expect((await api("POST", "/api/v1/mcp/tools/call", { token: narrow, body: { name: "get_overview", arguments: {} } })).body).toMatchObject({ isError: true, content: [{ text: "access denied: you may not use the tool `get_overview`" }] });
+  });
+});
+
+describe("GET /api/v1/overview/stream", () => {
+  it("sends the current overview at once, then the next summary after a significant change", { timeout: OVERVIEW_POLL_MS * 2 + 10_000 }, async () => {
+    const server = await serveOnFreePort(testApp(store.db, { config: { llm: llm() } }).app.fetch);
+    try {
+      const res = await fetch(`${server.url}/api/v1/overview/stream?connection_ids=${prod}`, { headers: { authorization: `Bearer ${root}` } });
+      expect(res.headers.get("content-type")).toMatch(/^text\/event-stream/);
+      const reader = res.body!.getReader();
+      let text = "";
+      const nextEvent = async () => {
+        for (;;) {
+          const events = parseSse(text);
+          if (events.length > seen) return { raw: text, event: events[seen++] };
+          const { value, done } = await reader.read();
+          if (done) throw new Error("stream ended");
+          text += new TextDecoder().decode(value);
+        }
+      };
+      let seen = 0;
+      const first = await nextEvent();
+      expect(first.event.event).toBe("overview");
+      expect(first.raw).toMatch(/^id: \d{4}-\d\d-\d\dT/m);
+      const alertsBefore = first.event.data.snapshot.alert_total;
+      await raise(prod, "warning", "autovacuum behind on orders");
+      const second = await nextEvent();
+      expect(second.event.data.snapshot.alert_total).toBe(alertsBefore + 1);
+      expect(second.event.data.summary).not.toBe(first.event.data.summary);
+      await reader.cancel();
+    } finally {
+      await server.close();
+    }
+  });
+
+  it("refuses before streaming when nothing asked for is visible", async () => {
+    expect((await instance()("GET", `/api/v1/overview/stream?connection_ids=${prod}`, { token: narrow })).status).toBe(404);
   });
 });
