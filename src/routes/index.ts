@@ -25,7 +25,7 @@ import { rbacGroupRoutes } from "./rbac-groups.ts";
 import { rbacPrivilegeRoutes } from "./rbac-privileges.ts";
 import { rbacTokenRoutes } from "./rbac-tokens.ts";
 import { rbacUserRoutes } from "./rbac-users.ts";
-import { serverInfoRoutes } from "./server-info.ts";
+import { serverAnalysisRoutes, serverInfoRoutes } from "./server-info.ts";
 import { timelineRoutes } from "./timeline.ts";
 
 /** Every route module of the API, mounted at the root by createApp. */
@@ -40,6 +40,7 @@ export const ROUTE_MODULES = [
   clusterRoutes,
   probeConfigRoutes,
   serverInfoRoutes,
+  serverAnalysisRoutes,
   metricsRoutes,
   metricsSummaryRoutes,
   metricsStatementRoutes,

@@ -1,6 +1,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { readableConnection } from "../datastore/connections.ts";
 import { serverInfo } from "../datastore/server-info.ts";
+import { analyseServer } from "../ai/server-analysis.ts";
 import { USER, authority, guarded } from "../http/access.ts";
 import { PathId, json } from "../http/params.ts";
 import { newRouter } from "../http/router.ts";
@@ -45,3 +46,43 @@ export const serverInfoRoutes = newRouter().openapi(route, async (c) => {
   const db = c.get("db");
   return c.json(await serverInfo(db, await readableConnection(db, id, await authority(c))), 200);
 });
+
+const analysisRoute = guarded(
+  USER,
+  createRoute({
+    method: "get",
+    path: "/api/v1/server-info/{connection_id}/ai-analysis",
+    tags: ["Server information"],
+    summary: "An LLM's reading of the server: its databases, settings and active alerts, with next steps",
+    description: "Written again only when the server restarts or its key settings, databases or extensions change; `refresh=true` forces a new one. Without an LLM configured, `analysis` is null and `llm` is `unconfigured`; before the collector has sampled the server, `status` is `no_data`.",
+    request: {
+      params: z.object({ connection_id: PathId.openapi({ param: { name: "connection_id", in: "path" } }) }),
+      query: z.object({ refresh: z.enum(["true", "false"]).optional() }),
+    },
+    responses: {
+      200: json(
+        z
+          .object({
+            connection_id: z.number().int(),
+            status: z.enum(["ready", "generating", "no_data"]),
+            analysis: z.string().nullable(),
+            generated_at: z.string().nullable(),
+            llm: z.enum(["configured", "unconfigured"]),
+          })
+          .openapi("ServerAnalysis"),
+        "The analysis",
+      ),
+      ...errorResponses(400, 401, 404, 502, 504),
+    },
+  }),
+);
+
+export const serverAnalysisRoutes = newRouter().openapi(analysisRoute, async (c) => {
+  const { connection_id: id } = c.req.valid("param");
+  const db = c.get("db");
+  const info = await serverInfo(db, await readableConnection(db, id, await authority(c)));
+  const alerts = await db.query<{ line: string }>("SELECT severity || ': ' || title AS line FROM alerts WHERE connection_id = $1 AND cleared_at IS NULL ORDER BY triggered_at DESC LIMIT 20", [id]);
+  const result = await analyseServer(db, c.get("config").llm, c.get("log"), info, alerts.map((a) => a.line), c.req.valid("query").refresh === "true");
+  return c.json(result, 200);
+});
+

@@ -1,0 +1,89 @@
+/**
+ * GET /api/v1/server-info/{id}/ai-analysis: the LLM sees the server's collected facts and active alerts;
+ * the analysis is written again only after a restart or a configuration change, or on refresh; callers
+ * who cannot read the server get a 404 and cause no LLM call.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { writeSamples } from "../../src/collector/sample-writer.ts";
+import { testApp } from "../support/app.ts";
+import { userWithToken } from "../support/auth.ts";
+import { addConnection, migratedDatastore, type TestDatastore } from "../support/datastore.ts";
+import { client } from "../support/http.ts";
+import { KEYS, type WireServer, llmSection, startWireServer } from "../support/llm-wire.ts";
+
+let wire: WireServer;
+let store: TestDatastore;
+let api: ReturnType<typeof client>;
+let root: string;
+let viewer: string;
+let conn: number;
+let quiet: number;
+
+const calls = () => wire.requests.filter((r) => r.path.endsWith("/messages")).length;
+const write = (probe: string, rows: Array<Record<string, unknown>>) => writeSamples(store.db, { connectionId: conn, probe, rows: rows as never });
+
+async function sampleAt(at: string, sharedBuffers: string, started: string) {
+  await write("pg_settings", [
+    { collected_at: at, name: "server_version", setting: "17.10" },
+    { collected_at: at, name: "shared_buffers", setting: sharedBuffers, unit: "8kB" },
+  ]);
+  await write("pg_stat_activity", [{ collected_at: at, pid: 10, backend_type: "checkpointer", backend_start: started }]);
+  await write("pg_database", [{ collected_at: at, datname: "billing", database_size_bytes: 5e9, age_datfrozenxid: 1000, datistemplate: false }]);
+}
+
+beforeAll(async () => {
+  wire = await startWireServer();
+  store = await migratedDatastore("pglite");
+  api = client(testApp(store.db, { config: { llm: llmSection(wire, { anthropic: KEYS.anthropic }) } }).app);
+  root = (await userWithToken(store.db, "root", { superuser: true })).token;
+  viewer = (await userWithToken(store.db, "viewer")).token;
+  conn = await addConnection(store.db, "billing-primary");
+  quiet = await addConnection(store.db, "never-sampled");
+  await sampleAt("2026-03-01T10:00:00Z", "16384", "2026-03-01T08:00:00Z");
+  await store.db.query("INSERT INTO alerts (alert_type, connection_id, severity, title, status, metric_name) VALUES ('threshold', $1, 'warning', 'cache hit ratio below 90%', 'active', 'x')", [conn]);
+});
+afterAll(async () => {
+  await wire.close();
+  await store.close();
+});
+
+describe("server AI analysis", () => {
+  it("sends the server's facts and alerts, and answers from the shared cache until a restart or a settings change", async () => {
+    const before = calls();
+    const first = await api("GET", `/api/v1/server-info/${conn}/ai-analysis`, { token: root });
+    expect(first.status, first.text).toBe(200);
+    expect(first.body).toMatchObject({ connection_id: conn, status: "ready", llm: "configured", analysis: expect.stringMatching(/^echo: Server facts/) });
+    const prompt = JSON.stringify(wire.requests.at(-1)!.body);
+    for (const fact of ["billing-primary", "billing", "shared_buffers", "16384", "cache hit ratio below 90%"]) expect(prompt).toContain(fact);
+    expect(calls() - before).toBe(1);
+
+    expect((await api("GET", `/api/v1/server-info/${conn}/ai-analysis`, { token: root })).body.generated_at).toBe(first.body.generated_at);
+    await sampleAt("2026-03-01T10:05:00Z", "16384", "2026-03-01T08:00:00Z"); // nothing changed
+    await api("GET", `/api/v1/server-info/${conn}/ai-analysis`, { token: root });
+    expect(calls() - before).toBe(1);
+
+    await sampleAt("2026-03-01T10:10:00Z", "65536", "2026-03-01T08:00:00Z"); // configuration change
+    expect((await api("GET", `/api/v1/server-info/${conn}/ai-analysis`, { token: root })).body.analysis).toContain("65536");
+    expect(calls() - before).toBe(2);
+    await sampleAt("2026-03-01T10:15:00Z", "65536", "2026-03-01T10:12:00Z"); // restart
+    await api("GET", `/api/v1/server-info/${conn}/ai-analysis`, { token: root });
+    expect(calls() - before).toBe(3);
+    await api("GET", `/api/v1/server-info/${conn}/ai-analysis?refresh=true`, { token: root });
+    expect(calls() - before).toBe(4);
+  });
+
+  it("says no_data before the collector has sampled the server, and unconfigured without an LLM", async () => {
+    const before = calls();
+    expect((await api("GET", `/api/v1/server-info/${quiet}/ai-analysis`, { token: root })).body).toEqual({ connection_id: quiet, status: "no_data", analysis: null, generated_at: null, llm: "configured" });
+    const plain = client(testApp(store.db).app);
+    expect((await plain("GET", `/api/v1/server-info/${conn}/ai-analysis`, { token: root })).body).toMatchObject({ analysis: null, llm: "unconfigured" });
+    expect(calls()).toBe(before);
+  });
+
+  it("is a 404 for a server the caller cannot read, with no LLM call", async () => {
+    const before = calls();
+    expect((await api("GET", `/api/v1/server-info/${conn}/ai-analysis?refresh=true`, { token: viewer })).status).toBe(404);
+    expect((await api("GET", `/api/v1/server-info/${conn}/ai-analysis`)).status).toBe(401);
+    expect(calls()).toBe(before);
+  });
+});
