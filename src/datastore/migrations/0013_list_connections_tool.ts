@@ -1,12 +1,9 @@
-import { MCP_PRIVILEGES } from "../../auth/permissions.ts";
-import { quoteLiteral } from "../../probes/ddl.ts";
+import { registerTools } from "./tool-privileges.ts";
 import type { Migration } from "./types.ts";
 
 /** The list_connections MCP tool joins the privilege registry. */
 export const migration: Migration = {
   version: 13,
   name: "list_connections_tool",
-  statements: MCP_PRIVILEGES.filter((p) => p.identifier === "list_connections").map(
-    (p) => `INSERT INTO mcp_privileges (identifier, item_type, description) VALUES (${quoteLiteral(p.identifier)}, 'tool', ${quoteLiteral(p.description)}) ON CONFLICT DO NOTHING`,
-  ),
+  statements: registerTools(["list_connections"]),
 };

@@ -1,5 +1,4 @@
-import { MCP_PRIVILEGES } from "../../auth/permissions.ts";
-import { quoteLiteral } from "../../probes/ddl.ts";
+import { registerTools } from "./tool-privileges.ts";
 import type { Migration } from "./types.ts";
 
 /**
@@ -40,8 +39,6 @@ export const migration: Migration = {
          ALTER TABLE memories ADD COLUMN embedding vector;
        END IF;
      END $$`,
-    ...MCP_PRIVILEGES.filter((p) => ["store_memory", "recall_memories"].includes(p.identifier)).map(
-      (p) => `INSERT INTO mcp_privileges (identifier, item_type, description) VALUES (${quoteLiteral(p.identifier)}, 'tool', ${quoteLiteral(p.description)}) ON CONFLICT DO NOTHING`,
-    ),
+    ...registerTools(["store_memory", "recall_memories"]),
   ],
 };

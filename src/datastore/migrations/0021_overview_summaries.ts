@@ -1,5 +1,4 @@
-import { MCP_PRIVILEGES } from "../../auth/permissions.ts";
-import { quoteLiteral } from "../../probes/ddl.ts";
+import { registerTools } from "./tool-privileges.ts";
 import type { Migration } from "./types.ts";
 
 /**
@@ -18,8 +17,6 @@ export const migration: Migration = {
        generated_at timestamptz,
        claimed_until timestamptz
      )`,
-    ...MCP_PRIVILEGES.filter((p) => p.identifier === "get_overview").map(
-      (p) => `INSERT INTO mcp_privileges (identifier, item_type, description) VALUES (${quoteLiteral(p.identifier)}, 'tool', ${quoteLiteral(p.description)}) ON CONFLICT DO NOTHING`,
-    ),
+    ...registerTools(["get_overview"]),
   ],
 };
