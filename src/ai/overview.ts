@@ -26,7 +26,8 @@ export type Overview =
       summary: string | null;
       generated_at: string | null;
       stale_at: string | null;
-      llm: "configured" | "unconfigured";
+      /** unconfigured: no chat provider; disabled: llm.overview_summary is false. */
+      llm: "configured" | "unconfigured" | "disabled";
       snapshot: EstateSnapshot;
     };
 
@@ -37,6 +38,7 @@ function shown(row: SummaryRow | undefined, snapshot: EstateSnapshot, status: "r
 
 export async function overview(db: Queryable, llm: LlmConfig, log: Logger, scopeKey: string, snapshot: EstateSnapshot, refresh = false): Promise<Overview> {
   if (snapshot.server_total === 0) return { status: "empty", summary: null, snapshot };
+  if (!llm.overview_summary) return { status: "ready", summary: null, generated_at: null, stale_at: null, llm: "disabled", snapshot };
   if (!defaultProvider(llm, "chat")) return { status: "ready", summary: null, generated_at: null, stale_at: null, llm: "unconfigured", snapshot };
   const { row, status } = await sharedSummary(db, scopeKey, fingerprint(snapshot), refresh, () =>
     askForText(llm, log, "overview", OVERVIEW_PROMPT, `Estate snapshot (JSON):\n${JSON.stringify(snapshot)}`),

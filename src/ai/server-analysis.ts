@@ -21,7 +21,8 @@ export interface ServerAnalysis {
   status: "ready" | "generating" | "no_data";
   analysis: string | null;
   generated_at: string | null;
-  llm: "configured" | "unconfigured";
+  /** unconfigured: no chat provider; disabled: llm.server_analysis is false. */
+  llm: "configured" | "unconfigured" | "disabled";
 }
 
 /** Restart or configuration change: what makes an analysis out of date. */
@@ -36,6 +37,7 @@ export function analysisFingerprint(info: ServerInfo): string {
 
 export async function analyseServer(db: Queryable, llm: LlmConfig, log: Logger, info: ServerInfo, alerts: string[], refresh: boolean): Promise<ServerAnalysis> {
   const base = { connection_id: info.connection_id, analysis: null, generated_at: null };
+  if (!llm.server_analysis) return { ...base, status: "ready", llm: "disabled" };
   if (!defaultProvider(llm, "chat")) return { ...base, status: "ready", llm: "unconfigured" };
   if (!info.postgresql.collected_at) return { ...base, status: "no_data", llm: "configured" };
   const facts = { server: info.name, postgresql: info.postgresql.data, uptime: info.uptime.data, databases: info.databases.data, extensions: info.extensions.data, key_settings: info.key_settings.data, system: info.system, active_alerts: alerts };

@@ -16,7 +16,7 @@ export type LlmProviderSettings = z.infer<typeof providerSettings>;
 
 const choice = z.strictObject({ provider: z.enum(LLM_PROVIDERS).optional(), model: z.string().min(1).optional() });
 
-const LLM_DEFAULTS = { providers: {}, embedding: {}, rerank: {}, timeout_seconds: 120, max_tokens: 4096, temperature: 0.7 };
+const LLM_DEFAULTS = { providers: {}, embedding: {}, rerank: {}, timeout_seconds: 120, max_tokens: 4096, temperature: 0.7, overview_summary: true, server_analysis: true };
 
 export const llmConfigSchema = z
   .strictObject({
@@ -32,6 +32,10 @@ export const llmConfigSchema = z
     temperature: z.coerce.number().min(0).max(2).default(0.7),
     /** Tokens each user may spend per UTC day across chat and embeddings; absent: no limit. */
     daily_token_limit: z.coerce.number().int().min(1).optional(),
+    /** false: the overview comes without an LLM summary, and its snapshot is never sent to an LLM. */
+    overview_summary: z.stringbool().or(z.boolean()).default(true),
+    /** false: no server analysis is written, and no server's facts are sent to an LLM. */
+    server_analysis: z.stringbool().or(z.boolean()).default(true),
   })
   .default(LLM_DEFAULTS);
 export type LlmConfig = z.infer<typeof llmConfigSchema>;
@@ -46,6 +50,8 @@ export const LLM_ENV_KEYS: Record<string, string[]> = {
   PGLENS_LLM_RERANK_MODEL: ["llm", "rerank", "model"],
   PGLENS_LLM_TIMEOUT_SECONDS: ["llm", "timeout_seconds"],
   PGLENS_LLM_DAILY_TOKEN_LIMIT: ["llm", "daily_token_limit"],
+  PGLENS_LLM_OVERVIEW_SUMMARY: ["llm", "overview_summary"],
+  PGLENS_LLM_SERVER_ANALYSIS: ["llm", "server_analysis"],
   ...Object.fromEntries(
     LLM_PROVIDERS.flatMap((p) => [
       [`PGLENS_LLM_${p.toUpperCase()}_API_KEY`, ["llm", "providers", p, "api_key"]],

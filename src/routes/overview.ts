@@ -20,7 +20,7 @@ const Overview = z
     summary: z.string().nullable(),
     generated_at: z.string().nullable().optional(),
     stale_at: z.string().nullable().optional(),
-    llm: z.enum(["configured", "unconfigured"]).optional().openapi({ description: "unconfigured: no LLM provider, so no summary; the snapshot is still there" }),
+    llm: z.enum(["configured", "unconfigured", "disabled"]).optional().openapi({ description: "unconfigured: no LLM provider; disabled: llm.overview_summary is false. Either way no summary, and the snapshot is still there" }),
     snapshot: z.record(z.string(), JsonValue).openapi({ type: "object", additionalProperties: {}, description: "Servers, alert totals and top alerts, maintenance windows now and in the next 24 h, the last day's events" }),
   })
   .openapi("Overview");

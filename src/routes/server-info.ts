@@ -67,7 +67,7 @@ const analysisRoute = guarded(
             status: z.enum(["ready", "generating", "no_data"]),
             analysis: z.string().nullable(),
             generated_at: z.string().nullable(),
-            llm: z.enum(["configured", "unconfigured"]),
+            llm: z.enum(["configured", "unconfigured", "disabled"]).openapi({ description: "disabled: llm.server_analysis is false" }),
           })
           .openapi("ServerAnalysis"),
         "The analysis",

@@ -110,11 +110,14 @@ describe("GET /api/v1/overview", () => {
     expect((await api("GET", "/api/v1/overview?scope_type=cluster&scope_id=999", { token: root })).status).toBe(404);
   });
 
-  it("says empty when the caller can see no server, and gives the snapshot without a summary when no LLM is configured", async () => {
+  it("says empty when the caller can see no server, and gives the snapshot without a summary when no LLM is configured or summaries are switched off", async () => {
     expect((await instance()("GET", "/api/v1/overview", { token: nobody })).body).toMatchObject({ status: "empty", summary: null });
     const before = wire.requests.length;
     const res = await client(testApp(store.db).app)("GET", "/api/v1/overview", { token: root });
     expect(res.body).toMatchObject({ status: "ready", summary: null, llm: "unconfigured", snapshot: { server_total: 2 } });
+    expect(wire.requests.length).toBe(before);
+    const off = client(testApp(store.db, { config: { llm: llmSection(wire, { anthropic: KEYS.anthropic }, { overview_summary: false }) } }).app);
+    expect((await off("GET", "/api/v1/overview?refresh=true", { token: root })).body).toMatchObject({ summary: null, llm: "disabled", snapshot: { server_total: 2 } });
     expect(wire.requests.length).toBe(before);
     expect((await instance()("GET", "/api/v1/overview")).status).toBe(401);
   });

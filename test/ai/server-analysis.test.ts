@@ -72,11 +72,13 @@ describe("server AI analysis", () => {
     expect(calls() - before).toBe(4);
   });
 
-  it("says no_data before the collector has sampled the server, and unconfigured without an LLM", async () => {
+  it("says no_data before the collector has sampled the server, unconfigured without an LLM, disabled when switched off", async () => {
     const before = calls();
     expect((await api("GET", `/api/v1/server-info/${quiet}/ai-analysis`, { token: root })).body).toEqual({ connection_id: quiet, status: "no_data", analysis: null, generated_at: null, llm: "configured" });
     const plain = client(testApp(store.db).app);
     expect((await plain("GET", `/api/v1/server-info/${conn}/ai-analysis`, { token: root })).body).toMatchObject({ analysis: null, llm: "unconfigured" });
+    const off = client(testApp(store.db, { config: { llm: llmSection(wire, { anthropic: KEYS.anthropic }, { server_analysis: false }) } }).app);
+    expect((await off("GET", `/api/v1/server-info/${conn}/ai-analysis?refresh=true`, { token: root })).body).toMatchObject({ analysis: null, llm: "disabled" });
     expect(calls()).toBe(before);
   });
 
