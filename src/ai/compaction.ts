@@ -76,7 +76,8 @@ export function classify(m: CompactMessage, o: CompactionOptions): { cls: Messag
   const text = messageText(m);
   if (o.preserveToolResults && (toolUseIds(m).length || toolResultIds(m).length)) return { cls: "important", importance: 0.8 };
   if (o.preserveSchemaInfo && /\b(create table|alter table|primary key|foreign key|column|schema|index on)\b/i.test(text)) return { cls: "important", importance: 0.75 };
-  if (/\b(error|failed|exception|must|always|never|remember)\b/i.test(text)) return { cls: "anchor", importance: 0.7 };
+  // Anchors (errors, rules, things to remember) rank just below the keep-always line: keep_anchors decides.
+  if (/\b(error|failed|exception|must|always|never|remember)\b/i.test(text)) return { cls: "anchor", importance: 0.65 };
   if (text.trim().length < 20) return { cls: "transient", importance: 0.1 };
   if (m.role === "user") return { cls: "contextual", importance: text.includes("?") ? 0.6 : 0.5 };
   return { cls: text.length > 400 ? "contextual" : "routine", importance: text.length > 400 ? 0.5 : 0.3 };

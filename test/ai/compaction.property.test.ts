@@ -114,10 +114,11 @@ describe("compaction by example", () => {
       { role: "user", content: "and the replicas?" },
       { role: "assistant", content: "They are fine." },
     ];
-    const result = compact(messages, { ...DEFAULT_OPTIONS, maxTokens: 200, recentWindow: 2, minImportantMessages: 0 });
+    const result = compact(messages, { ...DEFAULT_OPTIONS, maxTokens: 200, recentWindow: 2, minImportantMessages: 0, keepAnchors: true });
     expect(result.messages[0]).toBe(messages[0]);
     expect(result.messages.slice(-2)).toEqual(messages.slice(-2));
-    expect(result.messages).toContain(messages[4]); // an error to remember: important
+    expect(result.messages).toContain(messages[4]); // an error to remember: an anchor, kept with keep_anchors
+    expect(compact(messages, { ...DEFAULT_OPTIONS, maxTokens: 200, recentWindow: 2, minImportantMessages: 0, keepAnchors: false }).messages).not.toContain(messages[4]);
     expect(result.messages).not.toContain(messages[1]);
     expect(result.summary?.tables).toEqual(["orders", "customers"]);
     expect(result.summary?.topics[0]).toBe("why is SELECT * FROM");
