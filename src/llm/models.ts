@@ -43,7 +43,7 @@ export async function listModels(llm: LlmConfig, provider: LlmProviderName, sett
   }
 }
 
-// biome-ignore lint: provider bodies are loosely typed JSON
+/** GET a provider endpoint as JSON (loosely typed: each caller reads the few fields it needs). */
 async function getJson(llm: LlmConfig, provider: LlmProviderName, url: string, headers: Record<string, string>, signal: AbortSignal): Promise<any> {
   let res: Response;
   try {

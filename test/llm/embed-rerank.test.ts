@@ -5,7 +5,6 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { bm25Scores } from "../../src/llm/bm25.ts";
-import type { LlmProviderName } from "../../src/llm/llm-config.ts";
 import { testApp } from "../support/app.ts";
 import { userWithToken } from "../support/auth.ts";
 import { migratedDatastore, type TestDatastore } from "../support/datastore.ts";
