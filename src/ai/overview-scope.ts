@@ -3,6 +3,7 @@ import type { Queryable } from "../../drivers/types.ts";
 import type { Authority } from "../auth/rbac.ts";
 import { estateOf } from "../auth/visible-estate.ts";
 import type { Visible } from "../datastore/blackouts.ts";
+import { type Cluster, listClusters } from "../datastore/clusters.ts";
 import type { ConnectionRow } from "../datastore/connections.ts";
 import { NotFoundError } from "../errors.ts";
 import type { LlmConfig } from "../llm/llm-config.ts";
@@ -19,10 +20,10 @@ export interface OverviewScope {
 }
 
 /** The maintenance windows that concern exactly these servers: theirs, their clusters', their groups', the estate's. */
-async function windowsOf(db: Queryable, servers: readonly ConnectionRow[]): Promise<Visible> {
-  const clusters = [...new Set(servers.map((s) => s.cluster_id).filter((id): id is number => id !== null))];
-  const groups = (await db.query<{ group_id: number }>("SELECT DISTINCT group_id FROM clusters WHERE id = ANY($1::int[]) AND group_id IS NOT NULL", [clusters])).map((g) => g.group_id);
-  return { connections: servers.map((s) => s.id), clusters, groups };
+function windowsOf(servers: readonly ConnectionRow[], clusters: readonly Cluster[]): Visible {
+  const theirs = clusters.filter((cl) => servers.some((s) => s.cluster_id === cl.id));
+  const groups = [...new Set(theirs.map((cl) => cl.group_id).filter((g): g is number => g !== null))];
+  return { connections: servers.map((s) => s.id), clusters: theirs.map((cl) => cl.id), groups };
 }
 
 export async function overviewFor(db: Queryable, a: Authority, llm: LlmConfig, log: Logger, scope: OverviewScope, refresh: boolean): Promise<Overview> {
@@ -30,12 +31,13 @@ export async function overviewFor(db: Queryable, a: Authority, llm: LlmConfig, l
   if (scope.connectionIds) chosen = chosen.filter((row) => scope.connectionIds!.includes(row.id));
   if (scope.scopeType === "server") chosen = chosen.filter((row) => row.id === scope.scopeId);
   if (scope.scopeType === "cluster") chosen = chosen.filter((row) => row.cluster_id === scope.scopeId);
+  const clusters = await listClusters(db);
   if (scope.scopeType === "group") {
-    const clusters = new Set((await db.query<{ id: number }>("SELECT id FROM clusters WHERE group_id = $1", [scope.scopeId])).map((m) => m.id));
-    chosen = chosen.filter((row) => row.cluster_id !== null && clusters.has(row.cluster_id));
+    const inGroup = new Set(clusters.filter((cl) => cl.group_id === scope.scopeId).map((cl) => cl.id));
+    chosen = chosen.filter((row) => row.cluster_id !== null && inGroup.has(row.cluster_id));
   }
   if ((scope.connectionIds || scope.scopeType) && chosen.length === 0) throw new NotFoundError("none of the servers asked for is visible to you");
   // One summary per set of servers, whoever asks: it says nothing about the asker.
   const scopeKey = `connections:${chosen.map((row) => row.id).sort((x, y) => x - y).join(",")}`;
-  return overview(db, llm, log, scopeKey, await estateSnapshot(db, chosen, await windowsOf(db, chosen)), refresh);
+  return overview(db, llm, log, scopeKey, await estateSnapshot(db, chosen, windowsOf(chosen, clusters)), refresh);
 }

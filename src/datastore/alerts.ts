@@ -137,6 +137,12 @@ export async function getAlert(db: Queryable, id: number): Promise<AlertRow> {
   return row;
 }
 
+/** "severity: title" of a connection's open alerts, newest first. */
+export async function openAlertTitles(db: Queryable, connectionId: number, limit = 20): Promise<string[]> {
+  const rows = await db.query<{ line: string }>("SELECT severity || ': ' || title AS line FROM alerts WHERE connection_id = $1 AND cleared_at IS NULL ORDER BY triggered_at DESC LIMIT $2", [connectionId, limit]);
+  return rows.map((r) => r.line);
+}
+
 export async function activeAlertCounts(db: Queryable, connectionIds: readonly number[]): Promise<Map<number, number>> {
   const rows = await db.query<{ connection_id: number; n: number }>(
     "SELECT connection_id, count(*)::int AS n FROM alerts WHERE status = 'active' AND connection_id = ANY($1::int[]) GROUP BY connection_id ORDER BY connection_id",

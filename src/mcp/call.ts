@@ -6,7 +6,6 @@ import { ForbiddenError, InputError, NotFoundError } from "../errors.ts";
 import { describeIssues } from "../http/validation.ts";
 import { nulPath } from "../http/storable-text.ts";
 import { MonitoredServerError } from "../monitored/client.ts";
-import type { Logger } from "../log.ts";
 import { type ToolContext, ToolError } from "./tool.ts";
 import { TOOLS } from "./tools/index.ts";
 
@@ -17,7 +16,7 @@ export interface ToolResult {
 
 const text = (t: string, isError = false): ToolResult => ({ content: [{ type: "text", text: t }], isError });
 
-export async function callTool(name: string, args: unknown, ctx: ToolContext & { log: Logger }): Promise<ToolResult> {
+export async function callTool(name: string, args: unknown, ctx: ToolContext): Promise<ToolResult> {
   const tool = TOOLS.find((t) => t.name === name);
   if (!tool) return text(`unknown tool \`${name}\`; GET /api/v1/mcp/tools lists the tools`, true);
   if (!isToolEnabled(ctx.config, tool.name)) return text(`tool \`${name}\` is disabled by configuration (builtins.tools.${name})`, true);

@@ -5,7 +5,6 @@
  */
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { mayUseTool } from "../auth/rbac.ts";
-import type { Logger } from "../log.ts";
 import { VERSION } from "../version.ts";
 import { callTool } from "./call.ts";
 import type { ToolContext } from "./tool.ts";
@@ -21,7 +20,7 @@ const noToolsInstructions = (username: string) =>
   `to a group you belong to, e.g. \`pglens group grant assistants --member ${username} --mcp '*' --connections 0:read\` on the server, ` +
   `or PUT /api/v1/rbac/groups/{id}/privileges/mcp with {"mcp_privileges":["*"]}; then reconnect.`;
 
-export function buildMcpServer(ctx: ToolContext & { log: Logger }): McpServer {
+export function buildMcpServer(ctx: ToolContext): McpServer {
   const tools = enabledTools(ctx.config);
   const usable = tools.some((t) => mayUseTool(ctx.access, t.name));
   const server = new McpServer({ name: "pglens", version: VERSION }, { instructions: usable ? INSTRUCTIONS : noToolsInstructions(ctx.access.principal.username) });

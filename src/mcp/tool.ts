@@ -3,6 +3,7 @@ import type { z } from "zod";
 import type { Driver } from "../../drivers/types.ts";
 import type { Authority } from "../auth/rbac.ts";
 import type { BuiltinTool, Config } from "../config.ts";
+import type { Logger } from "../log.ts";
 
 export interface ToolContext {
   db: Driver;
@@ -10,6 +11,7 @@ export interface ToolContext {
   /** The caller's rights: tools check connections against them. */
   access: Authority;
   config: Config;
+  log: Logger;
 }
 
 export interface ToolDefinition<Schema extends z.ZodObject = z.ZodObject> {

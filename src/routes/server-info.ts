@@ -1,4 +1,5 @@
 import { createRoute, z } from "@hono/zod-openapi";
+import { openAlertTitles } from "../datastore/alerts.ts";
 import { readableConnection } from "../datastore/connections.ts";
 import { serverInfo } from "../datastore/server-info.ts";
 import { analyseServer } from "../ai/server-analysis.ts";
@@ -81,8 +82,7 @@ export const serverAnalysisRoutes = newRouter().openapi(analysisRoute, async (c)
   const { connection_id: id } = c.req.valid("param");
   const db = c.get("db");
   const info = await serverInfo(db, await readableConnection(db, id, await authority(c)));
-  const alerts = await db.query<{ line: string }>("SELECT severity || ': ' || title AS line FROM alerts WHERE connection_id = $1 AND cleared_at IS NULL ORDER BY triggered_at DESC LIMIT 20", [id]);
-  const result = await analyseServer(db, c.get("config").llm, c.get("log"), info, alerts.map((a) => a.line), c.req.valid("query").refresh === "true");
+  const result = await analyseServer(db, c.get("config").llm, c.get("log"), info, await openAlertTitles(db, id), c.req.valid("query").refresh === "true");
   return c.json(result, 200);
 });
 

@@ -1,6 +1,5 @@
 import { z } from "zod";
 import { overviewFor } from "../../ai/overview-scope.ts";
-import { createLogger } from "../../log.ts";
 import { defineTool } from "../tool.ts";
 
 export const getOverviewTool = defineTool({
@@ -12,9 +11,8 @@ export const getOverviewTool = defineTool({
     "Narrow it with connection_ids.",
   inputSchema: z.object({ connection_ids: z.array(z.number().int().positive()).min(1).max(1000).optional() }),
   annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: true },
-  async run(args, { db, access, config }) {
-    // The tool's context has no logger: usage lines go to stdout as the server's do.
-    const result = await overviewFor(db, access, config.llm, createLogger(config.log_level), { connectionIds: args.connection_ids }, false);
+  async run(args, { db, access, config, log }) {
+    const result = await overviewFor(db, access, config.llm, log, { connectionIds: args.connection_ids }, false);
     const head =
       result.status === "empty"
         ? "You can see no server."
