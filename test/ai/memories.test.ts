@@ -7,6 +7,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { addMember, createGroup, setAdminGrants, setMcpGrants } from "../../src/datastore/groups.ts";
 import { hasEmbeddings } from "../../src/datastore/memories.ts";
+import { setTokenScope } from "../../src/datastore/api-tokens.ts";
+import { issueApiToken } from "../../src/auth/issue-token.ts";
 import { testApp } from "../support/app.ts";
 import { userWithToken } from "../support/auth.ts";
 import { type TestDatastore, migratedDatastore } from "../support/datastore.ts";
@@ -120,6 +122,20 @@ describe("memories", () => {
     expect(first).toMatch(/\trunbook\tfalse\t1\tstandby promotion runbook lives in the wiki\t/);
     const [{ n }] = await store.db.query<{ n: number }>("SELECT count(*)::int AS n FROM memories WHERE embedding IS NOT NULL");
     expect(n).toBe(2);
+  });
+
+  it("holds a scoped token to its scope: no store_memory in it, no storing; no store_system_memory in it, no system memories", async () => {
+    const recallOnly = await issueApiToken(store.db, { owner: "keeper" });
+    await setTokenScope(store.db, recallOnly.id, { connections: [], mcp_privileges: ["recall_memories"], admin_permissions: [] });
+    expect(await store_(recallOnly.token, { content: "from a recall-only token" })).toMatchObject({ isError: true, content: [{ text: "access denied: you may not use the tool `store_memory`" }] });
+    const noAdmin = await issueApiToken(store.db, { owner: "keeper" });
+    await setTokenScope(store.db, noAdmin.id, { connections: [], mcp_privileges: ["store_memory", "recall_memories"], admin_permissions: [] });
+    expect((await store_(noAdmin.token, { content: "system fact from a narrowed token", scope: "system" })).isError).toBe(true);
+    const system = idOf(await store_(keeper, { content: "system fact for the scope test", scope: "system" }));
+    expect(await api("PATCH", `/api/v1/memories/${system}`, { token: noAdmin.token, body: { pinned: true } })).toMatchObject({ status: 403 });
+    expect(await api("DELETE", `/api/v1/memories/${system}`, { token: noAdmin.token })).toMatchObject({ status: 403 });
+    const [{ n }] = await store.db.query<{ n: number }>("SELECT count(*)::int AS n FROM memories WHERE content IN ('from a recall-only token', 'system fact from a narrowed token') OR (id = $1 AND pinned)", [system]);
+    expect(n).toBe(0);
   });
 
   it("refuses bad input", async () => {
