@@ -11,6 +11,7 @@ import { type ScopeTarget, coverage } from "../blackouts/scope.ts";
 import { claimMaintenance, releaseMaintenance } from "../collector/schedule-store.ts";
 import { activeBlackouts, materialiseSchedules } from "../datastore/blackouts.ts";
 import type { Config } from "../config.ts";
+import { deleteOldReviews } from "../datastore/anomaly-reviews.ts";
 import { listAlertRules, listOverrides, ruleAvailability } from "../datastore/alert-rules.ts";
 import { clearAlerts, deleteOldAlerts, openAlerts, raiseAlerts, recentlyClearedKeys, updateAlerts } from "../datastore/alerts.ts";
 import type { Logger } from "../log.ts";
@@ -19,6 +20,7 @@ import { queueNotifications, queueReminders } from "../notify/queue.ts";
 import type { Transports } from "../notify/transports.ts";
 import { findAlertMetric } from "./alert-metrics.ts";
 import { currentValues, refreshBaselines, storedBaselines } from "./baseline-store.ts";
+import { type AnomalyReviewer, anomalyReviewer } from "./anomaly-reviewer.ts";
 import { detectAnomaly } from "./baselines.ts";
 import { type AnomalyCandidate, type RoundConnection, type RoundRule, evaluateRound } from "./evaluate-round.ts";
 import { loadReadings } from "./load-readings.ts";
@@ -47,22 +49,23 @@ export interface RoundResult {
 
 export const alerterSettings = async (db: Driver) => (await db.query<AlerterSettings>("SELECT * FROM alerter_settings WHERE id = 1"))[0];
 
-/**
- * Tiers 2-3 of anomaly detection (similarity to past anomalies, an LLM's judgement) plug in here: a
- * reviewer sees each tier-1 candidate and may suppress it. Without one, every candidate becomes an alert.
- */
-export type AnomalyReviewer = (candidate: AnomalyCandidate) => Promise<"alert" | "suppress">;
-
-/** Tier 1: the current value of each baseline metric against its most specific baseline. */
-async function findAnomalies(db: Driver, connectionIds: readonly number[], sensitivity: number, now: Date, review?: AnomalyReviewer): Promise<AnomalyCandidate[]> {
+/** Tier 1: the current value of each baseline metric against its most specific baseline; tiers 2-3 (the reviewer) may suppress it. */
+async function findAnomalies(db: Driver, connections: readonly RoundConnection[], sensitivity: number, now: Date, review?: AnomalyReviewer): Promise<AnomalyCandidate[]> {
+  const connectionIds = connections.map((c) => c.connectionId);
+  const names = new Map(connections.map((c) => [c.connectionId, c.name]));
   const baselines = await storedBaselines(db, connectionIds);
   const candidates: AnomalyCandidate[] = [];
   for (const v of await currentValues(db, connectionIds, now.getTime())) {
     const own = baselines.filter((b) => b.connection_id === v.connection_id && b.database_name === v.database_name && b.metric_name === v.metric_name);
     const anomaly = detectAnomaly(v.value, v.t, own, sensitivity);
     if (!anomaly) continue;
-    const candidate = { connection_id: v.connection_id, database_name: v.database_name, metric_name: v.metric_name, value: v.value, anomaly };
-    if (!review || (await review(candidate)) === "alert") candidates.push(candidate);
+    const candidate: AnomalyCandidate = { connection_id: v.connection_id, database_name: v.database_name, metric_name: v.metric_name, value: v.value, anomaly };
+    if (!review) {
+      candidates.push(candidate);
+      continue;
+    }
+    const { decision, details } = await review({ ...candidate, server_name: names.get(v.connection_id) ?? String(v.connection_id) });
+    if (decision === "alert") candidates.push({ ...candidate, review: details });
   }
   return candidates;
 }
@@ -100,7 +103,7 @@ export async function evaluateAndApply(
     readings,
     open: await openAlerts(db),
     recentlyCleared: await recentlyClearedKeys(db, settings.cooldown_seconds),
-    anomalies: settings.anomaly_enabled ? await findAnomalies(db, connections.map((c) => c.connectionId), settings.anomaly_sensitivity, now, review) : [],
+    anomalies: settings.anomaly_enabled ? await findAnomalies(db, connections, settings.anomaly_sensitivity, now, review) : [],
   });
   const raised = await raiseAlerts(db, changes.raise, settings.cooldown_seconds);
   const reactivated = await updateAlerts(db, changes.update);
@@ -129,12 +132,15 @@ export async function alerterOnce(db: Driver, config: Config, log: Logger): Prom
     // Scheduled maintenance windows open before the round, so their first minute is already quiet.
     const opened = await materialiseSchedules(db);
     if (opened.length) log.info("scheduled blackouts opened", { blackouts: opened });
-    const evaluated = await evaluateAndApply(db, new Date(), undefined, settings);
+    const evaluated = await evaluateAndApply(db, new Date(), anomalyReviewer(db, config.llm, log), settings);
     await queueReminders(db);
     return evaluated;
   })().finally(() => releaseMaintenance(db, "alerter"));
   let deletedOld = 0;
-  if (await claimMaintenance(db, "alert_retention", RETENTION_EVERY_SECONDS)) deletedOld = await deleteOldAlerts(db, settings.retention_days);
+  if (await claimMaintenance(db, "alert_retention", RETENTION_EVERY_SECONDS)) {
+    deletedOld = await deleteOldAlerts(db, settings.retention_days);
+    await deleteOldReviews(db, settings.retention_days);
+  }
   if (round.raised.length || round.cleared.length) log.info("alerter round", { raised: round.raised, cleared: round.cleared, updated: round.updated });
   return { ran: true, ...round, deletedOld, baselines };
 }

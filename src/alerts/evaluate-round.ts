@@ -83,6 +83,8 @@ export interface AnomalyCandidate {
   metric_name: string;
   value: number;
   anomaly: Anomaly;
+  /** What tiers 2-3 found (decided_by, tier2_score, tier3_result), when they ran. */
+  review?: Record<string, unknown>;
 }
 
 export interface RoundInput {
@@ -183,7 +185,7 @@ export function evaluateRound(input: RoundInput): RoundChanges {
         title: `Anomaly: ${a.metric_name}${where}`,
         description: `${round(a.value)} is ${round(z)} standard deviations from its ${period} baseline (mean ${round(baseline.mean)}, stddev ${round(baseline.stddev)}, ${baseline.sample_count} samples)`,
         anomaly_score: z,
-        anomaly_details: { z_score: z, baseline: { period_type: baseline.period_type, period_value: baseline.period_value, mean: baseline.mean, stddev: baseline.stddev, sample_count: baseline.sample_count } },
+        anomaly_details: { z_score: z, baseline: { period_type: baseline.period_type, period_value: baseline.period_value, mean: baseline.mean, stddev: baseline.stddev, sample_count: baseline.sample_count }, ...a.review },
       },
     );
   }

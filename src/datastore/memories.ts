@@ -3,6 +3,7 @@
  * ones only with store_system_memory (checked by the caller of these functions).
  */
 import type { Queryable } from "../../drivers/types.ts";
+import { hasVectorColumn, vectorLiteral } from "./vectors.ts";
 
 export const MEMORY_SCOPES = ["user", "system"] as const;
 export type MemoryScope = (typeof MEMORY_SCOPES)[number];
@@ -36,14 +37,7 @@ export interface NewMemory {
 }
 
 /** Whether this datastore stores vectors (pgvector was available when memories were created). */
-export async function hasEmbeddings(db: Queryable): Promise<boolean> {
-  const [row] = await db.query<{ present: boolean }>(
-    "SELECT EXISTS (SELECT 1 FROM information_schema.columns WHERE table_name = 'memories' AND column_name = 'embedding' AND table_schema = current_schema()) AS present",
-  );
-  return row.present;
-}
-
-const vectorLiteral = (v: number[]) => `[${v.join(",")}]`;
+export const hasEmbeddings = (db: Queryable) => hasVectorColumn(db, "memories");
 
 export async function storeMemory(db: Queryable, m: NewMemory, withEmbedding: boolean): Promise<MemoryRow> {
   const params = [m.scope, m.scope === "user" ? m.userId : null, m.username, m.category, m.content, m.pinned, m.modelName ?? null];

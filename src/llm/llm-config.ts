@@ -16,7 +16,7 @@ export type LlmProviderSettings = z.infer<typeof providerSettings>;
 
 const choice = z.strictObject({ provider: z.enum(LLM_PROVIDERS).optional(), model: z.string().min(1).optional() });
 
-const LLM_DEFAULTS = { providers: {}, embedding: {}, rerank: {}, timeout_seconds: 120, max_tokens: 4096, temperature: 0.7, overview_summary: true, server_analysis: true };
+const LLM_DEFAULTS = { providers: {}, embedding: {}, rerank: {}, timeout_seconds: 120, max_tokens: 4096, temperature: 0.7, overview_summary: true, server_analysis: true, anomaly_review: true };
 
 export const llmConfigSchema = z
   .strictObject({
@@ -36,6 +36,8 @@ export const llmConfigSchema = z
     overview_summary: z.stringbool().or(z.boolean()).default(true),
     /** false: no server analysis is written, and no server's facts are sent to an LLM. */
     server_analysis: z.stringbool().or(z.boolean()).default(true),
+    /** false: anomaly candidates are alerted without review, and none is sent to an LLM or embedded. */
+    anomaly_review: z.stringbool().or(z.boolean()).default(true),
   })
   .default(LLM_DEFAULTS);
 export type LlmConfig = z.infer<typeof llmConfigSchema>;
@@ -52,6 +54,7 @@ export const LLM_ENV_KEYS: Record<string, string[]> = {
   PGLENS_LLM_DAILY_TOKEN_LIMIT: ["llm", "daily_token_limit"],
   PGLENS_LLM_OVERVIEW_SUMMARY: ["llm", "overview_summary"],
   PGLENS_LLM_SERVER_ANALYSIS: ["llm", "server_analysis"],
+  PGLENS_LLM_ANOMALY_REVIEW: ["llm", "anomaly_review"],
   ...Object.fromEntries(
     LLM_PROVIDERS.flatMap((p) => [
       [`PGLENS_LLM_${p.toUpperCase()}_API_KEY`, ["llm", "providers", p, "api_key"]],

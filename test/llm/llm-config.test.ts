@@ -6,7 +6,7 @@ import { redact } from "../../src/llm/provider-error.ts";
 describe("llm configuration", () => {
   it("has the documented defaults", () => {
     const { llm } = resolveConfig({}, {});
-    expect(llm).toEqual({ providers: {}, embedding: {}, rerank: {}, timeout_seconds: 120, max_tokens: 4096, temperature: 0.7, overview_summary: true, server_analysis: true });
+    expect(llm).toEqual({ providers: {}, embedding: {}, rerank: {}, timeout_seconds: 120, max_tokens: 4096, temperature: 0.7, overview_summary: true, server_analysis: true, anomaly_review: true });
   });
 
   it("takes every provider's key and base URL, the defaults and the limits from environment variables", () => {
@@ -26,6 +26,7 @@ describe("llm configuration", () => {
       PGLENS_LLM_DAILY_TOKEN_LIMIT: "100000",
       PGLENS_LLM_OVERVIEW_SUMMARY: "false",
       PGLENS_LLM_SERVER_ANALYSIS: "false",
+      PGLENS_LLM_ANOMALY_REVIEW: "false",
     };
     const fromEnv = resolveConfig({}, env).llm;
     expect(fromEnv).toEqual({
@@ -46,6 +47,7 @@ describe("llm configuration", () => {
       daily_token_limit: 100000,
       overview_summary: false,
       server_analysis: false,
+      anomaly_review: false,
     });
     // Workers: the same names as bindings.
     expect(configFromBindings(env).llm).toEqual(fromEnv);

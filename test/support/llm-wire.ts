@@ -8,7 +8,7 @@
  *   /voyage/v1     embeddings, multimodalembeddings, rerank
  * The model's behaviour is scripted by the last user text: it contains "use a tool" (and tools were offered)
  * -> a call of the first tool with {"probe": "pg_stat_database"}; otherwise the reply is "echo: <text>" in
- * three stream chunks. Model "slow" streams 40 chunks 100 ms apart; model "pause" pauses 16 s after its
+ * three stream chunks; the models in JUDGES answer a fixed classification. Model "slow" streams 40 chunks 100 ms apart; model "pause" pauses 16 s after its
  * first chunk; model "lazy" answers after 400 ms; model "stall" never answers. The key "bad-key", or any key starting "reject-", gets the
  * provider's 401 (whose message quotes the key, as some providers do).
  */
@@ -75,7 +75,16 @@ function lastUserText(texts: string[]): string {
   return texts.filter(Boolean).at(-1) ?? "";
 }
 
-function decide(lastText: string, tools: string[]): Reply {
+/** Models that answer like a classifier, whatever they are asked (the alerter's anomaly review). */
+export const JUDGES: Record<string, string> = {
+  "judge-suppress": '{"decision": "suppress", "confidence": 0.9, "reasoning": "the nightly batch does this"}',
+  "judge-alert": 'Here is my answer: {"decision": "alert", "confidence": 0.8, "reasoning": "nothing explains it"}',
+  "judge-unsure": '{"decision": "suppress", "confidence": 0.2, "reasoning": "maybe the batch"}',
+  "judge-prose": "I would suppress this one; it looks like routine maintenance.",
+};
+
+function decide(lastText: string, tools: string[], model: string): Reply {
+  if (JUDGES[model]) return { text: JUDGES[model] };
   if (lastText.includes("use a tool") && tools.length) return { text: "", tool: tools[0] };
   return { text: `echo: ${lastText}` };
 }
@@ -156,7 +165,7 @@ export async function startWireServer(): Promise<WireServer> {
     if (refused(key)) return json(res, 401, { type: "error", error: { type: "authentication_error", message: `invalid x-api-key ${key}` } });
     if (path === "/v1/models") return json(res, 200, { data: [{ id: "claude-sonnet-4-5", display_name: "Claude Sonnet 4.5", type: "model" }], has_more: false });
     const texts = body.messages.filter((m: any) => m.role === "user").flatMap((m: any) => (typeof m.content === "string" ? [m.content] : m.content.filter((b: any) => b.type === "text").map((b: any) => b.text)));
-    const reply = decide(lastUserText(texts), (body.tools ?? []).map((t: any) => t.name));
+    const reply = decide(lastUserText(texts), (body.tools ?? []).map((t: any) => t.name), model);
     const usage = { input_tokens: USAGE.prompt, output_tokens: USAGE.completion };
     const stop = reply.tool ? "tool_use" : "end_turn";
     if (!body.stream) {
@@ -187,7 +196,7 @@ export async function startWireServer(): Promise<WireServer> {
       return json(res, 200, { object: "list", model, data: inputs.map((t, index) => ({ object: "embedding", index, embedding: vectorOf(t, body.dimensions) })), usage: { prompt_tokens: inputs.length * 3, total_tokens: inputs.length * 3 } });
     }
     const texts = body.messages.filter((m: any) => m.role === "user").flatMap((m: any) => (typeof m.content === "string" ? [m.content] : m.content.filter((b: any) => b.type === "text").map((b: any) => b.text)));
-    const reply = decide(lastUserText(texts), (body.tools ?? []).map((t: any) => t.function.name));
+    const reply = decide(lastUserText(texts), (body.tools ?? []).map((t: any) => t.function.name), model);
     const usage = { prompt_tokens: USAGE.prompt, completion_tokens: USAGE.completion, total_tokens: USAGE.prompt + USAGE.completion };
     const finish = reply.tool ? "tool_calls" : "stop";
     const call = reply.tool && { id: "call_1", type: "function", function: { name: reply.tool, arguments: JSON.stringify(TOOL_INPUT) } };
@@ -214,7 +223,7 @@ export async function startWireServer(): Promise<WireServer> {
     if (path.endsWith(":batchEmbedContents")) return json(res, 200, { embeddings: body.requests.map((r: any) => ({ values: vectorOf(r.content.parts[0].text, r.outputDimensionality) })) });
     const texts = body.contents.filter((c: any) => c.role === "user").flatMap((c: any) => c.parts.filter((p: any) => p.text).map((p: any) => p.text));
     const tools = (body.tools ?? []).flatMap((t: any) => (t.functionDeclarations ?? []).map((f: any) => f.name));
-    const reply = decide(lastUserText(texts), tools);
+    const reply = decide(lastUserText(texts), tools, model);
     const usageMetadata = { promptTokenCount: USAGE.prompt, candidatesTokenCount: USAGE.completion, totalTokenCount: USAGE.prompt + USAGE.completion };
     const candidate = (parts: object[], finishReason?: string) => ({ candidates: [{ content: { role: "model", parts }, ...(finishReason ? { finishReason } : {}), index: 0 }], ...(finishReason ? { usageMetadata } : {}) });
     if (path.endsWith(":generateContent")) {
@@ -237,7 +246,7 @@ export async function startWireServer(): Promise<WireServer> {
     }
     if (model === "missing") return json(res, 404, { error: `model "${model}" not found, try pulling it first` });
     const texts = body.messages.filter((m: any) => m.role === "user").map((m: any) => m.content);
-    const reply = decide(lastUserText(texts), (body.tools ?? []).map((t: any) => t.function.name));
+    const reply = decide(lastUserText(texts), (body.tools ?? []).map((t: any) => t.function.name), model);
     const message = { role: "assistant", content: reply.text, ...(reply.tool ? { tool_calls: [{ function: { name: reply.tool, arguments: TOOL_INPUT } }] } : {}) };
     const done = { done: true, done_reason: "stop", prompt_eval_count: USAGE.prompt, eval_count: USAGE.completion };
     if (body.stream === false) return json(res, 200, { model, created_at: new Date().toISOString(), message, ...done });
