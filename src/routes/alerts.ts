@@ -43,9 +43,17 @@ const Alert = z
       .object({
         z_score: z.number(),
         baseline: z.object({ period_type: z.string(), period_value: z.number(), mean: z.number(), stddev: z.number(), sample_count: z.number().int() }),
+        decided_by: z.enum(["similarity", "llm", "fail_safe"]).optional().openapi({ description: "Anomaly review (tiers 2-3), when it ran: what let the alert through" }),
+        tier2_score: z.number().nullable().optional().openapi({ description: "Cosine similarity of the most similar past anomaly review" }),
+        tier3_result: z
+          .object({ decision: z.enum(["alert", "suppress"]).optional(), confidence: z.number().nullable().optional(), reasoning: z.string().optional(), read_as: z.string().optional(), error: z.string().optional() })
+          .nullable()
+          .optional()
+          .openapi({ description: "The LLM's classification, or the error that made the review fail safe" }),
+        reused_review: z.boolean().optional().openapi({ description: "true when an earlier review of the same key decided" }),
       })
       .nullable()
-      .openapi({ description: "Anomaly alerts: how far the value was from the baseline it was judged against" }),
+      .openapi({ description: "Anomaly alerts: how far the value was from the baseline it was judged against, and how it was reviewed" }),
     acknowledged_at: z.string().nullable(),
     acknowledged_by: z.string().nullable(),
     ack_message: z.string().nullable(),

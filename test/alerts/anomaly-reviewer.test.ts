@@ -11,7 +11,10 @@ import { refreshBaselines } from "../../src/alerts/baseline-store.ts";
 import { writeSamples } from "../../src/collector/sample-writer.ts";
 import { resolveConfig } from "../../src/config.ts";
 import { acknowledgeAlert } from "../../src/datastore/alerts.ts";
+import { testApp } from "../support/app.ts";
+import { userWithToken } from "../support/auth.ts";
 import { type TestDatastore, addConnection, migratedDatastore } from "../support/datastore.ts";
+import { client } from "../support/http.ts";
 import { KEYS, type WireServer, llmSection, startWireServer } from "../support/llm-wire.ts";
 import { TEST_SECRET, quietLog } from "../support/monitored.ts";
 
@@ -113,6 +116,9 @@ describe("anomaly review (tiers 2-3)", () => {
     expect(past).toEqual([{ description: expect.stringContaining(METRIC), decision: "alert", similarity: 1, marked_false_positive: false }]);
     const [alert] = await openAnomalies();
     expect(alert.anomaly_details).toMatchObject({ z_score: expect.any(Number), decided_by: "llm", tier2_score: 1, tier3_result: { decision: "alert", read_as: "json" } });
+    const root = (await userWithToken(store.db, "root", { superuser: true })).token;
+    const listed = (await client(testApp(store.db).app)("GET", `/api/v1/alerts?alert_type=anomaly`, { token: root })).body.alerts[0];
+    expect(listed.anomaly_details).toMatchObject({ decided_by: "llm", tier2_score: 1, tier3_result: { decision: "alert", confidence: 0.8, reasoning: "nothing explains it" } });
   });
 
   it("alerts when the LLM fails (fail-safe) or suppresses with low confidence", async () => {
