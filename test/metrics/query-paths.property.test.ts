@@ -5,7 +5,6 @@
  * on the raw rows, for every aggregation, with and without filters.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { writeSamples } from "../../src/collector/sample-writer.ts";
 import { fetchSampleRows } from "../../src/datastore/samples-repository.ts";
 import { AGGREGATIONS } from "../../src/metrics/aggregate.ts";
 import { layoutBuckets } from "../../src/metrics/buckets.ts";
@@ -15,77 +14,7 @@ import { groupSamples } from "../../src/metrics/samples.ts";
 import { borrowLimitMs, computeSeries } from "../../src/metrics/series.ts";
 import { findProbe } from "../../src/probes/index.ts";
 import { addConnection, migratedDatastore, type TestDatastore } from "../support/datastore.ts";
-import { seededRandom } from "../support/seeded-random.ts";
-
-function random(seed: number) {
-  const next = seededRandom(seed);
-  return { next, int: (lo: number, hi: number) => lo + Math.floor(next() * (hi - lo + 1)), pick: <T>(xs: readonly T[]) => xs[Math.floor(next() * xs.length)] };
-}
-
-const T0 = Date.parse("2026-03-01T00:00:00Z");
-const SPACINGS = [60, 60, 60, 60, 60, 30, 90, 120, 1, 300, 1200, 2400, 5400];
-
-type Rng = ReturnType<typeof random>;
-
-function history(rng: Rng, spec: Case) {
-  const { entities, key: entityKey, columns, marker } = spec;
-  const rows: Array<Record<string, unknown>> = [];
-  const state = new Map<string, { values: Record<string, number>; reset: string | null }>();
-  let t = T0 + rng.int(0, 59) * 1000;
-  for (let s = 0; s < rng.int(20, 90); s++) {
-    for (const e of entities) {
-      if (rng.next() < 0.12) {
-        state.delete(e); // vanishes this sample (may come back with a new total)
-        continue;
-      }
-      const cur = state.get(e) ?? { values: Object.fromEntries(Object.keys(columns).map((c) => [c, rng.int(0, 5000)])), reset: null };
-      const roll = rng.next();
-      if (marker && roll < 0.06) cur.reset = new Date(t - 1000).toISOString(); // marked reset; counters may rise past old values
-      for (const [c, kind] of Object.entries(columns)) {
-        if (roll < 0.06 && rng.next() < 0.5) cur.values[c] += rng.int(1, 3000);
-        else if (roll < 0.1) cur.values[c] = rng.int(0, 50); // unmarked drop
-        else cur.values[c] += kind === "quarter" ? rng.int(0, 4000) / 4 : rng.int(0, 300);
-      }
-      state.set(e, cur);
-      const row: Record<string, unknown> = { collected_at: new Date(t).toISOString(), ...spec.fixed, [entityKey]: e };
-      for (const c of Object.keys(columns)) row[c] = rng.next() < 0.04 ? null : cur.values[c];
-      if (marker) row[marker] = cur.reset;
-      rows.push(row);
-    }
-    t += rng.pick(SPACINGS) * 1000;
-  }
-  return rows;
-}
-
-/** Writes the rows in random contiguous batches, in random batch order. */
-async function writeShuffled(store: TestDatastore, rng: Rng, connectionId: number, probe: string, rows: Array<Record<string, unknown>>) {
-  const byTime = new Map<string, typeof rows>();
-  for (const r of rows) byTime.set(r.collected_at as string, [...(byTime.get(r.collected_at as string) ?? []), r]);
-  const times = [...byTime.keys()];
-  const batches: string[][] = [];
-  for (let i = 0; i < times.length; ) {
-    const n = rng.int(1, 15);
-    batches.push(times.slice(i, i + n));
-    i += n;
-  }
-  for (let i = batches.length - 1; i > 0; i--) {
-    const j = rng.int(0, i);
-    [batches[i], batches[j]] = [batches[j], batches[i]];
-  }
-  for (const batch of batches) await writeSamples(store.db, { connectionId, probe, rows: batch.flatMap((t) => byTime.get(t)!) as never });
-}
-
-interface Case {
-  probe: string;
-  key: string;
-  entities: string[];
-  columns: Record<string, "int" | "quarter">;
-  marker?: string;
-  metrics: string[];
-  /** Key values every row shares. */
-  fixed?: Record<string, string>;
-  filter?: Record<string, string>;
-}
+import { type Case, T0, history, random, writeShuffled } from "../support/random-history.ts";
 
 const CASES: Case[] = [
   {
