@@ -9,6 +9,7 @@ import { probeTable, quoteIdent } from "../probes/ddl.ts";
 import type { ProbeDefinition } from "../probes/types.ts";
 import { type Partition, ensurePartition, weekOf } from "./partitions.ts";
 import { recordChanges } from "./record-changes.ts";
+import { recordLevels } from "./record-levels.ts";
 
 export type SampleRow = { collected_at: string | Date } & Record<string, unknown>;
 
@@ -126,6 +127,7 @@ export async function writeSamplesIn(tx: Queryable, batch: SampleBatch, rowOffse
     if (t > maxT) maxT = t;
   }
   await recordChanges(tx, prepared.probe, batch.connectionId, minT, maxT);
+  await recordLevels(tx, prepared.probe, batch.connectionId, minT, maxT, prepared.partitions.map((p) => p.from));
   return prepared.rows.length;
 }
 

@@ -9,13 +9,20 @@ import { type Authority, connectionAccess } from "../auth/rbac.ts";
 import { ForbiddenError, NotFoundError } from "../errors.ts";
 import { FALLBACK_INTERVAL_SECONDS } from "./probe-configs.ts";
 
+export interface MetricsContext {
+  /** Collection interval (seconds) per connection. */
+  intervals: Map<number, number>;
+  /** From when (epoch ms) the time rollups of every connection asked for are complete (-Infinity: always). */
+  levelsFrom: number;
+}
+
 /**
- * Collection interval (seconds) per connection. NotFoundError names the first id that does not exist; with
- * `access`, ForbiddenError the first the caller may not read (SPEC: the metrics endpoints answer 403 there).
+ * The context of a metrics request. NotFoundError names the first id that does not exist; with `access`,
+ * ForbiddenError the first the caller may not read (SPEC: the metrics endpoints answer 403 there).
  */
-export async function readableIntervals(db: Queryable, probe: string, ids: readonly number[], access?: Authority): Promise<Map<number, number>> {
-  const rows = await db.query<{ id: number; owner_user_id: number | null; is_shared: boolean; interval_seconds: number | null }>(
-    `SELECT c.id, c.owner_user_id, c.is_shared,
+export async function readableContext(db: Queryable, probe: string, ids: readonly number[], access?: Authority): Promise<MetricsContext> {
+  const rows = await db.query<{ id: number; owner_user_id: number | null; is_shared: boolean; interval_seconds: number | null; levels_from: Date | null }>(
+    `SELECT c.id, c.owner_user_id, c.is_shared, c.levels_from,
             coalesce((SELECT collection_interval_seconds FROM probe_configs WHERE probe_name = $2 AND scope = 'server' AND scope_id = c.id),
                      (SELECT collection_interval_seconds FROM probe_configs WHERE probe_name = $2 AND scope = 'global')) AS interval_seconds
        FROM connections c WHERE c.id = ANY($1::int[])`,
@@ -25,5 +32,13 @@ export async function readableIntervals(db: Queryable, probe: string, ids: reado
   if (missing !== undefined) throw new NotFoundError(`connection ${missing} not found`);
   const refused = access && rows.find((r) => connectionAccess(access, r) === null);
   if (refused) throw new ForbiddenError(`you may not read connection ${refused.id}: ask an administrator for a connection privilege on it`);
-  return new Map(rows.map((r) => [r.id, r.interval_seconds ?? FALLBACK_INTERVAL_SECONDS]));
+  return {
+    intervals: new Map(rows.map((r) => [r.id, r.interval_seconds ?? FALLBACK_INTERVAL_SECONDS])),
+    levelsFrom: Math.max(Number.NEGATIVE_INFINITY, ...rows.map((r) => r.levels_from?.getTime() ?? Number.NEGATIVE_INFINITY)),
+  };
+}
+
+/** Collection interval (seconds) per connection, checked like readableContext. */
+export async function readableIntervals(db: Queryable, probe: string, ids: readonly number[], access?: Authority): Promise<Map<number, number>> {
+  return (await readableContext(db, probe, ids, access)).intervals;
 }

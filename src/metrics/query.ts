@@ -1,7 +1,7 @@
 /** A metrics query end to end: validate, resolve the interval, read the rows, run the pipeline. */
 import type { Queryable } from "../../drivers/types.ts";
 import type { Authority } from "../auth/rbac.ts";
-import { readableIntervals } from "../datastore/metrics-context.ts";
+import { readableContext } from "../datastore/metrics-context.ts";
 import { fetchStoredChanges } from "../datastore/changes-repository.ts";
 import { fetchLevelPoints, reducibleInDatastore } from "../datastore/level-repository.ts";
 import { fetchSampleRows } from "../datastore/samples-repository.ts";
@@ -11,6 +11,7 @@ import type { ProbeDefinition } from "../probes/types.ts";
 import { AGGREGATIONS, type Aggregation } from "./aggregate.ts";
 import { type Buckets, layoutBuckets, pointTimes } from "./buckets.ts";
 import { type MetricRequest, parseMetricList } from "./metric-names.ts";
+import { seriesFromRollups } from "./rollup-levels.ts";
 import { groupSamples } from "./samples.ts";
 import { borrowLimitMs, computeSeries, judgedIntervalMs, seriesFromIntervals, seriesFromLevels } from "./series.ts";
 import type { Window } from "./window.ts";
@@ -101,20 +102,24 @@ export async function prepareMetricsQuery(db: Queryable, q: MetricsQuery) {
   if (metrics.length === 0) throw new InputError(`probe \`${probe.name}\` has no numeric metrics; describe_probe lists its columns`);
   const aggregation = parseAggregation(q.aggregation);
   const filters = resolveFilters(probe, q.filters);
-  const intervals = await readableIntervals(db, probe.name, q.connectionIds, q.access);
+  const { intervals, levelsFrom } = await readableContext(db, probe.name, q.connectionIds, q.access);
   const intervalSeconds = Math.max(...intervals.values());
   const buckets = q.layout ?? layoutBuckets(q.window.start, q.window.end, intervalSeconds, q.buckets);
-  return { probe, metrics, aggregation, filters, intervalSeconds, buckets, borrowFrom: q.window.start - borrowLimitMs(buckets) };
+  return { probe, metrics, aggregation, filters, intervalSeconds, buckets, borrowFrom: q.window.start - borrowLimitMs(buckets), levelsFrom };
 }
 
 export async function runMetricsQuery(db: Queryable, q: MetricsQuery): Promise<MetricsResult> {
-  const { probe, metrics, aggregation, filters, intervalSeconds, buckets, borrowFrom } = await prepareMetricsQuery(db, q);
+  const { probe, metrics, aggregation, filters, intervalSeconds, buckets, borrowFrom, levelsFrom } = await prepareMetricsQuery(db, q);
+  const unfiltered = Object.keys(filters).length === 0;
 
-  // Recorded changes answer unfiltered derived metrics; the datastore reduces level metrics of multi-entity
-  // probes per sample; the rest reads raw rows. Every path gives the pure pipeline's numbers.
-  const fromChanges = Object.keys(filters).length === 0 ? metrics.filter((m) => CHANGE_FORMS.has(m.form)) : [];
-  const fromLevels = metrics.filter((m) => !fromChanges.includes(m) && reducibleInDatastore(probe, m, aggregation));
-  const fromRows = metrics.filter((m) => !fromChanges.includes(m) && !fromLevels.includes(m));
+  // Time rollups answer unfiltered raw columns over long windows where provably exact; recorded changes
+  // answer unfiltered derived metrics; the datastore reduces other level metrics of multi-entity probes per
+  // sample; the rest reads raw rows. Every path gives the pure pipeline's numbers.
+  const rollups = unfiltered ? await seriesFromRollups(db, { probe, metrics, connectionIds: q.connectionIds, buckets, intervalSeconds, aggregation, levelsFrom }) : new Map();
+  const pending = metrics.filter((m) => !rollups.has(m));
+  const fromChanges = unfiltered ? pending.filter((m) => CHANGE_FORMS.has(m.form)) : [];
+  const fromLevels = pending.filter((m) => !fromChanges.includes(m) && reducibleInDatastore(probe, m, aggregation));
+  const fromRows = pending.filter((m) => !fromChanges.includes(m) && !fromLevels.includes(m));
   const rows = fromRows.length
     ? await fetchSampleRows(db, { probe, connectionIds: q.connectionIds, from: borrowFrom, to: q.window.end, columns: neededColumns(probe, fromRows), filters })
     : [];
@@ -128,6 +133,7 @@ export async function runMetricsQuery(db: Queryable, q: MetricsQuery): Promise<M
 
   const values = new Map<string, Array<number | null>>(); // `${connection}:${metric index}` -> points
   for (const id of q.connectionIds) {
+    for (const [m, perConnection] of rollups) values.set(`${id}:${metrics.indexOf(m)}`, perConnection.get(id)!);
     fromLevels.forEach((m, i) => {
       const points = levels!.get(id)![i];
       const inWindow = points.filter((p) => p.t >= q.window.start);

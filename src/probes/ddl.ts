@@ -75,6 +75,49 @@ export function createIrregularTable(probe: ProbeDefinition): string[] {
   ];
 }
 
+const NUMERIC_TYPES = /^(smallint|integer|bigint|double precision|real|numeric)/;
+
+/** Columns a query may chart as levels (raw values): numeric, not entity keys, dimensions or markers. */
+export function levelColumns(probe: ProbeDefinition): ProbeColumn[] {
+  return probe.columns.filter((c) => c.kind !== "dimension" && c.kind !== "marker" && NUMERIC_TYPES.test(c.type) && !probe.keys.includes(c.name));
+}
+
+/** Name of the table of a probe's time rollups of level columns (see createLevelsTable). */
+export const levelsTableName = (probe: string) => `${probe}__levels`;
+
+/** The six facts a rollup cell keeps per level column, and their column names (`<column>:<fact>`). */
+export const LEVEL_FACTS = ["n", "sum", "min", "max", "last", "last_at"] as const;
+export type LevelFact = (typeof LEVEL_FACTS)[number];
+export const levelFactColumn = (column: string, fact: LevelFact) => quoteIdent(`${column}:${fact}`);
+
+/**
+ * Time rollups of a probe's level columns, per connection, in cells of 5 minutes and of 1 hour: the samples
+ * in the cell, and per column the count, sum, minimum and maximum of the non-null values of every row in
+ * the cell's samples, and the last value (that of the latest sample with one, its last entity in key order)
+ * with that sample's time. A bucket made of whole cells is answered from them instead of raw rows.
+ */
+export function createLevelsTable(probe: ProbeDefinition): string[] {
+  const columns = levelColumns(probe);
+  if (columns.length === 0) return [];
+  const table = probeTable(levelsTableName(probe.name));
+  const facts = columns.flatMap((c) => [
+    `${levelFactColumn(c.name, "n")} integer NOT NULL`,
+    ...(["sum", "min", "max", "last"] as const).map((f) => `${levelFactColumn(c.name, f)} double precision`),
+    `${levelFactColumn(c.name, "last_at")} timestamptz`,
+  ]);
+  return [
+    `CREATE TABLE ${table} (
+  connection_id integer NOT NULL REFERENCES connections (id) ON DELETE CASCADE,
+  level_seconds integer NOT NULL CHECK (level_seconds IN (300, 3600)),
+  cell_start timestamptz NOT NULL,
+  samples integer NOT NULL,
+  ${facts.join(",\n  ")},
+  PRIMARY KEY (connection_id, level_seconds, cell_start)
+) PARTITION BY RANGE (cell_start)`,
+    `COMMENT ON TABLE ${table} IS ${quoteLiteral(`Time rollups (5 min, 1 h) of ${probe.name}'s level columns per connection, written by the sample writer`)}`,
+  ];
+}
+
 export function seedGlobalConfig(probe: ProbeDefinition): string {
   return `INSERT INTO probe_configs (probe_name, scope, collection_interval_seconds, retention_days)
     VALUES (${quoteLiteral(probe.name)}, 'global', ${probe.defaultIntervalSeconds}, ${probe.defaultRetentionDays})

@@ -196,7 +196,7 @@ describe("the collector over time", () => {
 });
 
 describe("retention", () => {
-  it("drops partitions past the probe's retention, samples, changes and irregular intervals alike, and keeps current ones", async () => {
+  it("drops partitions past the probe's retention, samples, changes, irregular intervals and time rollups alike, and keeps current ones", async () => {
     const store = await migratedDatastore("pglite");
     const id = await registerServer(store.db, "r", own.url);
     const weeksAgo = (w: number) => new Date(Date.now() - w * 7 * 86_400_000).toISOString();
@@ -215,6 +215,11 @@ describe("retention", () => {
     expect(irregular.map((r) => r.database_name)).toEqual(["c"]);
     const left = await store.db.query<{ n: number }>("SELECT count(*)::int AS n FROM metrics.pg_stat_wal");
     expect(left[0].n).toBe(1);
+    // The time rollups go with their weeks: only the current sample's 5-minute and hourly cells are left.
+    expect(dropped.filter((d) => /^pg_stat_wal__levels_\d{8}$/.test(d)).length).toBe(2);
+    expect(dropped.filter((d) => /^pg_stat_database__levels_\d{8}$/.test(d)).length).toBe(2);
+    const cells = await store.db.query<{ level_seconds: number; samples: number }>("SELECT level_seconds, samples FROM metrics.pg_stat_wal__levels ORDER BY level_seconds");
+    expect(cells).toEqual([{ level_seconds: 300, samples: 1 }, { level_seconds: 3600, samples: 1 }]);
     await store.close();
   });
 });

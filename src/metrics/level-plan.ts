@@ -1,0 +1,61 @@
+/**
+ * Which parts of a window a level query reads from time rollups and which from raw rows, pure. A rollup cell
+ * (5 minutes or 1 hour, aligned to the epoch) is used only when all of it lies in one bucket, so a bucket's
+ * numbers are the same whichever way its samples are read; the rest of each bucket is read raw.
+ */
+import { type Buckets, bucketOf } from "./buckets.ts";
+
+export const LEVEL_CELLS_MS = [3_600_000, 300_000] as const;
+
+export interface LevelPlan {
+  /** Whole cells to read, with the bucket they fall in. */
+  cells: Array<{ levelSeconds: number; start: number; k: number }>;
+  /** Time ranges [from, to) to read raw, with the bucket they fall in. */
+  raw: Array<{ from: number; to: number; k: number }>;
+  /** Share of the window the cells cover (0..1). */
+  covered: number;
+}
+
+/** The first integer millisecond at or after `guess` that falls in a bucket after k. */
+function bucketEnd(b: Buckets, k: number): number {
+  if (k >= b.n - 1) return b.end;
+  let t = Math.ceil(b.start + (k + 1) * b.width);
+  while (t - 1 >= b.start && bucketOf(b, t - 1) > k) t--;
+  while (bucketOf(b, t) <= k) t++;
+  return t;
+}
+
+/**
+ * Splits each bucket's span into whole cells, coarsest first, and raw ranges. Before `completeFrom` (epoch ms;
+ * rollups of older samples may be incomplete) everything is raw. The window's end instant is bucket n, raw.
+ */
+export function planLevelReads(b: Buckets, completeFrom: number): LevelPlan {
+  const plan: LevelPlan = { cells: [], raw: [], covered: 0 };
+  let coveredMs = 0;
+  const cover = (from: number, to: number, k: number, sizes: readonly number[]) => {
+    if (from >= to) return;
+    const [size, ...finer] = sizes;
+    if (size === undefined) {
+      plan.raw.push({ from, to, k });
+      return;
+    }
+    const first = Math.ceil(from / size) * size;
+    const last = Math.floor(to / size) * size;
+    if (first >= last) return cover(from, to, k, finer);
+    cover(from, first, k, finer);
+    for (let t = first; t < last; t += size) plan.cells.push({ levelSeconds: size / 1000, start: t, k });
+    coveredMs += last - first;
+    cover(last, to, k, finer);
+  };
+  let lo = b.start;
+  for (let k = 0; k < b.n; k++) {
+    const hi = bucketEnd(b, k);
+    const split = Math.min(hi, Math.max(lo, completeFrom));
+    cover(lo, split, k, []);
+    cover(split, hi, k, LEVEL_CELLS_MS);
+    lo = hi;
+  }
+  plan.raw.push({ from: b.end, to: b.end + 1, k: b.n });
+  plan.covered = b.end > b.start ? coveredMs / (b.end - b.start) : 0;
+  return plan;
+}

@@ -1,0 +1,51 @@
+/** planLevelReads, pure: every instant of the window is read exactly once, from a cell or raw, in its own bucket. */
+import { describe, expect, it } from "vitest";
+import { bucketOf, layoutBuckets } from "../../src/metrics/buckets.ts";
+import { planLevelReads } from "../../src/metrics/level-plan.ts";
+import { seededRandom } from "../support/seeded-random.ts";
+
+describe("planLevelReads", () => {
+  it("covers each instant once, in the bucket that holds it, with whole aligned cells only before no completeFrom", () => {
+    const next = seededRandom(7);
+    for (let round = 0; round < 200; round++) {
+      const start = Date.parse("2026-03-01T00:00:00Z") + Math.floor(next() * 86_400_000);
+      const end = start + 60_000 + Math.floor(next() * 10 * 86_400_000);
+      const b = layoutBuckets(start, end, 60, [1, 2, 7, 20, 150, 500][Math.floor(next() * 6)]);
+      const completeFrom = next() < 0.5 ? Number.NEGATIVE_INFINITY : start + Math.floor(next() * (end - start));
+      const plan = planLevelReads(b, completeFrom);
+      const pieces = [
+        ...plan.cells.map((c) => ({ from: c.start, to: c.start + c.levelSeconds * 1000, k: c.k, cell: c.levelSeconds })),
+        ...plan.raw.map((r) => ({ ...r, cell: 0 })),
+      ].sort((x, y) => x.from - y.from);
+      // Contiguous from the window start to just past its end, each piece inside one bucket.
+      expect(pieces[0].from).toBe(start);
+      expect(pieces.at(-1)!.to).toBe(end + 1);
+      for (let i = 0; i < pieces.length; i++) {
+        const p = pieces[i];
+        if (i > 0) expect(p.from).toBe(pieces[i - 1].to);
+        expect(p.from).toBeLessThan(p.to);
+        expect([bucketOf(b, p.from), bucketOf(b, p.to - 1)]).toEqual([p.k, p.k]);
+        if (p.cell) {
+          expect(p.from % (p.cell * 1000)).toBe(0);
+          expect(p.from).toBeGreaterThanOrEqual(completeFrom);
+        }
+      }
+      // Each bucket starts where the previous one ends: its first instant is in it, the one before is not.
+      for (const p of pieces) if (p.from > start && bucketOf(b, p.from - 1) !== p.k) expect(bucketOf(b, p.from - 1)).toBe(p.k - 1);
+      const covered = plan.cells.reduce((sum, c) => sum + c.levelSeconds * 1000, 0) / (end - start);
+      expect(plan.covered).toBeCloseTo(covered, 12);
+    }
+  });
+
+  it("uses hours where whole hours fit, 5-minute cells around them, raw rows at the edges", () => {
+    const start = Date.parse("2026-03-01T00:02:30Z");
+    const plan = planLevelReads(layoutBuckets(start, start + 3 * 3_600_000, 60, 1), Number.NEGATIVE_INFINITY);
+    expect(plan.cells.filter((c) => c.levelSeconds === 3600).map((c) => new Date(c.start).toISOString())).toEqual(["2026-03-01T01:00:00.000Z", "2026-03-01T02:00:00.000Z"]);
+    expect(plan.cells.filter((c) => c.levelSeconds === 300)).toHaveLength(11);
+    expect(plan.raw.map((r) => [new Date(r.from).toISOString(), r.to - r.from])).toEqual([
+      ["2026-03-01T00:02:30.000Z", 150_000],
+      ["2026-03-01T03:00:00.000Z", 150_000],
+      ["2026-03-01T03:02:30.000Z", 1],
+    ]);
+  });
+});

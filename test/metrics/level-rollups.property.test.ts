@@ -1,0 +1,106 @@
+/**
+ * Property: raw columns over long windows, answered from the time rollups (whole 5-minute and hourly cells in
+ * each bucket, raw rows for the rest), equal the pure pipeline on the raw rows, for random multi-day
+ * histories (entities appearing and vanishing, nulls, gaps, excluded rows) written in shuffled batches, any
+ * window and bucket count, every aggregation; also when the rollups are complete only from a later time (a
+ * datastore upgraded with history). Corrupting the cells changes the answer: the rollups are really read.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { fetchSampleRows } from "../../src/datastore/samples-repository.ts";
+import { AGGREGATIONS } from "../../src/metrics/aggregate.ts";
+import { layoutBuckets } from "../../src/metrics/buckets.ts";
+import { planLevelReads } from "../../src/metrics/level-plan.ts";
+import { parseMetricList } from "../../src/metrics/metric-names.ts";
+import { runMetricsQuery } from "../../src/metrics/query.ts";
+import { MIN_COVERED_SHARE } from "../../src/metrics/rollup-levels.ts";
+import { groupSamples } from "../../src/metrics/samples.ts";
+import { borrowLimitMs, computeSeries } from "../../src/metrics/series.ts";
+import { findProbe } from "../../src/probes/index.ts";
+import { type TestDatastore, addConnection, migratedDatastore } from "../support/datastore.ts";
+import { type Case, T0, history, random, writeShuffled } from "../support/random-history.ts";
+
+const CASES: Case[] = [
+  { probe: "pg_stat_database", key: "database_name", entities: ["a", "b", "c"], columns: { numbackends: "int", xact_commit: "int", blk_read_time: "quarter" }, metrics: ["numbackends", "xact_commit", "blk_read_time"] },
+  { probe: "pg_sys_network_info", key: "interface_name", entities: ["eth0", "eth1", "lo"], columns: { rx_bytes: "int", tx_bytes: "int" }, metrics: ["rx_bytes", "tx_bytes"] },
+];
+/** Mostly a minute apart (twice the collection interval, so gaps are judged by the spacing), now and then a gap of 5 minutes to 2 hours. */
+const SPACINGS = [...Array(30).fill(60), 30, 90, 300, 1200, 2400, 7200, 7200];
+const INTERVAL = 30;
+const HOUR = 3_600_000;
+
+describe("time rollups give the pipeline's answers for raw columns", () => {
+  let store: TestDatastore;
+  beforeAll(async () => {
+    store = await migratedDatastore("pg");
+    await store.db.query("UPDATE probe_configs SET collection_interval_seconds = $1", [INTERVAL]);
+  });
+  afterAll(() => store.close());
+
+  it.each(Array.from({ length: 10 }, (_, i) => 2000 + i))("on a random multi-day history, seed %i", async (seed) => {
+    const rng = random(seed);
+    const spec = CASES[seed % CASES.length];
+    const probe = findProbe(spec.probe)!;
+    const connectionId = await addConnection(store.db, `rollups-${seed}`);
+    const rows = history(rng, spec, rng.int(1500, 3000), SPACINGS);
+    await writeShuffled(store, rng, connectionId, spec.probe, rows, 120);
+    const first = Date.parse(rows[0].collected_at as string);
+    const last = Math.max(...rows.map((r) => Date.parse(r.collected_at as string)));
+    const table = `metrics.${spec.probe}__levels`;
+    // Every other seed: an upgraded datastore, whose cells are complete only from some hour in the history.
+    let levelsFrom = Number.NEGATIVE_INFINITY;
+    if (seed % 4 >= 2) {
+      levelsFrom = Math.ceil((first + rng.next() * (last - first)) / HOUR) * HOUR;
+      await store.db.query("UPDATE connections SET levels_from = $2 WHERE id = $1", [connectionId, new Date(levelsFrom).toISOString()]);
+      await store.db.query(`DELETE FROM ${table} WHERE connection_id = $1 AND cell_start < $2`, [connectionId, new Date(levelsFrom).toISOString()]);
+    }
+
+    const metrics = spec.metrics.join(",");
+    const reference = async (start: number, end: number, requestedBuckets: number, aggregation: (typeof AGGREGATIONS)[number]) => {
+      const buckets = layoutBuckets(start, end, INTERVAL, requestedBuckets);
+      const raw = await fetchSampleRows(store.db, { probe, connectionIds: [connectionId], from: start - borrowLimitMs(buckets), to: end, columns: Object.keys(spec.columns), filters: {} });
+      return computeSeries({ probe, metrics: parseMetricList(metrics, probe), samples: groupSamples(probe, raw), buckets, intervalSeconds: INTERVAL, aggregation });
+    };
+    let planned = 0;
+    for (let q = 0; q < 20; q++) {
+      const start = first - rng.int(0, 7200) * 1000 + rng.int(0, Math.floor((last - first) / 1000)) * 1000;
+      const end = Math.min(start + rng.int(2 * 3600, 4 * 86_400) * 1000, Date.now());
+      const requestedBuckets = rng.pick([1, 2, 3, 7, 20, 60, 150]);
+      const aggregation = rng.pick(AGGREGATIONS);
+      if (planLevelReads(layoutBuckets(start, end, INTERVAL, requestedBuckets), levelsFrom).covered >= MIN_COVERED_SHARE) planned++;
+      const answer = await runMetricsQuery(store.db, { probeName: spec.probe, connectionIds: [connectionId], window: { start, end }, buckets: requestedBuckets, aggregation, metrics });
+      const context = { seed, query: q, start: new Date(start).toISOString(), end: new Date(end).toISOString(), requestedBuckets, aggregation };
+      expect({ ...context, series: answer.series.map((s) => s.data.map((p) => p.value)) }).toEqual({ ...context, series: await reference(start, end, requestedBuckets, aggregation) });
+    }
+    expect(planned).toBeGreaterThan(0);
+
+    // The rollups are what answered: a whole-history maximum moves when every cell's maximum does.
+    const start = Math.max(first, levelsFrom === Number.NEGATIVE_INFINITY ? first : levelsFrom);
+    const whole = () => runMetricsQuery(store.db, { probeName: spec.probe, connectionIds: [connectionId], window: { start, end: last }, buckets: 2, aggregation: "max", metrics: spec.metrics[0] });
+    if (last - start < 8 * HOUR) return;
+    const before = (await whole()).series[0].data.map((p) => p.value);
+    expect(before).toEqual((await reference(start, last, 2, "max"))[0]);
+    const column = `"${spec.metrics[0]}:max"`;
+    await store.db.query(`UPDATE ${table} SET ${column} = ${column} + 1000000 WHERE connection_id = $1`, [connectionId]);
+    const after = (await whole()).series[0].data.map((p) => p.value);
+    expect(after[0]).toBe((before[0] as number) + 1_000_000);
+  });
+
+  it("borrows the sample before the window when the window opens in a gap, as the pipeline does", async () => {
+    const connectionId = await addConnection(store.db, "rollups-gap");
+    const minute = 60_000;
+    // Six hours a minute apart, an hour without samples, six more hours.
+    const times = [...Array.from({ length: 360 }, (_, i) => T0 + i * minute), ...Array.from({ length: 360 }, (_, i) => T0 + 420 * minute + i * minute)];
+    await writeShuffled(store, random(1), connectionId, "pg_stat_database", times.map((t, i) => ({ collected_at: new Date(t).toISOString(), database_name: "a", numbackends: i % 17 })), 60);
+    const query = (start: number, end: number) => runMetricsQuery(store.db, { probeName: "pg_stat_database", connectionIds: [connectionId], window: { start, end }, buckets: 10, aggregation: "avg", metrics: "numbackends" });
+    const expected = async (start: number, end: number) => {
+      const probe = findProbe("pg_stat_database")!;
+      const buckets = layoutBuckets(start, end, INTERVAL, 10);
+      const raw = await fetchSampleRows(store.db, { probe, connectionIds: [connectionId], from: start - borrowLimitMs(buckets), to: end, columns: ["numbackends"], filters: {} });
+      return computeSeries({ probe, metrics: parseMetricList("numbackends", probe), samples: groupSamples(probe, raw), buckets, intervalSeconds: INTERVAL, aggregation: "avg" })[0];
+    };
+    const inGap = T0 + 360 * minute; // a minute after the last sample before the gap: the first bucket is empty
+    const gapAnswer = (await query(inGap, inGap + 5 * HOUR)).series[0].data.map((p) => p.value);
+    expect(gapAnswer).toEqual(await expected(inGap, inGap + 5 * HOUR));
+    expect(gapAnswer[0]).toBe(359 % 17);
+  });
+});
