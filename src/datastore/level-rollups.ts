@@ -62,13 +62,16 @@ export async function fetchBucketLevels(db: Queryable, q: BucketLevelQuery): Pro
            FROM ${probeTable(levelsTableName(q.probe.name))} l
            JOIN unnest($2::int[], $3::timestamptz[], $4::int[]) AS p(level_seconds, cell_start, k)
              ON l.level_seconds = p.level_seconds AND l.cell_start = p.cell_start
-          WHERE l.connection_id = ANY($1::int[])
+          WHERE l.connection_id = ANY($1::int[]) AND l.cell_start >= $8::timestamptz AND l.cell_start < $9::timestamptz
          UNION ALL
-         SELECT r.connection_id, p.k, ${samplePartials(q.probe, q.columns).join(", ")}
-           FROM ${probeTable(q.probe.name)} r
-           JOIN unnest($5::timestamptz[], $6::timestamptz[], $7::int[]) AS p(lo, hi, k) ON r.collected_at >= p.lo AND r.collected_at < p.hi
-          WHERE ${["r.connection_id = ANY($1::int[])", ...excludedRowsSql(q.probe)].join(" AND ")}
-          GROUP BY r.connection_id, p.k, r.collected_at
+         -- One index range scan per raw range (a join would compare every range with every row).
+         SELECT s.connection_id, p.k, ${facts.map((f) => `s.${f}`).join(", ")}
+           FROM unnest($5::timestamptz[], $6::timestamptz[], $7::int[]) AS p(lo, hi, k)
+           CROSS JOIN LATERAL (
+             SELECT connection_id, ${samplePartials(q.probe, q.columns).join(", ")}
+               FROM ${probeTable(q.probe.name)}
+              WHERE ${["connection_id = ANY($1::int[])", "collected_at >= p.lo", "collected_at < p.hi", ...excludedRowsSql(q.probe)].join(" AND ")}
+              GROUP BY connection_id, collected_at) s
        ) parts
       GROUP BY connection_id, k ORDER BY connection_id, k`,
     [
@@ -79,6 +82,9 @@ export async function fetchBucketLevels(db: Queryable, q: BucketLevelQuery): Pro
       q.plan.raw.map((r) => iso(r.from)),
       q.plan.raw.map((r) => iso(r.to)),
       q.plan.raw.map((r) => r.k),
+      // The cells' span, so that only the window's cells are looked up.
+      iso(q.plan.cells.reduce((t, c) => Math.min(t, c.start), Number.MAX_SAFE_INTEGER)),
+      iso(q.plan.cells.reduce((t, c) => Math.max(t, c.start + c.levelSeconds * 1000), 0)),
     ],
   );
   const result = new Map<number, LevelPoint[][]>(q.connectionIds.map((id) => [id, q.columns.map(() => [])]));
