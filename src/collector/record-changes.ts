@@ -12,6 +12,7 @@ import { irregularIntervals } from "../metrics/irregular-intervals.ts";
 import { changesTableName, cumulativeColumns, irregularTableName, probeTable, quoteIdent } from "../probes/ddl.ts";
 import type { ProbeDefinition } from "../probes/types.ts";
 import { ensurePartition, weekOf } from "./partitions.ts";
+import { recordChangeCells } from "./record-change-cells.ts";
 
 const MAX_PARAMS = 60_000;
 
@@ -50,6 +51,7 @@ export async function recordChanges(tx: Queryable, probe: ProbeDefinition, conne
     rows: perColumn[0].map((iv, i) => [connectionId, iso(iv.to), iso(iv.from), ...perColumn.map((col) => col[i].change), ...checked.map(() => true)]),
     onConflict: `(connection_id, collected_at) DO UPDATE SET prev_collected_at = excluded.prev_collected_at, ${[...names, ...checked].map((n) => `${n} = excluded.${n}`).join(", ")}`,
   });
+  await recordChangeCells(tx, probe, connectionId, perColumn[0].map((iv) => iv.to));
   if (checked.length === 0) return;
 
   // The intervals ending after the first sample read were all recomputed: their irregular rows are replaced.

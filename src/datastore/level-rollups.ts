@@ -6,7 +6,7 @@
 import type { Queryable } from "../../drivers/types.ts";
 import type { LevelPlan } from "../metrics/level-plan.ts";
 import type { LevelPoint } from "../metrics/series.ts";
-import { LEVEL_FACTS, levelFactColumn as fact, levelsTableName, probeTable, quoteIdent } from "../probes/ddl.ts";
+import { LEVEL_FACTS, factColumn as fact, levelsTableName, probeTable, quoteIdent } from "../probes/ddl.ts";
 import type { ProbeDefinition } from "../probes/types.ts";
 import { excludedRowsSql } from "./samples-repository.ts";
 

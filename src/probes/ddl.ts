@@ -88,7 +88,8 @@ export const levelsTableName = (probe: string) => `${probe}__levels`;
 /** The six facts a rollup cell keeps per level column, and their column names (`<column>:<fact>`). */
 export const LEVEL_FACTS = ["n", "sum", "min", "max", "last", "last_at"] as const;
 export type LevelFact = (typeof LEVEL_FACTS)[number];
-export const levelFactColumn = (column: string, fact: LevelFact) => quoteIdent(`${column}:${fact}`);
+/** A rollup table's column of one fact of one source column. */
+export const factColumn = (column: string, fact: LevelFact | ChangeFact) => quoteIdent(`${column}:${fact}`);
 
 /**
  * Time rollups of a probe's level columns, per connection, in cells of 5 minutes and of 1 hour: the samples
@@ -101,9 +102,9 @@ export function createLevelsTable(probe: ProbeDefinition): string[] {
   if (columns.length === 0) return [];
   const table = probeTable(levelsTableName(probe.name));
   const facts = columns.flatMap((c) => [
-    `${levelFactColumn(c.name, "n")} integer NOT NULL`,
-    ...(["sum", "min", "max", "last"] as const).map((f) => `${levelFactColumn(c.name, f)} double precision`),
-    `${levelFactColumn(c.name, "last_at")} timestamptz`,
+    `${factColumn(c.name, "n")} integer NOT NULL`,
+    ...(["sum", "min", "max", "last"] as const).map((f) => `${factColumn(c.name, f)} double precision`),
+    `${factColumn(c.name, "last_at")} timestamptz`,
   ]);
   return [
     `CREATE TABLE ${table} (
@@ -115,6 +116,41 @@ export function createLevelsTable(probe: ProbeDefinition): string[] {
   PRIMARY KEY (connection_id, level_seconds, cell_start)
 ) PARTITION BY RANGE (cell_start)`,
     `COMMENT ON TABLE ${table} IS ${quoteLiteral(`Time rollups (5 min, 1 h) of ${probe.name}'s level columns per connection, written by the sample writer`)}`,
+  ];
+}
+
+/** Name of the table of a probe's time rollups of its per-sample changes (see createChangeCellsTable). */
+export const changeCellsTableName = (probe: string) => `${probe}__change_cells`;
+
+/** The facts a change cell keeps per cumulative column, and their column names (`<column>:<fact>`). */
+export const CHANGE_FACTS = ["n", "sum", "ratio_sum", "ratio_min", "ratio_max", "ratio_last", "last_to"] as const;
+export type ChangeFact = (typeof CHANGE_FACTS)[number];
+
+/**
+ * Time rollups of the per-sample changes (`__changes`), per connection, in cells of 5 minutes and 1 hour by
+ * the interval's end: how many intervals end in the cell and the longest, and per cumulative column how many
+ * have a valid change, their sum, and the sum, minimum, maximum and last of change / interval length (ms).
+ */
+export function createChangeCellsTable(probe: ProbeDefinition): string[] {
+  const columns = cumulativeColumns(probe);
+  if (columns.length === 0) return [];
+  const table = probeTable(changeCellsTableName(probe.name));
+  const facts = columns.flatMap((c) => [
+    `${factColumn(c.name, "n")} integer NOT NULL`,
+    ...(["sum", "ratio_sum", "ratio_min", "ratio_max", "ratio_last"] as const).map((f) => `${factColumn(c.name, f)} double precision`),
+    `${factColumn(c.name, "last_to")} timestamptz`,
+  ]);
+  return [
+    `CREATE TABLE ${table} (
+  connection_id integer NOT NULL REFERENCES connections (id) ON DELETE CASCADE,
+  level_seconds integer NOT NULL CHECK (level_seconds IN (300, 3600)),
+  cell_start timestamptz NOT NULL,
+  intervals integer NOT NULL,
+  max_span_ms double precision NOT NULL,
+  ${facts.join(",\n  ")},
+  PRIMARY KEY (connection_id, level_seconds, cell_start)
+) PARTITION BY RANGE (cell_start)`,
+    `COMMENT ON TABLE ${table} IS ${quoteLiteral(`Time rollups (5 min, 1 h) of ${probe.name}'s per-sample changes per connection, written by the sample writer`)}`,
   ];
 }
 

@@ -1,6 +1,7 @@
 /**
- * Property: raw columns over long windows, answered from the time rollups (whole 5-minute and hourly cells in
- * each bucket, raw rows for the rest), equal the pure pipeline on the raw rows, for random multi-day
+ * Property: raw columns and counter metrics over long windows, answered from the time rollups (whole 5-minute
+ * and hourly cells in each bucket, raw rows for the rest), equal the pure pipeline on the raw rows (counter
+ * rates up to floating-point rounding), for random multi-day
  * histories (entities appearing and vanishing, nulls, gaps, excluded rows) written in shuffled batches, any
  * window and bucket count, every aggregation; also when the rollups are complete only from a later time (a
  * datastore upgraded with history). Corrupting the cells changes the answer: the rollups are really read.
@@ -20,15 +21,34 @@ import { type TestDatastore, addConnection, migratedDatastore } from "../support
 import { type Case, T0, history, random, writeShuffled } from "../support/random-history.ts";
 
 const CASES: Case[] = [
-  { probe: "pg_stat_database", key: "database_name", entities: ["a", "b", "c"], columns: { numbackends: "int", xact_commit: "int", blk_read_time: "quarter" }, metrics: ["numbackends", "xact_commit", "blk_read_time"] },
-  { probe: "pg_sys_network_info", key: "interface_name", entities: ["eth0", "eth1", "lo"], columns: { rx_bytes: "int", tx_bytes: "int" }, metrics: ["rx_bytes", "tx_bytes"] },
+  {
+    probe: "pg_stat_database",
+    key: "database_name",
+    entities: ["a", "b", "c"],
+    columns: { numbackends: "int", xact_commit: "int", blk_read_time: "quarter", active_time: "quarter" },
+    marker: "stats_reset",
+    metrics: ["numbackends", "xact_commit", "blk_read_time", "xact_commit_per_sec", "xact_commit_delta", "blk_read_time_pct", "active_time_sessions"],
+  },
+  { probe: "pg_sys_network_info", key: "interface_name", entities: ["eth0", "eth1", "lo"], columns: { rx_bytes: "int", tx_bytes: "int" }, metrics: ["rx_bytes", "tx_bytes", "rx_bytes_per_sec", "tx_bytes_delta"] },
 ];
-/** Mostly a minute apart (twice the collection interval, so gaps are judged by the spacing), now and then a gap of 5 minutes to 2 hours. */
-const SPACINGS = [...Array(30).fill(60), 30, 90, 300, 1200, 2400, 7200, 7200];
+/** Mostly a minute apart (twice the collection interval, so gaps are judged by the spacing), often a gap of 5 minutes to 2 hours. */
+const GAPPY = [...Array(30).fill(60), 30, 90, 300, 1200, 2400, 7200, 7200];
+/** Steady: hours without a gap, where counter metrics can come from rollups too. */
+const STEADY = [...Array(400).fill(60), 30, 90, 7200];
+
+/** Rates summed in another order differ in the last bits: numbers within 1e-9 (relative) count as equal. */
+function roundedLike(actual: Array<Array<number | null>>, expected: Array<Array<number | null>>) {
+  return actual.map((series, i) =>
+    series.map((v, j) => {
+      const e = expected[i]?.[j];
+      return typeof v === "number" && typeof e === "number" && Math.abs(v - e) <= 1e-9 * Math.max(1, Math.abs(e)) ? e : v;
+    }),
+  );
+}
 const INTERVAL = 30;
 const HOUR = 3_600_000;
 
-describe("time rollups give the pipeline's answers for raw columns", () => {
+describe("time rollups give the pipeline's answers for raw columns and counter metrics", () => {
   let store: TestDatastore;
   beforeAll(async () => {
     store = await migratedDatastore("pg");
@@ -41,7 +61,7 @@ describe("time rollups give the pipeline's answers for raw columns", () => {
     const spec = CASES[seed % CASES.length];
     const probe = findProbe(spec.probe)!;
     const connectionId = await addConnection(store.db, `rollups-${seed}`);
-    const rows = history(rng, spec, rng.int(1500, 3000), SPACINGS);
+    const rows = history(rng, spec, rng.int(1500, 3000), Math.floor(seed / 2) % 2 ? STEADY : GAPPY);
     await writeShuffled(store, rng, connectionId, spec.probe, rows, 120);
     const first = Date.parse(rows[0].collected_at as string);
     const last = Math.max(...rows.map((r) => Date.parse(r.collected_at as string)));
@@ -57,7 +77,8 @@ describe("time rollups give the pipeline's answers for raw columns", () => {
     const metrics = spec.metrics.join(",");
     const reference = async (start: number, end: number, requestedBuckets: number, aggregation: (typeof AGGREGATIONS)[number]) => {
       const buckets = layoutBuckets(start, end, INTERVAL, requestedBuckets);
-      const raw = await fetchSampleRows(store.db, { probe, connectionIds: [connectionId], from: start - borrowLimitMs(buckets), to: end, columns: Object.keys(spec.columns), filters: {} });
+      const columns = [...Object.keys(spec.columns), ...(spec.marker ? [spec.marker] : [])];
+      const raw = await fetchSampleRows(store.db, { probe, connectionIds: [connectionId], from: start - borrowLimitMs(buckets), to: end, columns, filters: {} });
       return computeSeries({ probe, metrics: parseMetricList(metrics, probe), samples: groupSamples(probe, raw), buckets, intervalSeconds: INTERVAL, aggregation });
     };
     let planned = 0;
@@ -69,7 +90,8 @@ describe("time rollups give the pipeline's answers for raw columns", () => {
       if (planLevelReads(layoutBuckets(start, end, INTERVAL, requestedBuckets), levelsFrom).covered >= MIN_COVERED_SHARE) planned++;
       const answer = await runMetricsQuery(store.db, { probeName: spec.probe, connectionIds: [connectionId], window: { start, end }, buckets: requestedBuckets, aggregation, metrics });
       const context = { seed, query: q, start: new Date(start).toISOString(), end: new Date(end).toISOString(), requestedBuckets, aggregation };
-      expect({ ...context, series: answer.series.map((s) => s.data.map((p) => p.value)) }).toEqual({ ...context, series: await reference(start, end, requestedBuckets, aggregation) });
+      const expected = await reference(start, end, requestedBuckets, aggregation);
+      expect({ ...context, series: roundedLike(answer.series.map((s) => s.data.map((p) => p.value)), expected) }).toEqual({ ...context, series: expected });
     }
     expect(planned).toBeGreaterThan(0);
 
@@ -102,5 +124,33 @@ describe("time rollups give the pipeline's answers for raw columns", () => {
     const gapAnswer = (await query(inGap, inGap + 5 * HOUR)).series[0].data.map((p) => p.value);
     expect(gapAnswer).toEqual(await expected(inGap, inGap + 5 * HOUR));
     expect(gapAnswer[0]).toBe(359 % 17);
+  });
+
+  it("answers counter rates from the change cells when no interval is a gap, and from the stored changes when one is", async () => {
+    const connectionId = await addConnection(store.db, "rollups-rates");
+    const minute = 60_000;
+    // Twelve hours a minute apart, commits rising by a varying amount; then, after a 20-minute gap, two more hours.
+    const times = [...Array.from({ length: 720 }, (_, i) => T0 + i * minute), ...Array.from({ length: 120 }, (_, i) => T0 + 740 * minute + i * minute)];
+    let commits = 0;
+    const rows = times.map((t, i) => ({ collected_at: new Date(t).toISOString(), database_name: "a", xact_commit: (commits += 100 + ((i * 37) % 90)) }));
+    await writeShuffled(store, random(2), connectionId, "pg_stat_database", rows, 60);
+    const probe = findProbe("pg_stat_database")!;
+    const metrics = "xact_commit_per_sec,xact_commit_delta";
+    const query = (end: number) => runMetricsQuery(store.db, { probeName: "pg_stat_database", connectionIds: [connectionId], window: { start: T0, end }, buckets: 6, aggregation: "avg", metrics });
+    const expected = async (end: number) => {
+      const buckets = layoutBuckets(T0, end, INTERVAL, 6);
+      const raw = await fetchSampleRows(store.db, { probe, connectionIds: [connectionId], from: T0 - borrowLimitMs(buckets), to: end, columns: ["xact_commit", "stats_reset"], filters: {} });
+      return computeSeries({ probe, metrics: parseMetricList(metrics, probe), samples: groupSamples(probe, raw), buckets, intervalSeconds: INTERVAL, aggregation: "avg" });
+    };
+    const values = async (end: number) => (await query(end)).series.map((x) => x.data.map((p) => p.value));
+    const steadyEnd = T0 + 719 * minute;
+    const gappyEnd = T0 + 859 * minute;
+    const steady = await values(steadyEnd);
+    expect(roundedLike(steady, await expected(steadyEnd))).toEqual(await expected(steadyEnd));
+    expect(roundedLike(await values(gappyEnd), await expected(gappyEnd))).toEqual(await expected(gappyEnd));
+    // Corrupt every cell: the steady window's answer moves (it came from the cells), the gappy one's does not.
+    await store.db.query(`UPDATE metrics.pg_stat_database__change_cells SET "xact_commit:ratio_sum" = "xact_commit:ratio_sum" * 2 WHERE connection_id = $1`, [connectionId]);
+    expect((await values(steadyEnd))[0][1]).not.toBeCloseTo(steady[0][1] as number, 3);
+    expect(roundedLike(await values(gappyEnd), await expected(gappyEnd))).toEqual(await expected(gappyEnd));
   });
 });

@@ -1,0 +1,116 @@
+/**
+ * Time rollups of the per-sample changes (metrics.<probe>__change_cells): the SQL that turns `__changes` rows
+ * into interval facts and merges intervals or cells into one cell's facts (shared by the sample writer and the
+ * query), and the read of a counter query's buckets: whole cells, and `__changes` rows for the rest.
+ */
+import type { Queryable } from "../../drivers/types.ts";
+import type { LevelPlan } from "../metrics/level-plan.ts";
+import { CHANGE_FACTS, changeCellsTableName, changesTableName, factColumn as fact, probeTable, quoteIdent } from "../probes/ddl.ts";
+import type { ProbeDefinition } from "../probes/types.ts";
+
+const SPAN_MS = "(extract(epoch FROM collected_at - prev_collected_at) * 1000)::float8";
+
+/** The facts of one `__changes` row (one interval). */
+export function intervalFacts(columns: readonly string[]): string[] {
+  return [
+    "1 AS intervals",
+    `${SPAN_MS} AS max_span_ms`,
+    ...columns.flatMap((name) => {
+      const c = quoteIdent(name);
+      const ratio = `${c} / ${SPAN_MS}`;
+      return [
+        `(${c} IS NOT NULL)::int AS ${fact(name, "n")}`,
+        `${c} AS ${fact(name, "sum")}`,
+        `${ratio} AS ${fact(name, "ratio_sum")}`,
+        `${ratio} AS ${fact(name, "ratio_min")}`,
+        `${ratio} AS ${fact(name, "ratio_max")}`,
+        `${ratio} AS ${fact(name, "ratio_last")}`,
+        `CASE WHEN ${c} IS NOT NULL THEN collected_at END AS ${fact(name, "last_to")}`,
+      ];
+    }),
+  ];
+}
+
+/** Intervals or cells merged into one: counts and sums added, extremes kept, the latest ratio last. */
+export function mergedChangeFacts(columns: readonly string[]): string[] {
+  return [
+    "sum(intervals)::int AS intervals",
+    "max(max_span_ms) AS max_span_ms",
+    ...columns.flatMap((name) => [
+      `sum(${fact(name, "n")})::int AS ${fact(name, "n")}`,
+      `sum(${fact(name, "sum")}) AS ${fact(name, "sum")}`,
+      `sum(${fact(name, "ratio_sum")}) AS ${fact(name, "ratio_sum")}`,
+      `min(${fact(name, "ratio_min")}) AS ${fact(name, "ratio_min")}`,
+      `max(${fact(name, "ratio_max")}) AS ${fact(name, "ratio_max")}`,
+      `(array_agg(${fact(name, "ratio_last")} ORDER BY ${fact(name, "last_to")} DESC) FILTER (WHERE ${fact(name, "n")} > 0))[1] AS ${fact(name, "ratio_last")}`,
+      `max(${fact(name, "last_to")}) AS ${fact(name, "last_to")}`,
+    ]),
+  ];
+}
+
+export const changeFactColumns = (columns: readonly string[]) => ["intervals", "max_span_ms", ...columns.flatMap((name) => CHANGE_FACTS.map((f) => fact(name, f)))];
+
+/** One bucket's merged facts: intervals ending in it, the longest, and per column its facts. */
+export interface BucketChanges {
+  k: number;
+  intervals: number;
+  maxSpanMs: number;
+  columns: Array<{ n: number; sum: number | null; ratioSum: number; ratioMin: number; ratioMax: number; ratioLast: number }>;
+}
+
+/** Per connection, the buckets with intervals ending in them, in bucket order. One statement. */
+export async function fetchBucketChanges(
+  db: Queryable,
+  q: { probe: ProbeDefinition; columns: readonly string[]; connectionIds: readonly number[]; plan: LevelPlan },
+): Promise<Map<number, BucketChanges[]>> {
+  const iso = (t: number) => new Date(t).toISOString();
+  const facts = changeFactColumns(q.columns);
+  const rows = await db.query<Record<string, number | Date | null> & { connection_id: number; k: number }>(
+    `SELECT connection_id, k, ${mergedChangeFacts(q.columns).join(", ")}
+       FROM (
+         SELECT l.connection_id, p.k, ${facts.map((f) => `l.${f}`).join(", ")}
+           FROM ${probeTable(changeCellsTableName(q.probe.name))} l
+           JOIN unnest($2::int[], $3::timestamptz[], $4::int[]) AS p(level_seconds, cell_start, k)
+             ON l.level_seconds = p.level_seconds AND l.cell_start = p.cell_start
+          WHERE l.connection_id = ANY($1::int[]) AND l.cell_start >= $8::timestamptz AND l.cell_start < $9::timestamptz
+         UNION ALL
+         -- One index range scan per raw range.
+         SELECT i.connection_id, p.k, ${facts.map((f) => `i.${f}`).join(", ")}
+           FROM unnest($5::timestamptz[], $6::timestamptz[], $7::int[]) AS p(lo, hi, k)
+           CROSS JOIN LATERAL (
+             SELECT connection_id, ${intervalFacts(q.columns).join(", ")}
+               FROM ${probeTable(changesTableName(q.probe.name))}
+              WHERE connection_id = ANY($1::int[]) AND collected_at >= p.lo AND collected_at < p.hi) i
+       ) parts
+      GROUP BY connection_id, k ORDER BY connection_id, k`,
+    [
+      q.connectionIds,
+      q.plan.cells.map((c) => c.levelSeconds),
+      q.plan.cells.map((c) => iso(c.start)),
+      q.plan.cells.map((c) => c.k),
+      q.plan.raw.map((r) => iso(r.from)),
+      q.plan.raw.map((r) => iso(r.to)),
+      q.plan.raw.map((r) => r.k),
+      iso(q.plan.cells.reduce((t, c) => Math.min(t, c.start), Number.MAX_SAFE_INTEGER)),
+      iso(q.plan.cells.reduce((t, c) => Math.max(t, c.start + c.levelSeconds * 1000), 0)),
+    ],
+  );
+  const result = new Map<number, BucketChanges[]>(q.connectionIds.map((id) => [id, []]));
+  for (const row of rows) {
+    const value = (name: string, f: string) => row[`${name}:${f}`] as number | null;
+    result.get(row.connection_id)!.push({
+      k: row.k,
+      intervals: row.intervals as number,
+      maxSpanMs: row.max_span_ms as number,
+      columns: q.columns.map((name) => ({
+        n: value(name, "n") ?? 0,
+        sum: value(name, "sum"),
+        ratioSum: value(name, "ratio_sum") ?? Number.NaN,
+        ratioMin: value(name, "ratio_min") ?? Number.NaN,
+        ratioMax: value(name, "ratio_max") ?? Number.NaN,
+        ratioLast: value(name, "ratio_last") ?? Number.NaN,
+      })),
+    });
+  }
+  return result;
+}

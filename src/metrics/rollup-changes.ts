@@ -1,0 +1,74 @@
+/**
+ * Counter metrics (`_per_sec`, `_pct`, `_sessions`, `_delta`) of long windows from time rollups of the
+ * per-sample changes: whole cells inside each bucket, `__changes` rows for the rest (level-plan.ts), merged in
+ * the datastore into one set of facts per bucket. Taken only where the pipeline's gap rule cannot matter: no
+ * interval ending in the window is longer than three collection intervals (so none is a gap, whatever spacing
+ * the pipeline judges by, and the first starts within the borrow limit) or than a bucket (so no bucket lies
+ * wholly inside one). Sums and averages of rates agree with the pipeline up to floating-point rounding.
+ */
+import type { Queryable } from "../../drivers/types.ts";
+import { type BucketChanges, fetchBucketChanges } from "../datastore/change-cells.ts";
+import type { ProbeDefinition } from "../probes/types.ts";
+import type { Aggregation } from "./aggregate.ts";
+import type { Buckets } from "./buckets.ts";
+import { planLevelReads } from "./level-plan.ts";
+import type { MetricRequest } from "./metric-names.ts";
+import { MIN_COVERED_SHARE } from "./rollup-levels.ts";
+
+/** A rate is change / interval length (ms) times this. */
+const RATE_FACTOR: Partial<Record<MetricRequest["form"], number>> = { per_sec: 1000, pct: 100, sessions: 1 };
+const CHANGE_FORMS = new Set<MetricRequest["form"]>(["per_sec", "pct", "sessions", "delta"]);
+const GAP_INTERVALS = 3;
+
+export interface ChangeRollupQuery {
+  probe: ProbeDefinition;
+  metrics: readonly MetricRequest[];
+  connectionIds: readonly number[];
+  buckets: Buckets;
+  intervalSeconds: number;
+  aggregation: Aggregation;
+  levelsFrom: number;
+}
+
+/** One metric's value in one bucket from its merged facts. */
+export function bucketValue(form: MetricRequest["form"], aggregation: Aggregation, bucket: BucketChanges | undefined, column: number): number | null {
+  if (!bucket || bucket.intervals === 0) return null;
+  const c = bucket.columns[column];
+  if (form === "delta") return c.sum ?? 0;
+  if (c.n === 0) return null;
+  const factor = RATE_FACTOR[form]!;
+  switch (aggregation) {
+    case "avg":
+      return (factor * c.ratioSum) / c.n;
+    case "sum":
+      return factor * c.ratioSum;
+    case "min":
+      return factor * c.ratioMin;
+    case "max":
+      return factor * c.ratioMax;
+    case "last":
+      return factor * c.ratioLast;
+  }
+}
+
+/** Per metric answered: its series per connection. Absent: the query needs the stored changes. */
+export async function seriesFromChangeCells(db: Queryable, q: ChangeRollupQuery): Promise<Map<MetricRequest, Map<number, Array<number | null>>>> {
+  const answered = new Map<MetricRequest, Map<number, Array<number | null>>>();
+  const candidates = q.metrics.filter((m) => CHANGE_FORMS.has(m.form));
+  if (candidates.length === 0) return answered;
+  const plan = planLevelReads(q.buckets, q.levelsFrom);
+  if (plan.covered < MIN_COVERED_SHARE) return answered;
+  const columns = [...new Set(candidates.map((m) => m.metric))];
+  const facts = await fetchBucketChanges(db, { probe: q.probe, columns, connectionIds: q.connectionIds, plan });
+  const longest = Math.min(GAP_INTERVALS * q.intervalSeconds * 1000, q.buckets.width);
+  if ([...facts.values()].some((buckets) => buckets.some((b) => b.maxSpanMs > longest))) return answered;
+  for (const m of candidates) {
+    const perConnection = new Map<number, Array<number | null>>();
+    for (const id of q.connectionIds) {
+      const byBucket = new Map(facts.get(id)!.map((b) => [b.k, b]));
+      perConnection.set(id, Array.from({ length: q.buckets.n + 1 }, (_, k) => bucketValue(m.form, q.aggregation, byBucket.get(k), columns.indexOf(m.metric))));
+    }
+    answered.set(m, perConnection);
+  }
+  return answered;
+}
