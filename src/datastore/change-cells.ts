@@ -4,7 +4,7 @@
  * query), and the read of a counter query's buckets: whole cells, and `__changes` rows for the rest.
  */
 import type { Queryable } from "../../drivers/types.ts";
-import type { LevelPlan } from "../metrics/level-plan.ts";
+import type { RollupPlan } from "../metrics/rollup-plan.ts";
 import { CHANGE_FACTS, changeCellsTableName, changesTableName, factColumn as fact, probeTable, quoteIdent } from "../probes/ddl.ts";
 import type { ProbeDefinition } from "../probes/types.ts";
 
@@ -61,7 +61,7 @@ export interface BucketChanges {
 /** Per connection, the buckets with intervals ending in them, in bucket order. One statement. */
 export async function fetchBucketChanges(
   db: Queryable,
-  q: { probe: ProbeDefinition; columns: readonly string[]; connectionIds: readonly number[]; plan: LevelPlan },
+  q: { probe: ProbeDefinition; columns: readonly string[]; connectionIds: readonly number[]; plan: RollupPlan },
 ): Promise<Map<number, BucketChanges[]>> {
   const iso = (t: number) => new Date(t).toISOString();
   const facts = changeFactColumns(q.columns);

@@ -4,7 +4,7 @@
  * which reads whole cells and the raw rest of each bucket), and the read of a level query's buckets.
  */
 import type { Queryable } from "../../drivers/types.ts";
-import type { LevelPlan } from "../metrics/level-plan.ts";
+import type { RollupPlan } from "../metrics/rollup-plan.ts";
 import type { LevelPoint } from "../metrics/series.ts";
 import { LEVEL_FACTS, factColumn as fact, levelsTableName, probeTable, quoteIdent } from "../probes/ddl.ts";
 import type { ProbeDefinition } from "../probes/types.ts";
@@ -45,7 +45,7 @@ export interface BucketLevelQuery {
   /** Level columns to read. */
   columns: readonly string[];
   connectionIds: readonly number[];
-  plan: LevelPlan;
+  plan: RollupPlan;
 }
 
 /**

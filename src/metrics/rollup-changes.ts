@@ -1,6 +1,6 @@
 /**
  * Counter metrics (`_per_sec`, `_pct`, `_sessions`, `_delta`) of long windows from time rollups of the
- * per-sample changes: whole cells inside each bucket, `__changes` rows for the rest (level-plan.ts), merged in
+ * per-sample changes: whole cells inside each bucket, `__changes` rows for the rest (rollup-plan.ts), merged in
  * the datastore into one set of facts per bucket. Taken only where the pipeline's gap rule cannot matter: no
  * interval ending in the window is longer than three collection intervals (so none is a gap, whatever spacing
  * the pipeline judges by, and the first starts within the borrow limit) or than a bucket (so no bucket lies
@@ -11,7 +11,7 @@ import { type BucketChanges, fetchBucketChanges } from "../datastore/change-cell
 import type { ProbeDefinition } from "../probes/types.ts";
 import type { Aggregation } from "./aggregate.ts";
 import type { Buckets } from "./buckets.ts";
-import { planLevelReads } from "./level-plan.ts";
+import { planRollupReads } from "./rollup-plan.ts";
 import type { MetricRequest } from "./metric-names.ts";
 import { MIN_COVERED_SHARE } from "./rollup-levels.ts";
 
@@ -56,7 +56,7 @@ export async function seriesFromChangeCells(db: Queryable, q: ChangeRollupQuery)
   const answered = new Map<MetricRequest, Map<number, Array<number | null>>>();
   const candidates = q.metrics.filter((m) => CHANGE_FORMS.has(m.form));
   if (candidates.length === 0) return answered;
-  const plan = planLevelReads(q.buckets, q.levelsFrom);
+  const plan = planRollupReads(q.buckets, q.levelsFrom);
   if (plan.covered < MIN_COVERED_SHARE) return answered;
   const columns = [...new Set(candidates.map((m) => m.metric))];
   const facts = await fetchBucketChanges(db, { probe: q.probe, columns, connectionIds: q.connectionIds, plan });

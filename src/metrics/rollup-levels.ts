@@ -1,6 +1,6 @@
 /**
  * Level series (raw columns) of long windows from time rollups: whole 5-minute and 1-hour cells inside each
- * bucket, raw rows for the rest (level-plan.ts), merged in the datastore into one point per bucket. A series
+ * bucket, raw rows for the rest (rollup-plan.ts), merged in the datastore into one point per bucket. A series
  * is taken only where it is provably the pipeline's: its first bucket has a value (so no sample before the
  * window matters), and repeating values into empty buckets comes out the same for every interval the
  * pipeline could judge gaps by. Otherwise the metric is left to the raw paths.
@@ -11,7 +11,7 @@ import { levelColumns } from "../probes/ddl.ts";
 import type { ProbeDefinition } from "../probes/types.ts";
 import type { Aggregation } from "./aggregate.ts";
 import { type Buckets, bucketOf } from "./buckets.ts";
-import { planLevelReads } from "./level-plan.ts";
+import { planRollupReads } from "./rollup-plan.ts";
 import type { MetricRequest } from "./metric-names.ts";
 import { seriesFromLevels } from "./series.ts";
 
@@ -37,7 +37,7 @@ export async function seriesFromRollups(db: Queryable, q: RollupQuery): Promise<
   const levels = new Set(levelColumns(q.probe).map((c) => c.name));
   const candidates = q.metrics.filter((m) => m.form === "raw" && levels.has(m.metric));
   if (candidates.length === 0) return answered;
-  const plan = planLevelReads(q.buckets, q.levelsFrom);
+  const plan = planRollupReads(q.buckets, q.levelsFrom);
   if (plan.covered < MIN_COVERED_SHARE) return answered;
   const columns = [...new Set(candidates.map((m) => m.metric))];
   const points = await fetchBucketLevels(db, { probe: q.probe, columns, connectionIds: q.connectionIds, plan });

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { fetchSampleRows } from "../../src/datastore/samples-repository.ts";
 import { AGGREGATIONS } from "../../src/metrics/aggregate.ts";
 import { layoutBuckets } from "../../src/metrics/buckets.ts";
-import { planLevelReads } from "../../src/metrics/level-plan.ts";
+import { planRollupReads } from "../../src/metrics/rollup-plan.ts";
 import { parseMetricList } from "../../src/metrics/metric-names.ts";
 import { runMetricsQuery } from "../../src/metrics/query.ts";
 import { MIN_COVERED_SHARE } from "../../src/metrics/rollup-levels.ts";
@@ -87,7 +87,7 @@ describe("time rollups give the pipeline's answers for raw columns and counter m
       const end = Math.min(start + rng.int(2 * 3600, 4 * 86_400) * 1000, Date.now());
       const requestedBuckets = rng.pick([1, 2, 3, 7, 20, 60, 150]);
       const aggregation = rng.pick(AGGREGATIONS);
-      if (planLevelReads(layoutBuckets(start, end, INTERVAL, requestedBuckets), levelsFrom).covered >= MIN_COVERED_SHARE) planned++;
+      if (planRollupReads(layoutBuckets(start, end, INTERVAL, requestedBuckets), levelsFrom).covered >= MIN_COVERED_SHARE) planned++;
       const answer = await runMetricsQuery(store.db, { probeName: spec.probe, connectionIds: [connectionId], window: { start, end }, buckets: requestedBuckets, aggregation, metrics });
       const context = { seed, query: q, start: new Date(start).toISOString(), end: new Date(end).toISOString(), requestedBuckets, aggregation };
       const expected = await reference(start, end, requestedBuckets, aggregation);

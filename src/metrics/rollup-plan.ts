@@ -1,13 +1,13 @@
 /**
- * Which parts of a window a level query reads from time rollups and which from raw rows, pure. A rollup cell
- * (5 minutes or 1 hour, aligned to the epoch) is used only when all of it lies in one bucket, so a bucket's
- * numbers are the same whichever way its samples are read; the rest of each bucket is read raw.
+ * Which parts of a window a query reads from time rollups and which raw (rows or per-sample changes), pure.
+ * A rollup cell (5 minutes or 1 hour, aligned to the epoch) is used only when all of it lies in one bucket,
+ * so a bucket's numbers are the same whichever way its samples are read; the rest of each bucket is raw.
  */
 import { type Buckets, bucketOf } from "./buckets.ts";
 
-export const LEVEL_CELLS_MS = [3_600_000, 300_000] as const;
+export const ROLLUP_CELLS_MS = [3_600_000, 300_000] as const;
 
-export interface LevelPlan {
+export interface RollupPlan {
   /** Whole cells to read, with the bucket they fall in. */
   cells: Array<{ levelSeconds: number; start: number; k: number }>;
   /** Time ranges [from, to) to read raw, with the bucket they fall in. */
@@ -29,8 +29,8 @@ function bucketEnd(b: Buckets, k: number): number {
  * Splits each bucket's span into whole cells, coarsest first, and raw ranges. Before `completeFrom` (epoch ms;
  * rollups of older samples may be incomplete) everything is raw. The window's end instant is bucket n, raw.
  */
-export function planLevelReads(b: Buckets, completeFrom: number): LevelPlan {
-  const plan: LevelPlan = { cells: [], raw: [], covered: 0 };
+export function planRollupReads(b: Buckets, completeFrom: number): RollupPlan {
+  const plan: RollupPlan = { cells: [], raw: [], covered: 0 };
   let coveredMs = 0;
   const cover = (from: number, to: number, k: number, sizes: readonly number[]) => {
     if (from >= to) return;
@@ -52,7 +52,7 @@ export function planLevelReads(b: Buckets, completeFrom: number): LevelPlan {
     const hi = bucketEnd(b, k);
     const split = Math.min(hi, Math.max(lo, completeFrom));
     cover(lo, split, k, []);
-    cover(split, hi, k, LEVEL_CELLS_MS);
+    cover(split, hi, k, ROLLUP_CELLS_MS);
     lo = hi;
   }
   plan.raw.push({ from: b.end, to: b.end + 1, k: b.n });

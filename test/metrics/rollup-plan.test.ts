@@ -1,10 +1,10 @@
-/** planLevelReads, pure: every instant of the window is read exactly once, from a cell or raw, in its own bucket. */
+/** planRollupReads, pure: every instant of the window is read exactly once, from a cell or raw, in its own bucket. */
 import { describe, expect, it } from "vitest";
 import { bucketOf, layoutBuckets } from "../../src/metrics/buckets.ts";
-import { planLevelReads } from "../../src/metrics/level-plan.ts";
+import { planRollupReads } from "../../src/metrics/rollup-plan.ts";
 import { seededRandom } from "../support/seeded-random.ts";
 
-describe("planLevelReads", () => {
+describe("planRollupReads", () => {
   it("covers each instant once, in the bucket that holds it, with whole aligned cells only before no completeFrom", () => {
     const next = seededRandom(7);
     for (let round = 0; round < 200; round++) {
@@ -12,7 +12,7 @@ describe("planLevelReads", () => {
       const end = start + 60_000 + Math.floor(next() * 10 * 86_400_000);
       const b = layoutBuckets(start, end, 60, [1, 2, 7, 20, 150, 500][Math.floor(next() * 6)]);
       const completeFrom = next() < 0.5 ? Number.NEGATIVE_INFINITY : start + Math.floor(next() * (end - start));
-      const plan = planLevelReads(b, completeFrom);
+      const plan = planRollupReads(b, completeFrom);
       const pieces = [
         ...plan.cells.map((c) => ({ from: c.start, to: c.start + c.levelSeconds * 1000, k: c.k, cell: c.levelSeconds })),
         ...plan.raw.map((r) => ({ ...r, cell: 0 })),
@@ -39,7 +39,7 @@ describe("planLevelReads", () => {
 
   it("uses hours where whole hours fit, 5-minute cells around them, raw rows at the edges", () => {
     const start = Date.parse("2026-03-01T00:02:30Z");
-    const plan = planLevelReads(layoutBuckets(start, start + 3 * 3_600_000, 60, 1), Number.NEGATIVE_INFINITY);
+    const plan = planRollupReads(layoutBuckets(start, start + 3 * 3_600_000, 60, 1), Number.NEGATIVE_INFINITY);
     expect(plan.cells.filter((c) => c.levelSeconds === 3600).map((c) => new Date(c.start).toISOString())).toEqual(["2026-03-01T01:00:00.000Z", "2026-03-01T02:00:00.000Z"]);
     expect(plan.cells.filter((c) => c.levelSeconds === 300)).toHaveLength(11);
     expect(plan.raw.map((r) => [new Date(r.from).toISOString(), r.to - r.from])).toEqual([
