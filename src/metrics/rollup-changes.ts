@@ -11,9 +11,8 @@ import { type BucketChanges, fetchBucketChanges } from "../datastore/change-cell
 import type { ProbeDefinition } from "../probes/types.ts";
 import type { Aggregation } from "./aggregate.ts";
 import type { Buckets } from "./buckets.ts";
-import { planRollupReads } from "./rollup-plan.ts";
+import { rollupPlanFor } from "./rollup-plan.ts";
 import type { MetricRequest } from "./metric-names.ts";
-import { MIN_COVERED_SHARE } from "./rollup-levels.ts";
 
 /** A rate is change / interval length (ms) times this. */
 const RATE_FACTOR: Partial<Record<MetricRequest["form"], number>> = { per_sec: 1000, pct: 100, sessions: 1 };
@@ -56,8 +55,8 @@ export async function seriesFromChangeCells(db: Queryable, q: ChangeRollupQuery)
   const answered = new Map<MetricRequest, Map<number, Array<number | null>>>();
   const candidates = q.metrics.filter((m) => CHANGE_FORMS.has(m.form));
   if (candidates.length === 0) return answered;
-  const plan = planRollupReads(q.buckets, q.levelsFrom);
-  if (plan.covered < MIN_COVERED_SHARE) return answered;
+  const plan = rollupPlanFor(q.buckets, q.levelsFrom);
+  if (!plan) return answered;
   const columns = [...new Set(candidates.map((m) => m.metric))];
   const facts = await fetchBucketChanges(db, { probe: q.probe, columns, connectionIds: q.connectionIds, plan });
   const longest = Math.min(GAP_INTERVALS * q.intervalSeconds * 1000, q.buckets.width);

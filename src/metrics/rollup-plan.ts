@@ -59,3 +59,15 @@ export function planRollupReads(b: Buckets, completeFrom: number): RollupPlan {
   plan.covered = b.end > b.start ? coveredMs / (b.end - b.start) : 0;
   return plan;
 }
+
+/** Narrower buckets gain little from cells (reading them costs about what the raw rows do). */
+export const MIN_ROLLUP_BUCKET_MS = 30 * 60_000;
+/** Below this share of the window in whole cells, raw rows are read as before. */
+export const MIN_COVERED_SHARE = 0.5;
+
+/** The plan of a query whose buckets are wide enough and mostly whole cells; undefined when raw reads are as good. */
+export function rollupPlanFor(b: Buckets, completeFrom: number): RollupPlan | undefined {
+  if (b.width < MIN_ROLLUP_BUCKET_MS) return undefined;
+  const plan = planRollupReads(b, completeFrom);
+  return plan.covered >= MIN_COVERED_SHARE ? plan : undefined;
+}
