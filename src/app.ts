@@ -5,8 +5,10 @@ import { requestId } from "hono/request-id";
 import { secureHeaders } from "hono/secure-headers";
 import { PUBLIC, accessOf, declareAccess } from "./http/access.ts";
 import { allowedMethodsLookup } from "./http/allowed-methods.ts";
-import { identifyCaller } from "./http/authenticate.ts";
+import { forgetOnWrite, identifyCaller } from "./http/authenticate.ts";
 import { CallerCache } from "./auth/caller-cache.ts";
+import type { MetricsContextCache } from "./datastore/metrics-context.ts";
+import { ExpiringCache } from "./expiring-cache.ts";
 import type { AppDeps, AppEnv } from "./http/context.ts";
 import { errorResponse, handleError } from "./http/errors.ts";
 import { provideDeps, requestLog, serviceDescLink } from "./http/middleware.ts";
@@ -35,7 +37,14 @@ export function createApp(deps: AppDeps, modules: ReadonlyArray<ReturnType<typeo
   app.use("*", bodyLimit({ maxSize: deps.config.max_body_bytes, onError: (c) => c.json({ error: `request body too large: at most ${deps.config.max_body_bytes} bytes (max_body_bytes)` }, 413) }));
   app.use("*", provideDeps(deps));
   app.use("*", requestLog);
-  app.use("*", identifyCaller(new CallerCache(deps.config.auth.cache_seconds * 1000)));
+  const callers = new CallerCache(deps.config.auth.cache_seconds * 1000);
+  const metricsContexts: MetricsContextCache = new ExpiringCache(deps.config.auth.cache_seconds * 1000);
+  app.use("*", forgetOnWrite([callers, metricsContexts]));
+  app.use("*", identifyCaller(callers));
+  app.use("*", async (c, next) => {
+    c.set("metricsContexts", metricsContexts);
+    await next();
+  });
   app.use("*", serviceDescLink);
   app.use("*", secureHeaders({ crossOriginResourcePolicy: false, strictTransportSecurity: false }));
 

@@ -7,7 +7,23 @@
 import type { Queryable } from "../../drivers/types.ts";
 import { type Authority, connectionAccess } from "../auth/rbac.ts";
 import { ForbiddenError, NotFoundError } from "../errors.ts";
+import type { ExpiringCache } from "../expiring-cache.ts";
 import { FALLBACK_INTERVAL_SECONDS } from "./probe-configs.ts";
+
+interface ConnectionFacts {
+  id: number;
+  owner_user_id: number | null;
+  is_shared: boolean;
+  interval_seconds: number | null;
+  levels_from: Date | null;
+}
+
+/**
+ * The facts of recently asked connections, kept per instance for auth.cache_seconds like resolved callers (and
+ * emptied by the same writes): a dashboard's burst of queries then costs one statement each, its data. The
+ * caller's rights are checked against them on every request.
+ */
+export type MetricsContextCache = ExpiringCache<ConnectionFacts[]>;
 
 export interface MetricsContext {
   /** Collection interval (seconds) per connection. */
@@ -20,14 +36,19 @@ export interface MetricsContext {
  * The context of a metrics request. NotFoundError names the first id that does not exist; with `access`,
  * ForbiddenError the first the caller may not read (SPEC: the metrics endpoints answer 403 there).
  */
-export async function readableContext(db: Queryable, probe: string, ids: readonly number[], access?: Authority): Promise<MetricsContext> {
-  const rows = await db.query<{ id: number; owner_user_id: number | null; is_shared: boolean; interval_seconds: number | null; levels_from: Date | null }>(
-    `SELECT c.id, c.owner_user_id, c.is_shared, c.levels_from,
-            coalesce((SELECT collection_interval_seconds FROM probe_configs WHERE probe_name = $2 AND scope = 'server' AND scope_id = c.id),
-                     (SELECT collection_interval_seconds FROM probe_configs WHERE probe_name = $2 AND scope = 'global')) AS interval_seconds
-       FROM connections c WHERE c.id = ANY($1::int[])`,
-    [ids, probe],
-  );
+export async function readableContext(db: Queryable, probe: string, ids: readonly number[], access?: Authority, cache?: MetricsContextCache): Promise<MetricsContext> {
+  const key = `${probe}:${ids.join(",")}`;
+  let rows = cache?.get(key);
+  if (!rows) {
+    rows = await db.query<ConnectionFacts>(
+      `SELECT c.id, c.owner_user_id, c.is_shared, c.levels_from,
+              coalesce((SELECT collection_interval_seconds FROM probe_configs WHERE probe_name = $2 AND scope = 'server' AND scope_id = c.id),
+                       (SELECT collection_interval_seconds FROM probe_configs WHERE probe_name = $2 AND scope = 'global')) AS interval_seconds
+         FROM connections c WHERE c.id = ANY($1::int[])`,
+      [ids, probe],
+    );
+    cache?.set(key, rows);
+  }
   const missing = ids.find((id) => !rows.some((r) => r.id === id));
   if (missing !== undefined) throw new NotFoundError(`connection ${missing} not found`);
   const refused = access && rows.find((r) => connectionAccess(access, r) === null);

@@ -38,7 +38,16 @@ export function identifyCaller(cache: CallerCache): MiddlewareHandler<AppEnv> {
       } else c.set("credentialRejected", true);
     }
     await next();
-    // This instance's own changes (a revoked token, a new grant, a logout) apply to the next request at once.
-    if (!READ_METHODS.has(c.req.method) && c.res.status < 400) cache.clear();
+  };
+}
+
+/**
+ * Empties this instance's short-lived caches after a request that changed state, so its own changes (a
+ * revoked token, a new grant, a logout, a new collection interval) apply to the next request at once.
+ */
+export function forgetOnWrite(caches: ReadonlyArray<{ clear(): void }>): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    await next();
+    if (!READ_METHODS.has(c.req.method) && c.res.status < 400) for (const cache of caches) cache.clear();
   };
 }

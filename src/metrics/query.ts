@@ -1,7 +1,7 @@
 /** A metrics query end to end: validate, resolve the interval, read the rows, run the pipeline. */
 import type { Queryable } from "../../drivers/types.ts";
 import type { Authority } from "../auth/rbac.ts";
-import { readableContext } from "../datastore/metrics-context.ts";
+import { type MetricsContextCache, readableContext } from "../datastore/metrics-context.ts";
 import { fetchStoredChanges } from "../datastore/changes-repository.ts";
 import { fetchLevelPoints, reducibleInDatastore } from "../datastore/level-repository.ts";
 import { fetchSampleRows } from "../datastore/samples-repository.ts";
@@ -20,6 +20,8 @@ import type { Window } from "./window.ts";
 export interface MetricsQuery {
   /** The caller's rights; connections it cannot read answer "not found". Absent for trusted internal use. */
   access?: Authority;
+  /** This instance's recently read connection facts (REST requests); absent: always read. */
+  contextCache?: MetricsContextCache;
   probeName: string;
   connectionIds: readonly number[];
   window: Window;
@@ -103,7 +105,7 @@ export async function prepareMetricsQuery(db: Queryable, q: MetricsQuery) {
   if (metrics.length === 0) throw new InputError(`probe \`${probe.name}\` has no numeric metrics; describe_probe lists its columns`);
   const aggregation = parseAggregation(q.aggregation);
   const filters = resolveFilters(probe, q.filters);
-  const { intervals, levelsFrom } = await readableContext(db, probe.name, q.connectionIds, q.access);
+  const { intervals, levelsFrom } = await readableContext(db, probe.name, q.connectionIds, q.access, q.contextCache);
   const intervalSeconds = Math.max(...intervals.values());
   const buckets = q.layout ?? layoutBuckets(q.window.start, q.window.end, intervalSeconds, q.buckets);
   return { probe, metrics, aggregation, filters, intervalSeconds, buckets, borrowFrom: q.window.start - borrowLimitMs(buckets), levelsFrom };

@@ -116,6 +116,7 @@ export const metricsRoutes = newRouter().openapi(route, async (c) => {
   if (q.top !== undefined && !q.group_by) throw new InputError("`top` ranks entity groups: give `group_by` too");
   const query = {
     access: await authority(c),
+    contextCache: c.get("metricsContexts"),
     probeName: q.probe_name,
     connectionIds: parseConnectionIds(q.connection_id),
     window: resolveWindow(q, Date.now()),

@@ -1,8 +1,8 @@
 /**
  * Datastore round trips per request, counted through the driver interface so they cannot silently grow back:
  * authenticating a token costs one statement (none while cached), a metrics request two after it (its context,
- * then its data). And the caller cache's bounds: a revoked token stops working at once on the instance that
- * revoked it, and within auth.cache_seconds on any other.
+ * none while cached, then its data). And the caches' bounds: a revoked token stops working at once on the
+ * instance that revoked it, and within auth.cache_seconds on any other; so does a removed connection.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Driver } from "../../drivers/types.ts";
@@ -60,14 +60,33 @@ describe("round trips", () => {
     expect(first.status, JSON.stringify(first.body)).toBe(200);
     expect(first.body[0].data.some((p: { value: number | null }) => p.value !== null)).toBe(true);
     expect(statements, statements.join("\n")).toHaveLength(3);
+    // Token and connection facts cached: only the data.
     statements.length = 0;
     expect((await request(app, metrics)).status).toBe(200);
-    expect(statements, statements.join("\n")).toHaveLength(2);
+    expect(statements, statements.join("\n")).toHaveLength(1);
     for (const grouped of ["&group_by=database_name", "&database_name=app"]) {
       statements.length = 0;
       expect((await request(app, metrics + grouped)).status).toBe(200);
-      expect(statements.length, `${grouped}: ${statements.join("\n")}`).toBeLessThanOrEqual(4); // context, then the sample sequence, exceptions and rows
+      expect(statements.length, `${grouped}: ${statements.join("\n")}`).toBeLessThanOrEqual(3); // the sample sequence, exceptions and rows
     }
+    // A change through this instance empties the caches: token and connection facts are read again.
+    const logout = await app.request("/api/v1/auth/logout", { method: "POST" });
+    expect(logout.status).toBe(200);
+    statements.length = 0;
+    expect((await request(app, metrics)).status).toBe(200);
+    expect(statements, statements.join("\n")).toHaveLength(3);
+  });
+
+  it("another instance sees a connection's removal within auth.cache_seconds", async () => {
+    const gone = await addConnection(store.db, "soon gone");
+    const elsewhere = testApp(store.db, { config: { auth: { ...resolveConfig({}, {}).auth, cache_seconds: 1 } } }).app;
+    const metrics = `/api/v1/metrics/query?probe_name=pg_stat_database&connection_id=${gone}&metrics=numbackends&time_range=1h`;
+    const started = Date.now();
+    expect((await request(elsewhere, metrics)).status).toBe(200);
+    await store.db.query("DELETE FROM connections WHERE id = $1", [gone]); // through another instance
+    if (Date.now() - started < 900) expect((await request(elsewhere, metrics)).status).toBe(200); // still cached there
+    await pause(Math.max(0, 1100 - (Date.now() - started)));
+    expect((await request(elsewhere, metrics)).status).toBe(404);
   });
 
   it("an unknown token costs one statement and is not remembered", async () => {
