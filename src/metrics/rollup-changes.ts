@@ -8,9 +8,8 @@
  */
 import type { Queryable } from "../../drivers/types.ts";
 import { type BucketChanges, fetchBucketChanges } from "../datastore/change-cells.ts";
-import type { ProbeDefinition } from "../probes/types.ts";
 import type { Aggregation } from "./aggregate.ts";
-import type { Buckets } from "./buckets.ts";
+import type { RollupQuery } from "./rollup-levels.ts";
 import { rollupPlanFor } from "./rollup-plan.ts";
 import type { MetricRequest } from "./metric-names.ts";
 
@@ -18,16 +17,6 @@ import type { MetricRequest } from "./metric-names.ts";
 const RATE_FACTOR: Partial<Record<MetricRequest["form"], number>> = { per_sec: 1000, pct: 100, sessions: 1 };
 const CHANGE_FORMS = new Set<MetricRequest["form"]>(["per_sec", "pct", "sessions", "delta"]);
 const GAP_INTERVALS = 3;
-
-export interface ChangeRollupQuery {
-  probe: ProbeDefinition;
-  metrics: readonly MetricRequest[];
-  connectionIds: readonly number[];
-  buckets: Buckets;
-  intervalSeconds: number;
-  aggregation: Aggregation;
-  levelsFrom: number;
-}
 
 /** One metric's value in one bucket from its merged facts. */
 export function bucketValue(form: MetricRequest["form"], aggregation: Aggregation, bucket: BucketChanges | undefined, column: number): number | null {
@@ -51,7 +40,7 @@ export function bucketValue(form: MetricRequest["form"], aggregation: Aggregatio
 }
 
 /** Per metric answered: its series per connection. Absent: the query needs the stored changes. */
-export async function seriesFromChangeCells(db: Queryable, q: ChangeRollupQuery): Promise<Map<MetricRequest, Map<number, Array<number | null>>>> {
+export async function seriesFromChangeCells(db: Queryable, q: RollupQuery): Promise<Map<MetricRequest, Map<number, Array<number | null>>>> {
   const answered = new Map<MetricRequest, Map<number, Array<number | null>>>();
   const candidates = q.metrics.filter((m) => CHANGE_FORMS.has(m.form));
   if (candidates.length === 0) return answered;

@@ -30,7 +30,7 @@ export interface RollupQuery {
 const sameSeries = (a: ReadonlyArray<number | null>, b: ReadonlyArray<number | null>) => a.every((v, i) => Object.is(v, b[i]));
 
 /** Per metric answered: its series per connection. Metrics not in the map need another path. */
-export async function seriesFromRollups(db: Queryable, q: RollupQuery): Promise<Map<MetricRequest, Map<number, Array<number | null>>>> {
+export async function seriesFromLevelCells(db: Queryable, q: RollupQuery): Promise<Map<MetricRequest, Map<number, Array<number | null>>>> {
   const answered = new Map<MetricRequest, Map<number, Array<number | null>>>();
   const levels = new Set(levelColumns(q.probe).map((c) => c.name));
   const candidates = q.metrics.filter((m) => m.form === "raw" && levels.has(m.metric));
