@@ -7,6 +7,7 @@ import type { Queryable } from "../../drivers/types.ts";
 import type { RollupPlan } from "../metrics/rollup-plan.ts";
 import { CHANGE_FACTS, changeCellsTableName, changesTableName, factColumn as fact, probeTable, quoteIdent } from "../probes/ddl.ts";
 import type { ProbeDefinition } from "../probes/types.ts";
+import { readRollupBuckets } from "./rollup-read.ts";
 
 const SPAN_MS = "(extract(epoch FROM collected_at - prev_collected_at) * 1000)::float8";
 
@@ -63,38 +64,16 @@ export async function fetchBucketChanges(
   db: Queryable,
   q: { probe: ProbeDefinition; columns: readonly string[]; connectionIds: readonly number[]; plan: RollupPlan },
 ): Promise<Map<number, BucketChanges[]>> {
-  const iso = (t: number) => new Date(t).toISOString();
-  const facts = changeFactColumns(q.columns);
-  const rows = await db.query<Record<string, number | Date | null> & { connection_id: number; k: number }>(
-    `SELECT connection_id, k, ${mergedChangeFacts(q.columns).join(", ")}
-       FROM (
-         SELECT l.connection_id, p.k, ${facts.map((f) => `l.${f}`).join(", ")}
-           FROM ${probeTable(changeCellsTableName(q.probe.name))} l
-           JOIN unnest($2::int[], $3::timestamptz[], $4::int[]) AS p(level_seconds, cell_start, k)
-             ON l.level_seconds = p.level_seconds AND l.cell_start = p.cell_start
-          WHERE l.connection_id = ANY($1::int[]) AND l.cell_start >= $8::timestamptz AND l.cell_start < $9::timestamptz
-         UNION ALL
-         -- One index range scan per raw range.
-         SELECT i.connection_id, p.k, ${facts.map((f) => `i.${f}`).join(", ")}
-           FROM unnest($5::timestamptz[], $6::timestamptz[], $7::int[]) AS p(lo, hi, k)
-           CROSS JOIN LATERAL (
-             SELECT connection_id, ${intervalFacts(q.columns).join(", ")}
-               FROM ${probeTable(changesTableName(q.probe.name))}
-              WHERE connection_id = ANY($1::int[]) AND collected_at >= p.lo AND collected_at < p.hi) i
-       ) parts
-      GROUP BY connection_id, k ORDER BY connection_id, k`,
-    [
-      q.connectionIds,
-      q.plan.cells.map((c) => c.levelSeconds),
-      q.plan.cells.map((c) => iso(c.start)),
-      q.plan.cells.map((c) => c.k),
-      q.plan.raw.map((r) => iso(r.from)),
-      q.plan.raw.map((r) => iso(r.to)),
-      q.plan.raw.map((r) => r.k),
-      iso(q.plan.cells.reduce((t, c) => Math.min(t, c.start), Number.MAX_SAFE_INTEGER)),
-      iso(q.plan.cells.reduce((t, c) => Math.max(t, c.start + c.levelSeconds * 1000), 0)),
-    ],
-  );
+  const rows = await readRollupBuckets(db, {
+    cellsTable: probeTable(changeCellsTableName(q.probe.name)),
+    facts: changeFactColumns(q.columns),
+    merged: mergedChangeFacts(q.columns),
+    rawFacts: `SELECT connection_id, ${intervalFacts(q.columns).join(", ")}
+                 FROM ${probeTable(changesTableName(q.probe.name))}
+                WHERE connection_id = ANY($1::int[]) AND collected_at >= p.lo AND collected_at < p.hi`,
+    connectionIds: q.connectionIds,
+    plan: q.plan,
+  });
   const result = new Map<number, BucketChanges[]>(q.connectionIds.map((id) => [id, []]));
   for (const row of rows) {
     const value = (name: string, f: string) => row[`${name}:${f}`] as number | null;

@@ -8,6 +8,7 @@ import type { RollupPlan } from "../metrics/rollup-plan.ts";
 import type { LevelPoint } from "../metrics/series.ts";
 import { LEVEL_FACTS, factColumn as fact, levelsTableName, probeTable, quoteIdent } from "../probes/ddl.ts";
 import type { ProbeDefinition } from "../probes/types.ts";
+import { readRollupBuckets } from "./rollup-read.ts";
 import { excludedRowsSql } from "./samples-repository.ts";
 
 /** Per-sample facts of each column from raw rows (grouped by connection_id and collected_at). */
@@ -53,40 +54,17 @@ export interface BucketLevelQuery {
  * samples, at the time of its latest value), in bucket order. One statement.
  */
 export async function fetchBucketLevels(db: Queryable, q: BucketLevelQuery): Promise<Map<number, LevelPoint[][]>> {
-  const iso = (t: number) => new Date(t).toISOString();
-  const facts = factColumns(q.columns);
-  const rows = await db.query<Record<string, number | Date | null> & { connection_id: number; k: number }>(
-    `SELECT connection_id, k, ${mergedFacts(q.columns).join(", ")}
-       FROM (
-         SELECT l.connection_id, p.k, ${facts.map((f) => `l.${f}`).join(", ")}
-           FROM ${probeTable(levelsTableName(q.probe.name))} l
-           JOIN unnest($2::int[], $3::timestamptz[], $4::int[]) AS p(level_seconds, cell_start, k)
-             ON l.level_seconds = p.level_seconds AND l.cell_start = p.cell_start
-          WHERE l.connection_id = ANY($1::int[]) AND l.cell_start >= $8::timestamptz AND l.cell_start < $9::timestamptz
-         UNION ALL
-         -- One index range scan per raw range (a join would compare every range with every row).
-         SELECT s.connection_id, p.k, ${facts.map((f) => `s.${f}`).join(", ")}
-           FROM unnest($5::timestamptz[], $6::timestamptz[], $7::int[]) AS p(lo, hi, k)
-           CROSS JOIN LATERAL (
-             SELECT connection_id, ${samplePartials(q.probe, q.columns).join(", ")}
-               FROM ${probeTable(q.probe.name)}
-              WHERE ${["connection_id = ANY($1::int[])", "collected_at >= p.lo", "collected_at < p.hi", ...excludedRowsSql(q.probe)].join(" AND ")}
-              GROUP BY connection_id, collected_at) s
-       ) parts
-      GROUP BY connection_id, k ORDER BY connection_id, k`,
-    [
-      q.connectionIds,
-      q.plan.cells.map((c) => c.levelSeconds),
-      q.plan.cells.map((c) => iso(c.start)),
-      q.plan.cells.map((c) => c.k),
-      q.plan.raw.map((r) => iso(r.from)),
-      q.plan.raw.map((r) => iso(r.to)),
-      q.plan.raw.map((r) => r.k),
-      // The cells' span, so that only the window's cells are looked up.
-      iso(q.plan.cells.reduce((t, c) => Math.min(t, c.start), Number.MAX_SAFE_INTEGER)),
-      iso(q.plan.cells.reduce((t, c) => Math.max(t, c.start + c.levelSeconds * 1000), 0)),
-    ],
-  );
+  const rows = await readRollupBuckets(db, {
+    cellsTable: probeTable(levelsTableName(q.probe.name)),
+    facts: factColumns(q.columns),
+    merged: mergedFacts(q.columns),
+    rawFacts: `SELECT connection_id, ${samplePartials(q.probe, q.columns).join(", ")}
+                 FROM ${probeTable(q.probe.name)}
+                WHERE ${["connection_id = ANY($1::int[])", "collected_at >= p.lo", "collected_at < p.hi", ...excludedRowsSql(q.probe)].join(" AND ")}
+                GROUP BY connection_id, collected_at`,
+    connectionIds: q.connectionIds,
+    plan: q.plan,
+  });
   const result = new Map<number, LevelPoint[][]>(q.connectionIds.map((id) => [id, q.columns.map(() => [])]));
   for (const row of rows) {
     q.columns.forEach((name, i) => {

@@ -100,22 +100,26 @@ export const factColumn = (column: string, fact: LevelFact | ChangeFact) => quot
 export function createLevelsTable(probe: ProbeDefinition): string[] {
   const columns = levelColumns(probe);
   if (columns.length === 0) return [];
-  const table = probeTable(levelsTableName(probe.name));
   const facts = columns.flatMap((c) => [
     `${factColumn(c.name, "n")} integer NOT NULL`,
     ...(["sum", "min", "max", "last"] as const).map((f) => `${factColumn(c.name, f)} double precision`),
     `${factColumn(c.name, "last_at")} timestamptz`,
   ]);
+  return createCellsTable(levelsTableName(probe.name), ["samples integer NOT NULL", ...facts], `${probe.name}'s level columns`);
+}
+
+/** A table of 5-minute and hourly cells per connection, partitioned by week like the samples. */
+function createCellsTable(name: string, columns: readonly string[], of: string): string[] {
+  const table = probeTable(name);
   return [
     `CREATE TABLE ${table} (
   connection_id integer NOT NULL REFERENCES connections (id) ON DELETE CASCADE,
   level_seconds integer NOT NULL CHECK (level_seconds IN (300, 3600)),
   cell_start timestamptz NOT NULL,
-  samples integer NOT NULL,
-  ${facts.join(",\n  ")},
+  ${columns.join(",\n  ")},
   PRIMARY KEY (connection_id, level_seconds, cell_start)
 ) PARTITION BY RANGE (cell_start)`,
-    `COMMENT ON TABLE ${table} IS ${quoteLiteral(`Time rollups (5 min, 1 h) of ${probe.name}'s level columns per connection, written by the sample writer`)}`,
+    `COMMENT ON TABLE ${table} IS ${quoteLiteral(`Time rollups (5 min, 1 h) of ${of} per connection, written by the sample writer`)}`,
   ];
 }
 
@@ -134,24 +138,12 @@ export type ChangeFact = (typeof CHANGE_FACTS)[number];
 export function createChangeCellsTable(probe: ProbeDefinition): string[] {
   const columns = cumulativeColumns(probe);
   if (columns.length === 0) return [];
-  const table = probeTable(changeCellsTableName(probe.name));
   const facts = columns.flatMap((c) => [
     `${factColumn(c.name, "n")} integer NOT NULL`,
     ...(["sum", "ratio_sum", "ratio_min", "ratio_max", "ratio_last"] as const).map((f) => `${factColumn(c.name, f)} double precision`),
     `${factColumn(c.name, "last_to")} timestamptz`,
   ]);
-  return [
-    `CREATE TABLE ${table} (
-  connection_id integer NOT NULL REFERENCES connections (id) ON DELETE CASCADE,
-  level_seconds integer NOT NULL CHECK (level_seconds IN (300, 3600)),
-  cell_start timestamptz NOT NULL,
-  intervals integer NOT NULL,
-  max_span_ms double precision NOT NULL,
-  ${facts.join(",\n  ")},
-  PRIMARY KEY (connection_id, level_seconds, cell_start)
-) PARTITION BY RANGE (cell_start)`,
-    `COMMENT ON TABLE ${table} IS ${quoteLiteral(`Time rollups (5 min, 1 h) of ${probe.name}'s per-sample changes per connection, written by the sample writer`)}`,
-  ];
+  return createCellsTable(changeCellsTableName(probe.name), ["intervals integer NOT NULL", "max_span_ms double precision NOT NULL", ...facts], `${probe.name}'s per-sample changes`);
 }
 
 export function seedGlobalConfig(probe: ProbeDefinition): string {

@@ -1,0 +1,52 @@
+/** The one statement that reads a query's buckets from time rollups: its whole cells, and the rest raw. */
+import type { Queryable } from "../../drivers/types.ts";
+import type { RollupPlan } from "../metrics/rollup-plan.ts";
+
+export interface RollupRead {
+  /** The cells table (schema-qualified, quoted). */
+  cellsTable: string;
+  /** The fact columns, as the cells table names them and the raw part selects them. */
+  facts: readonly string[];
+  /** Aggregate expressions that merge fact rows into one (per connection and bucket). */
+  merged: readonly string[];
+  /** A SELECT of connection_id and the facts for the raw rows with `p.lo <= collected_at < p.hi`. */
+  rawFacts: string;
+  connectionIds: readonly number[];
+  plan: RollupPlan;
+}
+
+export type BucketRow = Record<string, number | Date | null> & { connection_id: number; k: number };
+
+/** Per connection and bucket (k), the merged facts; `$1` is the connection ids in `rawFacts`. */
+export async function readRollupBuckets(db: Queryable, q: RollupRead): Promise<BucketRow[]> {
+  const iso = (t: number) => new Date(t).toISOString();
+  const { cells, raw } = q.plan;
+  return db.query<BucketRow>(
+    `SELECT connection_id, k, ${q.merged.join(", ")}
+       FROM (
+         SELECT l.connection_id, p.k, ${q.facts.map((f) => `l.${f}`).join(", ")}
+           FROM ${q.cellsTable} l
+           JOIN unnest($2::int[], $3::timestamptz[], $4::int[]) AS p(level_seconds, cell_start, k)
+             ON l.level_seconds = p.level_seconds AND l.cell_start = p.cell_start
+          WHERE l.connection_id = ANY($1::int[]) AND l.cell_start >= $8::timestamptz AND l.cell_start < $9::timestamptz
+         UNION ALL
+         -- One index range scan per raw range (a join would compare every range with every row).
+         SELECT r.connection_id, p.k, ${q.facts.map((f) => `r.${f}`).join(", ")}
+           FROM unnest($5::timestamptz[], $6::timestamptz[], $7::int[]) AS p(lo, hi, k)
+           CROSS JOIN LATERAL (${q.rawFacts}) r
+       ) parts
+      GROUP BY connection_id, k ORDER BY connection_id, k`,
+    [
+      q.connectionIds,
+      cells.map((c) => c.levelSeconds),
+      cells.map((c) => iso(c.start)),
+      cells.map((c) => c.k),
+      raw.map((r) => iso(r.from)),
+      raw.map((r) => iso(r.to)),
+      raw.map((r) => r.k),
+      // The cells' span, so that only the window's cells are looked up.
+      iso(cells.reduce((t, c) => Math.min(t, c.start), Number.MAX_SAFE_INTEGER)),
+      iso(cells.reduce((t, c) => Math.max(t, c.start + c.levelSeconds * 1000), 0)),
+    ],
+  );
+}
