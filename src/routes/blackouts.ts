@@ -151,5 +151,6 @@ export const blackoutRoutes = newRouter()
     await assertMayPlace(c, await getBlackout(c.get("db"), id, await visibleEstate(c)));
     const stopped = await stopBlackout(c.get("db"), id);
     if (!stopped) throw new NotFoundError(`blackout ${id} is not active`);
-    return c.json(blackoutJson(stopped), 200);
+    // It ended at this instant; read back within the same millisecond it would still count as active.
+    return c.json(blackoutJson(stopped, stopped.end_time.getTime() + 1), 200);
   });
