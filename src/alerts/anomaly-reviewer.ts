@@ -38,8 +38,10 @@ export function anomalyReviewer(db: Queryable, llm: LlmConfig, log: Logger): Ano
   const canEmbed = defaultProvider(llm, "embed") !== undefined;
   if (!llm.anomaly_review || (!canChat && !canEmbed)) return undefined;
 
+  // Asked once per reviewer (one alerter round), not once per candidate.
+  let vectors: Promise<boolean> | undefined;
   async function similarTo(description: string): Promise<{ embedding?: number[]; similar: SimilarReview[] }> {
-    if (!canEmbed || !(await hasReviewEmbeddings(db))) return { similar: [] };
+    if (!canEmbed || !(await (vectors ??= hasReviewEmbeddings(db)))) return { similar: [] };
     try {
       const [embedding] = (await embedTexts(llm, choose(llm, "embed"), [description])).embeddings;
       return { embedding, similar: await similarReviews(db, embedding, CONSIDER_SIMILARITY, SIMILAR_LIMIT) };

@@ -119,15 +119,9 @@ export async function writeSamplesIn(tx: Queryable, batch: SampleBatch, rowOffse
     if (code === "22P02" || code === "22003" || code === "22007" || code === "22008") throw new SampleError(`a value does not fit its column: ${(err as Error).message}`);
     throw err;
   }
-  let minT = Number.POSITIVE_INFINITY;
-  let maxT = Number.NEGATIVE_INFINITY;
-  for (const row of prepared.rows) {
-    const t = Date.parse(row[0] as string);
-    if (t < minT) minT = t;
-    if (t > maxT) maxT = t;
-  }
-  await recordChanges(tx, prepared.probe, batch.connectionId, minT, maxT);
-  await recordLevels(tx, prepared.probe, batch.connectionId, minT, maxT, prepared.partitions.map((p) => p.from));
+  const times = [...new Set(prepared.rows.map((row) => Date.parse(row[0] as string)))];
+  await recordChanges(tx, prepared.probe, batch.connectionId, times.reduce((a, b) => Math.min(a, b)), times.reduce((a, b) => Math.max(a, b)));
+  await recordLevels(tx, prepared.probe, batch.connectionId, times);
   return prepared.rows.length;
 }
 
