@@ -145,4 +145,14 @@ describe("anomaly review (tiers 2-3)", () => {
     expect((await evaluateAndApply(store.db, new Date(), reviewer)).raised).toHaveLength(1);
     expect(wire.requests).toEqual([]);
   });
+
+  it("two alerters at once review each candidate once", async () => {
+    await store.db.query("UPDATE maintenance_runs SET last_run_at = NULL, claimed_until = NULL");
+    const config = resolveConfig({ llm: { providers: { openai: { api_key: KEYS.openai, base_url: wire.baseUrl("openai") } }, model: "judge-alert" } }, { PGLENS_SECRET: TEST_SECRET });
+    const rounds = await Promise.all([alerterOnce(store.db, config, quietLog), alerterOnce(store.db, config, quietLog)]);
+    expect(rounds.map((r) => r.ran).sort()).toEqual([false, true]);
+    expect(chatCalls()).toHaveLength(1);
+    expect(await reviews()).toHaveLength(1);
+    expect(await openAnomalies()).toHaveLength(1);
+  });
 });

@@ -7,6 +7,8 @@
  * datastore upgraded with history). Corrupting the cells changes the answer: the rollups are really read.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { openPg } from "../../drivers/pg.ts";
+import { writeSamples } from "../../src/collector/sample-writer.ts";
 import { fetchSampleRows } from "../../src/datastore/samples-repository.ts";
 import { AGGREGATIONS } from "../../src/metrics/aggregate.ts";
 import { layoutBuckets } from "../../src/metrics/buckets.ts";
@@ -151,5 +153,33 @@ describe("time rollups give the pipeline's answers for raw columns and counter m
     await store.db.query(`UPDATE metrics.pg_stat_database__change_cells SET "xact_commit:ratio_sum" = "xact_commit:ratio_sum" * 2 WHERE connection_id = $1`, [connectionId]);
     expect((await values(steadyEnd))[0][1]).not.toBeCloseTo(steady[0][1] as number, 3);
     expect(roundedLike(await values(gappyEnd), await expected(gappyEnd))).toEqual(await expected(gappyEnd));
+  });
+
+  it("stays exact when two writers (say an import beside the collector) write one connection's samples at once", async () => {
+    const connectionId = await addConnection(store.db, "rollups-two-writers");
+    const others = [openPg(store.url!), openPg(store.url!)];
+    try {
+      const minute = 60_000;
+      // Interleaved minutes in batches of ten: both writers touch the same cells at the same time.
+      const batches = Array.from({ length: 24 }, (_, b) =>
+        Array.from({ length: 10 }, (_, i) => T0 + (Math.floor(b / 2) * 20 + i * 2 + (b % 2)) * minute).flatMap((t) =>
+          ["a", "b"].map((d) => ({ collected_at: new Date(t).toISOString(), database_name: d, numbackends: (t / minute) % 13, xact_commit: t / 1000 })),
+        ),
+      );
+      await Promise.all(others.map(async (db, w) => {
+        for (let b = w; b < batches.length; b += 2) await writeSamples(db, { connectionId, probe: "pg_stat_database", rows: batches[b] });
+      }));
+      const probe = findProbe("pg_stat_database")!;
+      const end = T0 + 239 * minute;
+      for (const metrics of ["numbackends", "xact_commit_per_sec"]) {
+        const answer = (await runMetricsQuery(store.db, { probeName: "pg_stat_database", connectionIds: [connectionId], window: { start: T0, end }, buckets: 4, aggregation: "sum", metrics })).series[0].data.map((p) => p.value);
+        const buckets = layoutBuckets(T0, end, INTERVAL, 4);
+        const raw = await fetchSampleRows(store.db, { probe, connectionIds: [connectionId], from: T0 - borrowLimitMs(buckets), to: end, columns: ["numbackends", "xact_commit", "stats_reset"], filters: {} });
+        const expected = computeSeries({ probe, metrics: parseMetricList(metrics, probe), samples: groupSamples(probe, raw), buckets, intervalSeconds: INTERVAL, aggregation: "sum" })[0];
+        expect(roundedLike([answer], [expected])).toEqual([expected]);
+      }
+    } finally {
+      await Promise.all(others.map((d) => d.close()));
+    }
   });
 });
