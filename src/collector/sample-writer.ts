@@ -109,6 +109,9 @@ async function insert(tx: Queryable, batch: SampleBatch, prepared: PreparedBatch
 export async function writeSamplesIn(tx: Queryable, batch: SampleBatch, rowOffset = 0): Promise<number> {
   const prepared = prepare(batch, rowOffset);
   if (prepared.rows.length === 0) return 0;
+  // One writer at a time per connection and probe (an import beside the collector, say): each recomputes the
+  // changes and rollups around its batch from the rows it can see, so it must see the other's.
+  await tx.query("SELECT pg_advisory_xact_lock($1, hashtext($2))", [batch.connectionId, prepared.probe.name]);
   for (const partition of prepared.partitions) await ensurePartition(tx, prepared.probe.name, partition);
   try {
     await insert(tx, batch, prepared);
