@@ -172,7 +172,8 @@ async function main() {
       (await partitionedBytes(db, "metrics.pg_stat_database__changes")) +
       (await partitionedBytes(db, "metrics.pg_stat_database__irregular")) +
       (await partitionedBytes(db, "metrics.pg_stat_database__levels")) +
-      (await partitionedBytes(db, "metrics.pg_stat_database__change_cells"));
+      (await partitionedBytes(db, "metrics.pg_stat_database__change_cells")) +
+      (await partitionedBytes(db, "metrics.pg_stat_database__entity_cells"));
     const stored = (DAYS * 86_400) / STEP_S + 1;
     console.log(`\ningest through the sample writer: ${Math.round(rowsPerSecond).toLocaleString("en-US")} sample rows/s`);
     console.log(

@@ -13,6 +13,7 @@ import { changesTableName, cumulativeColumns, irregularTableName, probeTable, qu
 import type { ProbeDefinition } from "../probes/types.ts";
 import { ensurePartition, weekOf } from "./partitions.ts";
 import { recordChangeCells } from "./record-change-cells.ts";
+import { recordEntityCells } from "./record-entity-cells.ts";
 
 const MAX_PARAMS = 60_000;
 
@@ -51,7 +52,9 @@ export async function recordChanges(tx: Queryable, probe: ProbeDefinition, conne
     rows: perColumn[0].map((iv, i) => [connectionId, iso(iv.to), iso(iv.from), ...perColumn.map((col) => col[i].change), ...checked.map(() => true)]),
     onConflict: `(connection_id, collected_at) DO UPDATE SET prev_collected_at = excluded.prev_collected_at, ${[...names, ...checked].map((n) => `${n} = excluded.${n}`).join(", ")}`,
   });
-  await recordChangeCells(tx, probe, connectionId, perColumn[0].map((iv) => iv.to));
+  const ends = perColumn[0].map((iv) => iv.to);
+  await recordChangeCells(tx, probe, connectionId, ends);
+  await recordEntityCells(tx, probe, connectionId, ends);
   if (checked.length === 0) return;
 
   // The intervals ending after the first sample read were all recomputed: their irregular rows are replaced.

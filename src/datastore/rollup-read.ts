@@ -13,29 +13,36 @@ export interface RollupRead {
   rawFacts: string;
   connectionIds: readonly number[];
   plan: RollupPlan;
+  /** A further column that splits a connection's facts (the entity), selected by both parts. */
+  key?: string;
+  /** Further conditions on the cells (`l`), with their values as `params` ($10 onwards). */
+  cellsWhere?: readonly string[];
+  params?: readonly unknown[];
 }
 
 export type BucketRow = Record<string, number | Date | null> & { connection_id: number; k: number };
 
-/** Per connection and bucket (k), the merged facts; `$1` is the connection ids in `rawFacts`. */
+/** Per connection (and key) and bucket (k), the merged facts; `$1` is the connection ids in `rawFacts`. */
 export async function readRollupBuckets(db: Queryable, q: RollupRead): Promise<BucketRow[]> {
   const iso = (t: number) => new Date(t).toISOString();
   const { cells, raw } = q.plan;
+  const by = ["connection_id", ...(q.key ? [q.key] : []), "k"].join(", ");
+  const key = (alias: string) => (q.key ? ` ${alias}.${q.key},` : "");
   return db.query<BucketRow>(
-    `SELECT connection_id, k, ${q.merged.join(", ")}
+    `SELECT ${by}, ${q.merged.join(", ")}
        FROM (
-         SELECT l.connection_id, p.k, ${q.facts.map((f) => `l.${f}`).join(", ")}
+         SELECT l.connection_id,${key("l")} p.k, ${q.facts.map((f) => `l.${f}`).join(", ")}
            FROM ${q.cellsTable} l
            JOIN unnest($2::int[], $3::timestamptz[], $4::int[]) AS p(level_seconds, cell_start, k)
              ON l.level_seconds = p.level_seconds AND l.cell_start = p.cell_start
-          WHERE l.connection_id = ANY($1::int[]) AND l.cell_start >= $8::timestamptz AND l.cell_start < $9::timestamptz
+          WHERE ${["l.connection_id = ANY($1::int[]) AND l.cell_start >= $8::timestamptz AND l.cell_start < $9::timestamptz", ...(q.cellsWhere ?? [])].join(" AND ")}
          UNION ALL
          -- One index range scan per raw range (a join would compare every range with every row).
-         SELECT r.connection_id, p.k, ${q.facts.map((f) => `r.${f}`).join(", ")}
+         SELECT r.connection_id,${key("r")} p.k, ${q.facts.map((f) => `r.${f}`).join(", ")}
            FROM unnest($5::timestamptz[], $6::timestamptz[], $7::int[]) AS p(lo, hi, k)
            CROSS JOIN LATERAL (${q.rawFacts}) r
        ) parts
-      GROUP BY connection_id, k ORDER BY connection_id, k`,
+      GROUP BY ${by} ORDER BY ${by}`,
     [
       q.connectionIds,
       cells.map((c) => c.levelSeconds),
@@ -47,6 +54,7 @@ export async function readRollupBuckets(db: Queryable, q: RollupRead): Promise<B
       // The cells' span, so that only the window's cells are looked up.
       iso(cells.reduce((t, c) => Math.min(t, c.start), Number.MAX_SAFE_INTEGER)),
       iso(cells.reduce((t, c) => Math.max(t, c.start + c.levelSeconds * 1000), 0)),
+      ...(q.params ?? []),
     ],
   );
 }

@@ -15,6 +15,7 @@ import type { ProbeDefinition } from "../probes/types.ts";
 import { type Buckets, bucketOf, pointTimes } from "./buckets.ts";
 import type { MetricRequest } from "./metric-names.ts";
 import { type MetricSeries, type MetricsQuery, neededColumns, prepareMetricsQuery } from "./query.ts";
+import { entitySeriesFromCells } from "./rollup-entities.ts";
 import { type Row, type Sample, groupSamples } from "./samples.ts";
 import { computeSeries } from "./series.ts";
 
@@ -91,8 +92,13 @@ async function differencedGroupSeries(
 
 /** `how`: "pipeline" always computes from raw rows (the reference, for tests). */
 export async function runGroupedMetricsQuery(db: Queryable, q: MetricsQuery & { groupBy: string; top?: number }, how: "auto" | "pipeline" = "auto"): Promise<GroupedSeries[]> {
-  const { probe, metrics, aggregation, filters, intervalSeconds, buckets, borrowFrom } = await prepareMetricsQuery(db, q);
+  const { probe, metrics, aggregation, filters, intervalSeconds, buckets, borrowFrom, levelsFrom } = await prepareMetricsQuery(db, q);
   const columns = resolveGroupBy(probe, q.groupBy);
+  // Groups of one entity each: long windows read the hourly entity cells where they answer exactly.
+  const oneEntityEach = how === "auto" && columns.length === probe.keys.length;
+  const fromCells = oneEntityEach
+    ? await entitySeriesFromCells(db, { probe, metrics, connectionIds: q.connectionIds, buckets, intervalSeconds, aggregation, levelsFrom, filters, borrowFrom })
+    : undefined;
   const times = pointTimes(buckets);
   const differencing = how === "auto" && aggregation === "avg" && metrics.every((m) => DIFFERENCED_FORMS.has(m.form));
   let rows: Row[] | undefined;
@@ -123,8 +129,11 @@ export async function runGroupedMetricsQuery(db: Queryable, q: MetricsQuery & { 
   // Per connection: group key -> one value array per metric.
   const perConnection: Array<{ id: number; groups: string[]; values: Map<string, Array<Array<number | null>>> }> = [];
   for (const id of q.connectionIds) {
+    const cells = fromCells?.get(id);
     const values =
-      (differencing ? await differencedGroupSeries(db, { probe, metrics, columns, filters, connectionId: id, buckets, intervalSeconds }) : undefined) ?? (await pipelineSeries(id));
+      (cells && new Map(cells.map((e) => [JSON.stringify(columns.map((c) => e.entity[probe.keys.indexOf(c)])), e.values]))) ??
+      (differencing ? await differencedGroupSeries(db, { probe, metrics, columns, filters, connectionId: id, buckets, intervalSeconds }) : undefined) ??
+      (await pipelineSeries(id));
     let groups = [...values.keys()].sort();
     if (q.top !== undefined) {
       const total = (g: string) => values.get(g)![0].reduce<number>((s, v) => s + (v ?? 0), 0);

@@ -12,6 +12,7 @@ import { AGGREGATIONS, type Aggregation } from "./aggregate.ts";
 import { type Buckets, layoutBuckets, pointTimes } from "./buckets.ts";
 import { type MetricRequest, parseMetricList } from "./metric-names.ts";
 import { seriesFromChangeCells } from "./rollup-changes.ts";
+import { seriesOfOneEntity } from "./rollup-entities.ts";
 import { seriesFromLevelCells } from "./rollup-levels.ts";
 import { groupSamples } from "./samples.ts";
 import { borrowLimitMs, computeSeries, judgedIntervalMs, seriesFromIntervals, seriesFromLevels } from "./series.ts";
@@ -115,12 +116,15 @@ export async function runMetricsQuery(db: Queryable, q: MetricsQuery): Promise<M
   const { probe, metrics, aggregation, filters, intervalSeconds, buckets, borrowFrom, levelsFrom } = await prepareMetricsQuery(db, q);
   const unfiltered = Object.keys(filters).length === 0;
 
-  // Time rollups answer unfiltered raw columns and counter metrics over long windows where exact; recorded
-  // changes answer other unfiltered derived metrics; the datastore reduces other level metrics of multi-entity
-  // probes per sample; the rest reads raw rows. Every path gives the pure pipeline's numbers (rates from
-  // change cells up to floating-point rounding: they are summed in another order).
+  // Time rollups answer unfiltered raw columns and counter metrics over long windows where exact, and counter
+  // metrics of one entity named by filters; recorded changes answer other unfiltered derived metrics; the
+  // datastore reduces other level metrics of multi-entity probes per sample; the rest reads raw rows. Every
+  // path gives the pure pipeline's numbers (rates from rollups up to floating-point rounding: they are summed
+  // in another order).
   const rollupQuery = { probe, metrics, connectionIds: q.connectionIds, buckets, intervalSeconds, aggregation, levelsFrom };
-  const rollups = unfiltered ? new Map([...(await seriesFromLevelCells(db, rollupQuery)), ...(await seriesFromChangeCells(db, rollupQuery))]) : new Map();
+  const rollups = unfiltered
+    ? new Map([...(await seriesFromLevelCells(db, rollupQuery)), ...(await seriesFromChangeCells(db, rollupQuery))])
+    : await seriesOfOneEntity(db, { ...rollupQuery, filters, borrowFrom });
   const pending = metrics.filter((m) => !rollups.has(m));
   const fromChanges = unfiltered ? pending.filter((m) => CHANGE_FORMS.has(m.form)) : [];
   const fromLevels = pending.filter((m) => !fromChanges.includes(m) && reducibleInDatastore(probe, m, aggregation));

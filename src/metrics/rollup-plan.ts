@@ -6,6 +6,8 @@
 import { type Buckets, bucketOf } from "./buckets.ts";
 
 export const ROLLUP_CELLS_MS = [3_600_000, 300_000] as const;
+/** Entity cells are hourly only: finer cells per entity would cost about what the raw rows do. */
+export const ENTITY_CELLS_MS = [3_600_000] as const;
 
 export interface RollupPlan {
   /** Whole cells to read, with the bucket they fall in. */
@@ -29,7 +31,7 @@ function bucketEnd(b: Buckets, k: number): number {
  * Splits each bucket's span into whole cells, coarsest first, and raw ranges. Before `completeFrom` (epoch ms;
  * rollups of older samples may be incomplete) everything is raw. The window's end instant is bucket n, raw.
  */
-export function planRollupReads(b: Buckets, completeFrom: number): RollupPlan {
+export function planRollupReads(b: Buckets, completeFrom: number, sizes: readonly number[] = ROLLUP_CELLS_MS): RollupPlan {
   const plan: RollupPlan = { cells: [], raw: [], covered: 0 };
   let coveredMs = 0;
   const cover = (from: number, to: number, k: number, sizes: readonly number[]) => {
@@ -52,7 +54,7 @@ export function planRollupReads(b: Buckets, completeFrom: number): RollupPlan {
     const hi = bucketEnd(b, k);
     const split = Math.min(hi, Math.max(lo, completeFrom));
     cover(lo, split, k, []);
-    cover(split, hi, k, ROLLUP_CELLS_MS);
+    cover(split, hi, k, sizes);
     lo = hi;
   }
   plan.raw.push({ from: b.end, to: b.end + 1, k: b.n });
@@ -66,8 +68,8 @@ export const MIN_ROLLUP_BUCKET_MS = 30 * 60_000;
 export const MIN_COVERED_SHARE = 0.5;
 
 /** The plan of a query whose buckets are wide enough and mostly whole cells; undefined when raw reads are as good. */
-export function rollupPlanFor(b: Buckets, completeFrom: number): RollupPlan | undefined {
+export function rollupPlanFor(b: Buckets, completeFrom: number, sizes: readonly number[] = ROLLUP_CELLS_MS): RollupPlan | undefined {
   if (b.width < MIN_ROLLUP_BUCKET_MS) return undefined;
-  const plan = planRollupReads(b, completeFrom);
+  const plan = planRollupReads(b, completeFrom, sizes);
   return plan.covered >= MIN_COVERED_SHARE ? plan : undefined;
 }

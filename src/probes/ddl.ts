@@ -146,6 +146,39 @@ export function createChangeCellsTable(probe: ProbeDefinition): string[] {
   return createCellsTable(changeCellsTableName(probe.name), ["intervals integer NOT NULL", "max_span_ms double precision NOT NULL", ...facts], `${probe.name}'s per-sample changes`);
 }
 
+/** Name of the table of a probe's hourly rollups of each entity's changes (see createEntityCellsTable). */
+export const entityCellsTableName = (probe: string) => `${probe}__entity_cells`;
+
+/** The facts an entity cell keeps per cumulative column: fewer than a change cell's, since there is one cell per entity. */
+export const ENTITY_FACTS = ["n", "sum", "ratio_sum"] as const;
+
+/**
+ * Hourly rollups of each entity's changes (each database, each table), for per-entity series over long
+ * windows: per connection, hour (by the interval's end) and entity (its key values as text), how many of the
+ * connection's intervals end in the hour with the entity in both samples and the longest of them, and per
+ * cumulative column how many have a valid change, their sum and the sum of change / interval length (ms).
+ * Every entity with a row in the hour has a cell, even one with no such interval.
+ */
+export function createEntityCellsTable(probe: ProbeDefinition): string[] {
+  const columns = cumulativeColumns(probe);
+  if (columns.length === 0 || probe.keys.length === 0) return [];
+  const table = probeTable(entityCellsTableName(probe.name));
+  const facts = columns.flatMap((c) => [`${factColumn(c.name, "n")} integer NOT NULL`, `${factColumn(c.name, "sum")} double precision`, `${factColumn(c.name, "ratio_sum")} double precision`]);
+  return [
+    `CREATE TABLE ${table} (
+  connection_id integer NOT NULL REFERENCES connections (id) ON DELETE CASCADE,
+  level_seconds integer NOT NULL CHECK (level_seconds = 3600),
+  cell_start timestamptz NOT NULL,
+  entity text[] NOT NULL,
+  intervals integer NOT NULL,
+  max_span_ms double precision,
+  ${facts.join(",\n  ")},
+  PRIMARY KEY (connection_id, level_seconds, cell_start, entity)
+) PARTITION BY RANGE (cell_start)`,
+    `COMMENT ON TABLE ${table} IS ${quoteLiteral(`Hourly rollups of ${probe.name}'s changes per entity (${probe.keys.join(", ")}), written by the sample writer`)}`,
+  ];
+}
+
 export function seedGlobalConfig(probe: ProbeDefinition): string {
   return `INSERT INTO probe_configs (probe_name, scope, collection_interval_seconds, retention_days)
     VALUES (${quoteLiteral(probe.name)}, 'global', ${probe.defaultIntervalSeconds}, ${probe.defaultRetentionDays})

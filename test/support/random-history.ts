@@ -25,7 +25,7 @@ export function history(rng: Rng, spec: Case, samples = rng.int(20, 90), spacing
   let t = T0 + rng.int(0, 59) * 1000;
   for (let s = 0; s < samples; s++) {
     for (const e of entities) {
-      if (rng.next() < 0.12) {
+      if (!spec.steady?.includes(e) && rng.next() < 0.12) {
         state.delete(e); // vanishes this sample (may come back with a new total)
         continue;
       }
@@ -76,5 +76,7 @@ export interface Case {
   /** Key values every row shares. */
   fixed?: Record<string, string>;
   filter?: Record<string, string>;
+  /** Entities in every sample. */
+  steady?: string[];
 }
 

@@ -1,0 +1,98 @@
+/**
+ * Per-entity counter series (`group_by` over all of a probe's keys, or a filter naming one entity) of long
+ * windows from the hourly entity cells: whole hours inside each bucket, raw rows for the rest, read in one
+ * statement beside the connection's change cells (for its intervals). Taken only where it is provably the
+ * pipeline's answer:
+ * - no interval ending in the window is longer than three collection intervals or than a bucket (as for
+ *   rollup-changes.ts: the gap rule cannot matter);
+ * - rates are averaged or summed per bucket (the cells keep no extremes), and each group is one entity;
+ * - with filters, every entity read is in every sample of its connection in the window, so the filtered sample
+ *   sequence the pipeline sees is the connection's own.
+ * Otherwise undefined, and the other paths answer.
+ */
+import type { Queryable } from "../../drivers/types.ts";
+import { fetchBucketChanges } from "../datastore/change-cells.ts";
+import { fetchEntityBuckets } from "../datastore/entity-cells.ts";
+import type { RollupQuery } from "./rollup-levels.ts";
+import { ENTITY_CELLS_MS, rollupPlanFor } from "./rollup-plan.ts";
+import type { MetricRequest } from "./metric-names.ts";
+
+const RATE_FACTOR: Partial<Record<MetricRequest["form"], number>> = { per_sec: 1000, pct: 100, sessions: 1 };
+const GAP_INTERVALS = 3;
+
+export interface EntityRollupQuery extends RollupQuery {
+  /** Key column -> value: the entities to read (all when empty). */
+  filters: Readonly<Record<string, string>>;
+  /** Start of the span before the window whose entities the pipeline lists too (epoch ms). */
+  borrowFrom: number;
+}
+
+/** One entity of one connection: its key values (probe key order) and one value array per metric. */
+export interface EntitySeries {
+  entity: Array<string | null>;
+  values: Array<Array<number | null>>;
+}
+
+export async function entitySeriesFromCells(db: Queryable, q: EntityRollupQuery): Promise<Map<number, EntitySeries[]> | undefined> {
+  const { probe, buckets: b } = q;
+  if (probe.keys.length === 0 || q.metrics.length === 0 || !Object.keys(q.filters).every((c) => probe.keys.includes(c))) return undefined;
+  if (!q.metrics.every((m) => m.form === "delta" || (RATE_FACTOR[m.form] !== undefined && (q.aggregation === "avg" || q.aggregation === "sum")))) return undefined;
+  const connectionPlan = rollupPlanFor(b, q.levelsFrom);
+  const entityPlan = rollupPlanFor(b, q.levelsFrom, ENTITY_CELLS_MS);
+  if (!connectionPlan || !entityPlan) return undefined;
+
+  const intervals = await fetchBucketChanges(db, { probe, columns: [], connectionIds: q.connectionIds, plan: connectionPlan });
+  const longest = Math.min(GAP_INTERVALS * q.intervalSeconds * 1000, b.width);
+  if ([...intervals.values()].some((buckets) => buckets.some((x) => x.maxSpanMs > longest))) return undefined;
+
+  const columns = [...new Set(q.metrics.map((m) => m.metric))];
+  // The span borrowed before the window is read only for the entities in it (k = -1).
+  const plan = { ...entityPlan, raw: [{ from: q.borrowFrom, to: b.start, k: -1 }, ...entityPlan.raw] };
+  const facts = await fetchEntityBuckets(db, { probe, columns, connectionIds: q.connectionIds, plan, filters: q.filters });
+
+  const filtered = Object.keys(q.filters).length > 0;
+  const result = new Map<number, EntitySeries[]>();
+  for (const id of q.connectionIds) {
+    const connectionIntervals = new Map(intervals.get(id)!.map((x) => [x.k, x.intervals]));
+    const byEntity = new Map<string, typeof facts>();
+    for (const f of facts.filter((x) => x.connectionId === id)) {
+      const key = JSON.stringify(f.entity);
+      byEntity.set(key, [...(byEntity.get(key) ?? []), f]);
+    }
+    if (filtered && byEntity.size === 0) return undefined;
+    const series: EntitySeries[] = [];
+    for (const list of byEntity.values()) {
+      const byBucket = new Map(list.filter((f) => f.k >= 0).map((f) => [f.k, f]));
+      if (filtered && [...connectionIntervals].some(([k, n]) => n > 0 && byBucket.get(k)?.intervals !== n)) return undefined;
+      const values = q.metrics.map((m) => {
+        const c = columns.indexOf(m.metric);
+        return Array.from({ length: b.n + 1 }, (_, k) => {
+          if (!(connectionIntervals.get(k) ?? 0)) return null;
+          const own = byBucket.get(k)?.columns[c];
+          if (m.form === "delta") return own?.sum ?? 0;
+          if (!own || own.n === 0) return null;
+          const rateSum = RATE_FACTOR[m.form]! * own.ratioSum!;
+          return q.aggregation === "avg" ? rateSum / own.n : rateSum;
+        });
+      });
+      series.push({ entity: list[0].entity, values });
+    }
+    result.set(id, series);
+  }
+  return result;
+}
+
+/**
+ * A filtered query naming one entity by all of the probe's keys: its counter metrics per connection from the
+ * entity cells; empty where they cannot answer (then the raw paths do).
+ */
+export async function seriesOfOneEntity(db: Queryable, q: EntityRollupQuery): Promise<Map<MetricRequest, Map<number, Array<number | null>>>> {
+  const answered = new Map<MetricRequest, Map<number, Array<number | null>>>();
+  const pinned = q.probe.keys.length > 0 && q.probe.keys.every((k) => q.filters[k] !== undefined) && Object.keys(q.filters).length === q.probe.keys.length;
+  const metrics = q.metrics.filter((m) => m.form === "delta" || RATE_FACTOR[m.form] !== undefined);
+  if (!pinned || metrics.length === 0) return answered;
+  const found = await entitySeriesFromCells(db, { ...q, metrics });
+  if (!found) return answered;
+  metrics.forEach((m, i) => answered.set(m, new Map(q.connectionIds.map((id) => [id, found.get(id)![0].values[i]]))));
+  return answered;
+}
