@@ -16,6 +16,9 @@ export function openPg(url: string, options: PgOptions = {}): Driver {
     connectionTimeoutMillis: options.connectTimeoutMs ?? 5000,
     idleTimeoutMillis: 30_000,
     application_name: options.applicationName ?? "pglens",
+    // The metrics reads are short statements whose row estimates can be far too high (a LATERAL per time
+    // range); JIT compiling them costs more than running them (measured: 0.8 s of a 0.9 s statement).
+    options: "-c jit=off",
     types: contractTypes(pg.types),
   });
   return poolDriver("pg", pool);

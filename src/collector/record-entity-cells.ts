@@ -25,7 +25,7 @@ export async function recordEntityCells(tx: Queryable, probe: ProbeDefinition, c
   await tx.query(
     `INSERT INTO ${probeTable(table)} (connection_id, level_seconds, cell_start, entity, ${factColumns.join(", ")})
      SELECT connection_id, 3600, to_timestamp(floor(extract(epoch FROM collected_at) / 3600) * 3600) AS hour, entity, ${mergedEntityFacts(columns).join(", ")}
-       FROM (${entityIntervalFacts(probe, columns, ["r.collected_at >= $2::timestamptz", "r.collected_at < $3::timestamptz"])}) facts
+       FROM (${entityIntervalFacts(probe, columns, { from: "$2::timestamptz", to: "$3::timestamptz" })}) facts
       GROUP BY connection_id, hour, entity
      ON CONFLICT (connection_id, level_seconds, cell_start, entity) DO UPDATE SET ${factColumns.map((f) => `${f} = excluded.${f}`).join(", ")}`,
     [[connectionId], new Date(from).toISOString(), new Date(to).toISOString()],

@@ -17,30 +17,48 @@ import { excludedRowsSql } from "./samples-repository.ts";
 /** The entity's key values as text, in the probe's key order. */
 export const entityKeySql = (probe: ProbeDefinition, alias: string) => `ARRAY[${probe.keys.map((k) => `${alias}.${quoteIdent(k)}::text`).join(", ")}]`;
 
+/** The entity of the rows that carry the connection's own intervals, beside its entities' (no probe key is empty). */
+export const CONNECTION_ENTITY = "{}";
+
 /**
- * A SELECT of connection_id, collected_at, entity and the interval facts of every visible row `r` of the
- * connections `$1` (int[]) that satisfies `where` (conditions on `r`). A row at a connection's first sample, or
- * whose entity was not in the previous sample, has a fact row with no interval.
+ * A SELECT of connection_id, collected_at, entity and the interval facts, for the connections `$1` (int[]) and
+ * `from <= collected_at < to` (SQL expressions): one row per visible sample row `r` that satisfies `where`
+ * (conditions on `r`; a row at a connection's first sample, or whose entity was not in the previous sample,
+ * has no interval), and one per interval of the connection, with the entity CONNECTION_ENTITY and no changes.
  */
-export function entityIntervalFacts(probe: ProbeDefinition, columns: readonly string[], where: readonly string[]): string {
+export function entityIntervalFacts(probe: ProbeDefinition, columns: readonly string[], range: { from: string; to: string }, where: readonly string[] = []): string {
   const raw = probeTable(probe.name);
-  const span = "(extract(epoch FROM r.collected_at - c.prev_collected_at) * 1000)::float8";
-  const paired = "prev.connection_id IS NOT NULL";
+  const changes = probeTable(changesTableName(probe.name));
+  const spanOf = (alias: string) => `(extract(epoch FROM ${alias}.collected_at - c.prev_collected_at) * 1000)::float8`;
+  const span = spanOf("r");
+  // Each row beside its entity's previous row (read from the connection's sample before the range on): an
+  // interval when that row is at the connection's previous sample.
+  const paired = "r.prev_at = c.prev_collected_at";
+  const before = (column: string) => quoteIdent(`prev:${column}`);
+  const markers = [...new Set(columns.map((name) => probe.columns.find((x) => x.name === name)?.resetBy).filter((m): m is string => Boolean(m)))];
+  const lagged = [...columns, ...markers].map((name) => `lag(r.${quoteIdent(name)}) OVER w AS ${before(name)}`);
   const facts = columns.flatMap((name) => {
     const col = quoteIdent(name);
     const marker = probe.columns.find((x) => x.name === name)?.resetBy;
-    const sameMarker = marker ? ` AND r.${quoteIdent(marker)} IS NOT DISTINCT FROM prev.${quoteIdent(marker)}` : "";
-    const change = `CASE WHEN ${paired}${sameMarker} AND r.${col} >= prev.${col} THEN (r.${col} - prev.${col})::float8 END`;
+    const sameMarker = marker ? ` AND r.${quoteIdent(marker)} IS NOT DISTINCT FROM r.${before(marker)}` : "";
+    const change = `CASE WHEN ${paired}${sameMarker} AND r.${col} >= r.${before(name)} THEN (r.${col} - r.${before(name)})::float8 END`;
     return [`(${change} IS NOT NULL)::int AS ${fact(name, "n")}`, `${change} AS ${fact(name, "sum")}`, `${change} / ${span} AS ${fact(name, "ratio_sum")}`];
   });
-  const sameEntity = probe.keys.map((k) => `prev.${quoteIdent(k)} IS NOT DISTINCT FROM r.${quoteIdent(k)}`);
-  const visible = (alias: string) => excludedRowsSql(probe).map((w) => w.replace(/^/, `${alias}.`));
+  const noChanges = columns.flatMap((name) => [`0 AS ${fact(name, "n")}`, `NULL::float8 AS ${fact(name, "sum")}`, `NULL::float8 AS ${fact(name, "ratio_sum")}`]);
+  const inRange = (alias: string, from = range.from) => [`${alias}.connection_id = ANY($1::int[])`, `${alias}.collected_at >= ${from}`, `${alias}.collected_at < ${range.to}`];
+  const previousSample = `coalesce((SELECT min(c0.prev_collected_at) FROM ${changes} c0 WHERE ${inRange("c0").join(" AND ")}), ${range.from})`;
+  const entity = ["r.connection_id", ...probe.keys.map((k) => `r.${quoteIdent(k)}`)].join(", ");
   return `SELECT r.connection_id, r.collected_at, ${entityKeySql(probe, "r")} AS entity,
-                 (${paired})::int AS intervals, CASE WHEN ${paired} THEN ${span} END AS max_span_ms, ${facts.join(", ")}
-            FROM ${raw} r
-            LEFT JOIN ${probeTable(changesTableName(probe.name))} c ON c.connection_id = r.connection_id AND c.collected_at = r.collected_at
-            LEFT JOIN ${raw} prev ON prev.connection_id = r.connection_id AND prev.collected_at = c.prev_collected_at AND ${[...sameEntity, ...visible("prev")].join(" AND ")}
-           WHERE ${["r.connection_id = ANY($1::int[])", ...where, ...visible("r")].join(" AND ")}`;
+                 (coalesce(${paired}, false))::int AS intervals, CASE WHEN ${paired} THEN ${span} END AS max_span_ms, ${facts.join(", ")}
+            FROM (SELECT r.*, lag(r.collected_at) OVER w AS prev_at, ${lagged.join(", ")}
+                    FROM ${raw} r
+                   WHERE ${[...inRange("r", previousSample), ...where, ...excludedRowsSql(probe).map((w) => `r.${w}`)].join(" AND ")}
+                  WINDOW w AS (PARTITION BY ${entity} ORDER BY r.collected_at)) r
+            LEFT JOIN ${changes} c ON c.connection_id = r.connection_id AND c.collected_at = r.collected_at AND ${inRange("c").join(" AND ")}
+           WHERE r.collected_at >= ${range.from}
+          UNION ALL
+          SELECT c.connection_id, c.collected_at, '${CONNECTION_ENTITY}'::text[], 1, ${spanOf("c")}, ${noChanges.join(", ")}
+            FROM ${changes} c WHERE ${inRange("c").join(" AND ")}`;
 }
 
 export const entityFactColumns = (columns: readonly string[]) => ["intervals", "max_span_ms", ...columns.flatMap((name) => ENTITY_FACTS.map((f) => fact(name, f)))];
@@ -60,12 +78,14 @@ export interface EntityBucket {
   entity: Array<string | null>;
   k: number;
   intervals: number;
+  maxSpanMs: number | null;
   columns: Array<{ n: number; sum: number | null; ratioSum: number | null }>;
 }
 
 /**
- * Per connection, entity and bucket (k), the merged facts; a raw range with k = -1 only lists the entities
- * in it. `filters`: key column -> value (text), narrowing the entities read. One statement.
+ * Per connection, entity and bucket (k), the merged facts, the connection's own intervals under
+ * CONNECTION_ENTITY; a raw range with k = -1 only lists the entities in it. `filters`: key column -> value
+ * (text), narrowing the entities read. One statement.
  */
 export async function fetchEntityBuckets(
   db: Queryable,
@@ -73,7 +93,9 @@ export async function fetchEntityBuckets(
 ): Promise<EntityBucket[]> {
   const filters = Object.entries(q.filters);
   // The shared read takes $1..$9; the filter values follow.
-  const cellWhere = filters.map(([key], i) => `l.entity[${q.probe.keys.indexOf(key) + 1}] = $${10 + i}`);
+  const cellWhere = filters.length
+    ? [`(l.entity = '${CONNECTION_ENTITY}' OR (${filters.map(([key], i) => `l.entity[${q.probe.keys.indexOf(key) + 1}] = $${10 + i}`).join(" AND ")}))`]
+    : [];
   const rawWhere = filters.map(([key], i) => `r.${quoteIdent(key)}::text = $${10 + i}`);
   const rows = await readRollupBuckets(db, {
     cellsTable: probeTable(entityCellsTableName(q.probe.name)),
@@ -82,7 +104,7 @@ export async function fetchEntityBuckets(
     params: filters.map(([, value]) => value),
     facts: entityFactColumns(q.columns),
     merged: mergedEntityFacts(q.columns),
-    rawFacts: entityIntervalFacts(q.probe, q.columns, ["r.collected_at >= p.lo", "r.collected_at < p.hi", ...rawWhere]),
+    rawFacts: entityIntervalFacts(q.probe, q.columns, { from: "p.lo", to: "p.hi" }, rawWhere),
     connectionIds: q.connectionIds,
     plan: q.plan,
   });
@@ -91,6 +113,7 @@ export async function fetchEntityBuckets(
     entity: row.entity as unknown as Array<string | null>,
     k: row.k,
     intervals: row.intervals as number,
+    maxSpanMs: row.max_span_ms as number | null,
     columns: q.columns.map((name) => ({ n: (row[`${name}:n`] as number | null) ?? 0, sum: row[`${name}:sum`] as number | null, ratioSum: row[`${name}:ratio_sum`] as number | null })),
   }));
 }

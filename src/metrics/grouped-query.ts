@@ -15,7 +15,7 @@ import type { ProbeDefinition } from "../probes/types.ts";
 import { type Buckets, bucketOf, pointTimes } from "./buckets.ts";
 import type { MetricRequest } from "./metric-names.ts";
 import { type MetricSeries, type MetricsQuery, neededColumns, prepareMetricsQuery } from "./query.ts";
-import { entitySeriesFromCells } from "./rollup-entities.ts";
+import { type EntitySeries, entitySeriesFromCells } from "./rollup-entities.ts";
 import { type Row, type Sample, groupSamples } from "./samples.ts";
 import { computeSeries } from "./series.ts";
 
@@ -94,11 +94,13 @@ async function differencedGroupSeries(
 export async function runGroupedMetricsQuery(db: Queryable, q: MetricsQuery & { groupBy: string; top?: number }, how: "auto" | "pipeline" = "auto"): Promise<GroupedSeries[]> {
   const { probe, metrics, aggregation, filters, intervalSeconds, buckets, borrowFrom, levelsFrom } = await prepareMetricsQuery(db, q);
   const columns = resolveGroupBy(probe, q.groupBy);
-  // Groups of one entity each: long windows read the hourly entity cells where they answer exactly.
-  const oneEntityEach = how === "auto" && columns.length === probe.keys.length;
-  const fromCells = oneEntityEach
-    ? await entitySeriesFromCells(db, { probe, metrics, connectionIds: q.connectionIds, buckets, intervalSeconds, aggregation, levelsFrom, filters, borrowFrom })
-    : undefined;
+  // Groups of one entity each: long windows can read the hourly entity cells (once, for every connection).
+  let fromCells: Map<number, EntitySeries[]> | undefined | null = how === "auto" && columns.length === probe.keys.length ? undefined : null;
+  const entityCells = async (id: number) => {
+    fromCells ??= (await entitySeriesFromCells(db, { probe, metrics, connectionIds: q.connectionIds, buckets, intervalSeconds, aggregation, levelsFrom, filters, borrowFrom })) ?? null;
+    const found = fromCells?.get(id);
+    return found && new Map(found.map((e) => [JSON.stringify(columns.map((c) => e.entity[probe.keys.indexOf(c)])), e.values]));
+  };
   const times = pointTimes(buckets);
   const differencing = how === "auto" && aggregation === "avg" && metrics.every((m) => DIFFERENCED_FORMS.has(m.form));
   let rows: Row[] | undefined;
@@ -129,10 +131,11 @@ export async function runGroupedMetricsQuery(db: Queryable, q: MetricsQuery & { 
   // Per connection: group key -> one value array per metric.
   const perConnection: Array<{ id: number; groups: string[]; values: Map<string, Array<Array<number | null>>> }> = [];
   for (const id of q.connectionIds) {
-    const cells = fromCells?.get(id);
+    // By difference first (fewest rows read, but only over equally spaced samples), then the entity cells
+    // (any spacing, but every row outside whole hours is read), then the pipeline on raw rows.
     const values =
-      (cells && new Map(cells.map((e) => [JSON.stringify(columns.map((c) => e.entity[probe.keys.indexOf(c)])), e.values]))) ??
       (differencing ? await differencedGroupSeries(db, { probe, metrics, columns, filters, connectionId: id, buckets, intervalSeconds }) : undefined) ??
+      (await entityCells(id)) ??
       (await pipelineSeries(id));
     let groups = [...values.keys()].sort();
     if (q.top !== undefined) {

@@ -1,8 +1,7 @@
 /**
  * Per-entity counter series (`group_by` over all of a probe's keys, or a filter naming one entity) of long
- * windows from the hourly entity cells: whole hours inside each bucket, raw rows for the rest, read in one
- * statement beside the connection's change cells (for its intervals). Taken only where it is provably the
- * pipeline's answer:
+ * windows from the hourly entity cells: whole hours inside each bucket, raw rows for the rest, with the
+ * connection's own intervals, in one statement. Taken only where it is provably the pipeline's answer:
  * - no interval ending in the window is longer than three collection intervals or than a bucket (as for
  *   rollup-changes.ts: the gap rule cannot matter);
  * - rates are averaged or summed per bucket (the cells keep no extremes), and each group is one entity;
@@ -11,7 +10,6 @@
  * Otherwise undefined, and the other paths answer.
  */
 import type { Queryable } from "../../drivers/types.ts";
-import { fetchBucketChanges } from "../datastore/change-cells.ts";
 import { fetchEntityBuckets } from "../datastore/entity-cells.ts";
 import type { RollupQuery } from "./rollup-levels.ts";
 import { ENTITY_CELLS_MS, rollupPlanFor } from "./rollup-plan.ts";
@@ -37,27 +35,26 @@ export async function entitySeriesFromCells(db: Queryable, q: EntityRollupQuery)
   const { probe, buckets: b } = q;
   if (probe.keys.length === 0 || q.metrics.length === 0 || !Object.keys(q.filters).every((c) => probe.keys.includes(c))) return undefined;
   if (!q.metrics.every((m) => m.form === "delta" || (RATE_FACTOR[m.form] !== undefined && (q.aggregation === "avg" || q.aggregation === "sum")))) return undefined;
-  const connectionPlan = rollupPlanFor(b, q.levelsFrom);
   const entityPlan = rollupPlanFor(b, q.levelsFrom, ENTITY_CELLS_MS);
-  if (!connectionPlan || !entityPlan) return undefined;
-
-  const intervals = await fetchBucketChanges(db, { probe, columns: [], connectionIds: q.connectionIds, plan: connectionPlan });
-  const longest = Math.min(GAP_INTERVALS * q.intervalSeconds * 1000, b.width);
-  if ([...intervals.values()].some((buckets) => buckets.some((x) => x.maxSpanMs > longest))) return undefined;
-
+  if (!entityPlan) return undefined;
   const columns = [...new Set(q.metrics.map((m) => m.metric))];
   // The span borrowed before the window is read only for the entities in it (k = -1).
   const plan = { ...entityPlan, raw: [{ from: q.borrowFrom, to: b.start, k: -1 }, ...entityPlan.raw] };
   const facts = await fetchEntityBuckets(db, { probe, columns, connectionIds: q.connectionIds, plan, filters: q.filters });
+  const own = facts.filter((f) => f.k >= 0 && f.entity.length === 0); // the connection's intervals (datastore/entity-cells.ts)
+  const longest = Math.min(GAP_INTERVALS * q.intervalSeconds * 1000, b.width);
+  if (own.some((f) => (f.maxSpanMs ?? 0) > longest)) return undefined;
 
   const filtered = Object.keys(q.filters).length > 0;
   const result = new Map<number, EntitySeries[]>();
   for (const id of q.connectionIds) {
-    const connectionIntervals = new Map(intervals.get(id)!.map((x) => [x.k, x.intervals]));
+    const connectionIntervals = new Map(own.filter((f) => f.connectionId === id).map((f) => [f.k, f.intervals]));
     const byEntity = new Map<string, typeof facts>();
-    for (const f of facts.filter((x) => x.connectionId === id)) {
+    for (const f of facts.filter((x) => x.connectionId === id && x.entity.length > 0)) {
       const key = JSON.stringify(f.entity);
-      byEntity.set(key, [...(byEntity.get(key) ?? []), f]);
+      const list = byEntity.get(key);
+      if (list) list.push(f);
+      else byEntity.set(key, [f]);
     }
     if (filtered && byEntity.size === 0) return undefined;
     const series: EntitySeries[] = [];

@@ -157,7 +157,8 @@ export const ENTITY_FACTS = ["n", "sum", "ratio_sum"] as const;
  * windows: per connection, hour (by the interval's end) and entity (its key values as text), how many of the
  * connection's intervals end in the hour with the entity in both samples and the longest of them, and per
  * cumulative column how many have a valid change, their sum and the sum of change / interval length (ms).
- * Every entity with a row in the hour has a cell, even one with no such interval.
+ * Every entity with a row in the hour has a cell, even one with no such interval; the connection's own
+ * intervals have a cell under the empty entity `{}`.
  */
 export function createEntityCellsTable(probe: ProbeDefinition): string[] {
   const columns = cumulativeColumns(probe);

@@ -68,7 +68,7 @@ describe("entity cells give the pipeline's per-entity counter series", () => {
       await store.db.query(`DELETE FROM metrics.${spec.probe}__entity_cells WHERE connection_id = $1 AND cell_start < $2`, [connectionId, new Date(levelsFrom).toISOString()]);
     }
 
-    for (let q = 0; q < 24; q++) {
+    for (let q = 0; q < 16; q++) {
       const start = first + rng.int(-3600, Math.floor((last - first) / 1000)) * 1000;
       const end = Math.min(start + rng.int(4 * 3600, 3 * 86_400) * 1000, Date.now());
       const requestedBuckets = rng.pick([1, 2, 3, 7, 20, 60]);
@@ -81,10 +81,16 @@ describe("entity cells give the pipeline's per-entity counter series", () => {
       const direct = await entitySeriesFromCells(store.db, {
         probe, metrics: parseMetricList(metrics, probe), connectionIds: [connectionId], buckets, intervalSeconds: INTERVAL, aggregation, levelsFrom, filters: {}, borrowFrom: start - borrowLimitMs(buckets),
       });
-      if (direct) answered[levelsFrom === Number.NEGATIVE_INFINITY ? "whole" : "upgraded"]++;
-
       const grouped = await runGroupedMetricsQuery(store.db, { ...base, groupBy: spec.key });
       const reference = await runGroupedMetricsQuery(store.db, { ...base, groupBy: spec.key }, "pipeline");
+      if (direct) {
+        answered[levelsFrom === Number.NEGATIVE_INFINITY ? "whole" : "upgraded"]++;
+        // The cells' own answer, whichever path the grouped query took.
+        const expected = reference.map((s) => ({ entity: s.entity[spec.key], name: s.name, values: s.data.map((p) => p.value) }));
+        const own = direct.get(connectionId)!.flatMap((e) => parseMetricList(metrics, probe).map((m, i) => ({ entity: e.entity[0], name: m.name, values: e.values[i] })));
+        own.sort((a, b) => expected.findIndex((x) => x.entity === a.entity && x.name === a.name) - expected.findIndex((x) => x.entity === b.entity && x.name === b.name));
+        expect({ ...context, own: own.map((o, i) => ({ ...o, values: rounded(o.values, expected[i]?.values ?? []) })) }).toEqual({ ...context, own: expected });
+      }
       expect({ ...context, series: grouped.map((s) => ({ ...s, data: rounded(s.data.map((p) => p.value), []) })).map((s) => s.entity) }).toEqual({
         ...context,
         series: reference.map((s) => s.entity),
@@ -114,20 +120,21 @@ describe("entity cells give the pipeline's per-entity counter series", () => {
     const rng = random(7);
     const spec = CASES[0];
     const connectionId = await addConnection(store.db, "entity-cells-corrupt");
-    const rows = history(rng, spec, 24 * 60, [60]);
+    // Unequal spacing: reading by difference cannot answer rates, so the grouped query reads the cells too.
+    const rows = history(rng, spec, 24 * 60, [59, 60, 61]);
     await writeShuffled(store, rng, connectionId, spec.probe, rows, 90);
     const start = Date.parse(rows[0].collected_at as string) + HOUR;
     const window = { start, end: start + 20 * HOUR };
-    const query = { probeName: spec.probe, connectionIds: [connectionId], window, buckets: 4, aggregation: "avg", metrics: "xact_commit_delta" };
+    const query = { probeName: spec.probe, connectionIds: [connectionId], window, buckets: 4, aggregation: "sum", metrics: "xact_commit_per_sec" };
     const grouped = async () => (await runGroupedMetricsQuery(store.db, { ...query, groupBy: "database_name" })).find((s) => s.entity.database_name === "a")!.data[1].value;
     const filtered = async () => (await runMetricsQuery(store.db, { ...query, filters: { database_name: "a" } })).series[0].data[1].value;
     const before = [await grouped(), await filtered()];
-    expect(before[0]).toBe(before[1]);
-    await store.db.query(`UPDATE metrics.pg_stat_database__entity_cells SET "xact_commit:sum" = "xact_commit:sum" + 1000000 WHERE connection_id = $1 AND entity = '{a}'`, [connectionId]);
-    // Bucket 1 (5 to 10 hours in) holds whole hours: both answers move by a million per hour read from the cells.
+    expect(before[0]).toBeCloseTo(before[1]!, 6);
+    await store.db.query(`UPDATE metrics.pg_stat_database__entity_cells SET "xact_commit:ratio_sum" = "xact_commit:ratio_sum" + 1000 WHERE connection_id = $1 AND entity = '{a}'`, [connectionId]);
+    // Bucket 1 (5 to 10 hours in) holds whole hours: both sums of rates move by a million per hour read from the cells.
     const moved = [(await grouped())! - before[0]!, (await filtered())! - before[1]!];
-    expect(moved[0]).toBeGreaterThanOrEqual(4_000_000);
-    expect(moved[1]).toBe(moved[0]);
+    expect(moved[0]).toBeGreaterThanOrEqual(3_999_000);
+    expect(moved[1]).toBeCloseTo(moved[0], 3);
   });
 
   it("lists an entity seen only in the span borrowed before the window, as the pipeline does", async () => {
@@ -135,18 +142,19 @@ describe("entity cells give the pipeline's per-entity counter series", () => {
     const minute = 60_000;
     const t0 = Date.parse("2026-03-02T00:00:00Z");
     const start = t0 + 4 * HOUR;
-    const rows = Array.from({ length: 20 * 60 }, (_, i) => t0 + i * minute).flatMap((t, i) => [
+    // Unequal spacing, so that reading by difference cannot answer the rates and the cells do.
+    const rows = Array.from({ length: 20 * 60 }, (_, i) => t0 + i * minute + (i % 3) * 1000).flatMap((t, i) => [
       { collected_at: new Date(t).toISOString(), database_name: "a", xact_commit: i * 10 },
       ...(t >= start - 30 * minute && t < start ? [{ collected_at: new Date(t).toISOString(), database_name: "z", xact_commit: i }] : []),
     ]);
     await writeShuffled(store, random(3), connectionId, "pg_stat_database", rows, 60);
-    const query = { probeName: "pg_stat_database", connectionIds: [connectionId], window: { start, end: start + 12 * HOUR }, buckets: 4, metrics: "xact_commit_delta", groupBy: "database_name" };
+    const query = { probeName: "pg_stat_database", connectionIds: [connectionId], window: { start, end: start + 12 * HOUR }, buckets: 4, metrics: "xact_commit_per_sec", groupBy: "database_name" };
     const answer = await runGroupedMetricsQuery(store.db, query);
     const reference = await runGroupedMetricsQuery(store.db, query, "pipeline");
     expect(answer.map((s) => s.entity.database_name)).toEqual(["a", "z"]);
-    expect(answer.map((s) => s.data)).toEqual(reference.map((s) => s.data));
+    expect(answer.map((s) => rounded(s.data.map((p) => p.value), []))).toEqual(reference.map((s) => s.data.map((p) => p.value)));
     // The cells answered (the window is whole hours in wide buckets): corrupting them moves a's series.
-    await store.db.query(`UPDATE metrics.pg_stat_database__entity_cells SET "xact_commit:sum" = 0 WHERE connection_id = $1`, [connectionId]);
+    await store.db.query(`UPDATE metrics.pg_stat_database__entity_cells SET "xact_commit:ratio_sum" = 0 WHERE connection_id = $1`, [connectionId]);
     expect((await runGroupedMetricsQuery(store.db, query))[0].data).not.toEqual(answer[0].data);
   });
 });
