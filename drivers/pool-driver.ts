@@ -37,21 +37,39 @@ async function run<R extends object>(target: PgLikeClient | PgLikePool, sql: str
   }
 }
 
-export function poolDriver(kind: DriverKind, pool: PgLikePool): Driver {
+/** `setup`: a statement each pooled connection runs once, before its first query (failures ignored). */
+export function poolDriver(kind: DriverKind, pool: PgLikePool, setup?: string): Driver {
   // An idle client losing its connection must not crash the process; the next query reports it.
   pool.on("error", () => {});
   const counts = pool as Partial<Record<"totalCount" | "idleCount" | "waitingCount", number>>;
+  const prepared = new WeakSet<PgLikeClient>();
+  const checkout = async (): Promise<PgLikeClient> => {
+    let client: PgLikeClient;
+    try {
+      client = await pool.connect();
+    } catch (err) {
+      throw classify(err);
+    }
+    if (setup && !prepared.has(client)) {
+      prepared.add(client);
+      await client.query(setup).catch(() => {});
+    }
+    return client;
+  };
   return {
     kind,
     poolStats: () => ({ total: counts.totalCount ?? 0, idle: counts.idleCount ?? 0, waiting: counts.waitingCount ?? 0 }),
-    query: (sql, params) => run(pool, sql, params),
-    async transaction(work) {
-      let client: PgLikeClient;
+    query: async (sql, params) => {
+      if (!setup) return run(pool, sql, params);
+      const client = await checkout();
       try {
-        client = await pool.connect();
-      } catch (err) {
-        throw classify(err);
+        return await run(client, sql, params);
+      } finally {
+        client.release();
       }
+    },
+    async transaction(work) {
+      const client = await checkout();
       try {
         await run(client, "BEGIN");
         const result = await work({ query: (sql, params) => run(client, sql, params) });

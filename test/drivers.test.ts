@@ -78,6 +78,18 @@ describe.each(cases)("driver contract: %s", (_name, open) => {
   });
 });
 
+describe("node-postgres sessions", () => {
+  it("run with JIT off, in queries and in transactions alike", async () => {
+    const db = openPg(await database(inject("pg17Url")), { max: 2 });
+    try {
+      const seen = await Promise.all([db.query<{ jit: string }>("SHOW jit"), db.query<{ jit: string }>("SHOW jit"), db.transaction((tx) => tx.query<{ jit: string }>("SHOW jit"))]);
+      expect(seen.map(([row]) => row.jit)).toEqual(["off", "off", "off"]);
+    } finally {
+      await db.close();
+    }
+  });
+});
+
 describe("unreachable datastore", () => {
   it.each([
     ["pg", (url: string) => openPg(url, { connectTimeoutMs: 2000 })],

@@ -38,16 +38,18 @@ type Row = Record<string, unknown> & { collected_at: Date };
 async function countedIntervals(db: Queryable, q: GroupedChangeQuery): Promise<{ first: number; intervals: Interval[] } | undefined> {
   const b = q.buckets;
   const borrowFrom = b.start - borrowLimitMs(b);
-  const sequence = await db.query<{ collected_at: Date; prev_collected_at: Date; entities_checked: boolean | null }>(
-    `SELECT collected_at, prev_collected_at, entities_checked FROM ${probeTable(changesTableName(q.probe.name))}
+  // Times as epoch milliseconds (as a Date holds them), which decode far faster than timestamps: a month is 43,200 rows.
+  const ms = (column: string) => `floor(extract(epoch FROM ${column}) * 1000)::float8 AS ${column}`;
+  const sequence = await db.query<{ collected_at: number; prev_collected_at: number; entities_checked: boolean | null }>(
+    `SELECT ${ms("collected_at")}, ${ms("prev_collected_at")}, entities_checked FROM ${probeTable(changesTableName(q.probe.name))}
       WHERE connection_id = $1 AND collected_at >= $2::timestamptz AND collected_at <= $3::timestamptz ORDER BY collected_at`,
     [q.connectionId, new Date(borrowFrom).toISOString(), new Date(b.end).toISOString()],
   );
   if (sequence.some((s) => s.entities_checked !== true)) return undefined;
-  const spans = sequence.map((s) => ({ from: s.prev_collected_at.getTime(), to: s.collected_at.getTime() })).filter((s) => s.from >= borrowFrom);
+  const spans = sequence.map((s) => ({ from: s.prev_collected_at, to: s.collected_at })).filter((s) => s.from >= borrowFrom);
   const judged = Math.max(q.intervalSeconds * 1000, median(spans.filter((s) => s.from >= b.start).map((s) => s.to - s.from)) ?? 0);
   const intervals = spans.filter((s) => s.to >= b.start && s.to - s.from <= GAP_INTERVALS * judged).map((s) => ({ ...s, bucket: bucketOf(b, s.to) }));
-  return { first: spans[0]?.from ?? sequence[0]?.collected_at.getTime() ?? Number.NaN, intervals };
+  return { first: spans[0]?.from ?? sequence[0]?.collected_at ?? Number.NaN, intervals };
 }
 
 /** Maximal chains of counted intervals within one bucket. */
