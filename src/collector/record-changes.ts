@@ -15,8 +15,6 @@ import { ensurePartition, weekOf } from "./partitions.ts";
 import { recordChangeCells } from "./record-change-cells.ts";
 import { recordEntityCells } from "./record-entity-cells.ts";
 
-const MAX_PARAMS = 60_000;
-
 /** `minT`..`maxT`: the span of the batch just written (epoch ms). */
 export async function recordChanges(tx: Queryable, probe: ProbeDefinition, connectionId: number, minT: number, maxT: number): Promise<void> {
   const columns = cumulativeColumns(probe);
@@ -72,19 +70,13 @@ export async function recordChanges(tx: Queryable, probe: ProbeDefinition, conne
   });
 }
 
-/** Inserts rows into a partitioned metrics table (ensuring their weekly partitions), in statements within the parameter limit. */
+/** Inserts rows into a partitioned metrics table (ensuring their weekly partitions) in one statement, a column's values as one array. */
 async function insertRows(tx: Queryable, table: string, q: { columns: string[]; types: string[]; rows: unknown[][]; onConflict?: string }): Promise<void> {
   if (q.rows.length === 0) return;
   const weeks = new Map(q.rows.map((r) => weekOf(table, new Date(r[1] as string))).map((w) => [w.name, w]));
   for (const week of weeks.values()) await ensurePartition(tx, table, week);
-  const width = q.columns.length;
-  const perStatement = Math.max(1, Math.floor(MAX_PARAMS / width));
-  for (let start = 0; start < q.rows.length; start += perStatement) {
-    const chunk = q.rows.slice(start, start + perStatement);
-    const tuples = chunk.map((_, r) => `(${q.types.map((type, c) => `$${r * width + c + 1}::${type}`).join(", ")})`);
-    await tx.query(
-      `INSERT INTO ${probeTable(table)} (${q.columns.join(", ")}) VALUES ${tuples.join(", ")}${q.onConflict ? ` ON CONFLICT ${q.onConflict}` : ""}`,
-      chunk.flat(),
-    );
-  }
+  await tx.query(
+    `INSERT INTO ${probeTable(table)} (${q.columns.join(", ")}) SELECT * FROM unnest(${q.types.map((type, c) => `$${c + 1}::${type}[]`).join(", ")})${q.onConflict ? ` ON CONFLICT ${q.onConflict}` : ""}`,
+    q.types.map((_, c) => q.rows.map((row) => row[c])),
+  );
 }
