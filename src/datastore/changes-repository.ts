@@ -3,11 +3,15 @@ import type { Queryable } from "../../drivers/types.ts";
 import { changesTableName, probeTable, quoteIdent } from "../probes/ddl.ts";
 import type { ProbeDefinition } from "../probes/types.ts";
 
+/** A timestamp column as epoch milliseconds (as a Date holds them): numbers decode far faster than timestamps. */
+export const epochMsSql = (column: string) => `floor(extract(epoch FROM ${column}) * 1000)::float8 AS ${column}`;
+
 export interface StoredChange {
   connection_id: number;
-  collected_at: Date;
-  prev_collected_at: Date;
-  [column: string]: number | null | Date;
+  /** Epoch ms. */
+  collected_at: number;
+  prev_collected_at: number;
+  [column: string]: number | null;
 }
 
 /** Changes of samples in [from, to] whose previous sample is not older than `earliestPrevious`. */
@@ -17,7 +21,7 @@ export async function fetchStoredChanges(
 ): Promise<StoredChange[]> {
   const columns = [...new Set(q.columns)].map(quoteIdent).join(", ");
   return db.query<StoredChange>(
-    `SELECT connection_id, collected_at, prev_collected_at, ${columns} FROM ${probeTable(changesTableName(q.probe.name))}
+    `SELECT connection_id, ${epochMsSql("collected_at")}, ${epochMsSql("prev_collected_at")}, ${columns} FROM ${probeTable(changesTableName(q.probe.name))}
       WHERE connection_id = ANY($1::int[]) AND collected_at >= $2::timestamptz AND collected_at <= $3::timestamptz
         AND prev_collected_at >= $4::timestamptz
       ORDER BY connection_id, collected_at`,

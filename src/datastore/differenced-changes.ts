@@ -16,6 +16,7 @@ import { bucketOf } from "../metrics/buckets.ts";
 import { median } from "../metrics/samples.ts";
 import { borrowLimitMs } from "../metrics/series.ts";
 import { changesTableName, irregularTableName, probeTable, quoteIdent } from "../probes/ddl.ts";
+import { epochMsSql } from "./changes-repository.ts";
 import type { GroupedChangeQuery, GroupedChanges } from "./grouped-changes.ts";
 import { excludedRowsSql } from "./samples-repository.ts";
 
@@ -38,10 +39,8 @@ type Row = Record<string, unknown> & { collected_at: Date };
 async function countedIntervals(db: Queryable, q: GroupedChangeQuery): Promise<{ first: number; intervals: Interval[] } | undefined> {
   const b = q.buckets;
   const borrowFrom = b.start - borrowLimitMs(b);
-  // Times as epoch milliseconds (as a Date holds them), which decode far faster than timestamps: a month is 43,200 rows.
-  const ms = (column: string) => `floor(extract(epoch FROM ${column}) * 1000)::float8 AS ${column}`;
   const sequence = await db.query<{ collected_at: number; prev_collected_at: number; entities_checked: boolean | null }>(
-    `SELECT ${ms("collected_at")}, ${ms("prev_collected_at")}, entities_checked FROM ${probeTable(changesTableName(q.probe.name))}
+    `SELECT ${epochMsSql("collected_at")}, ${epochMsSql("prev_collected_at")}, entities_checked FROM ${probeTable(changesTableName(q.probe.name))}
       WHERE connection_id = $1 AND collected_at >= $2::timestamptz AND collected_at <= $3::timestamptz ORDER BY collected_at`,
     [q.connectionId, new Date(borrowFrom).toISOString(), new Date(b.end).toISOString()],
   );

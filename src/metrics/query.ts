@@ -156,10 +156,10 @@ export async function runMetricsQuery(db: Queryable, q: MetricsQuery): Promise<M
     const stored = changes.filter((c) => c.connection_id === id);
     const judged = judgedIntervalMs(
       intervalSeconds,
-      stored.filter((c) => c.prev_collected_at.getTime() >= q.window.start).map((c) => c.collected_at.getTime() - c.prev_collected_at.getTime()),
+      stored.filter((c) => c.prev_collected_at >= q.window.start).map((c) => c.collected_at - c.prev_collected_at),
     );
     for (const m of fromChanges) {
-      const ivs = stored.map((c) => ({ from: c.prev_collected_at.getTime(), to: c.collected_at.getTime(), change: c[m.metric] as number | null }));
+      const ivs = stored.map((c) => ({ from: c.prev_collected_at, to: c.collected_at, change: c[m.metric] }));
       values.set(`${id}:${metrics.indexOf(m)}`, seriesFromIntervals({ form: m.form, intervals: ivs, buckets, judgedInterval: judged, aggregation }));
     }
   }
