@@ -18,8 +18,12 @@ export async function recordEntityCells(tx: Queryable, probe: ProbeDefinition, c
   const table = entityCellsTableName(probe.name);
   const from = Math.floor(ends.reduce((a, b) => Math.min(a, b)) / HOUR) * HOUR;
   const to = Math.floor(ends.reduce((a, b) => Math.max(a, b)) / HOUR) * HOUR + HOUR;
+  // Weeks start on an hour, so every hour lies in the week of its start.
   const weeks = new Map<string, ReturnType<typeof weekOf>>();
-  for (let t = from; t < to; t += HOUR) weeks.set(weekOf(table, new Date(t)).name, weekOf(table, new Date(t)));
+  for (let t = from; t < to; t += HOUR) {
+    const week = weekOf(table, new Date(t));
+    weeks.set(week.name, week);
+  }
   for (const week of weeks.values()) await ensurePartition(tx, table, week);
   const factColumns = entityFactColumns(columns);
   await tx.query(

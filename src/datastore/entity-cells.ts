@@ -15,10 +15,10 @@ import { readRollupBuckets } from "./rollup-read.ts";
 import { excludedRowsSql } from "./samples-repository.ts";
 
 /** The entity's key values as text, in the probe's key order. */
-export const entityKeySql = (probe: ProbeDefinition, alias: string) => `ARRAY[${probe.keys.map((k) => `${alias}.${quoteIdent(k)}::text`).join(", ")}]`;
+const entityKeySql = (probe: ProbeDefinition, alias: string) => `ARRAY[${probe.keys.map((k) => `${alias}.${quoteIdent(k)}::text`).join(", ")}]`;
 
 /** The entity of the rows that carry the connection's own intervals, beside its entities' (no probe key is empty). */
-export const CONNECTION_ENTITY = "{}";
+const CONNECTION_ENTITY = "{}";
 
 /**
  * A SELECT of connection_id, collected_at, entity and the interval facts, for the connections `$1` (int[]) and

@@ -95,10 +95,12 @@ export async function runGroupedMetricsQuery(db: Queryable, q: MetricsQuery & { 
   const { probe, metrics, aggregation, filters, intervalSeconds, buckets, borrowFrom, levelsFrom } = await prepareMetricsQuery(db, q);
   const columns = resolveGroupBy(probe, q.groupBy);
   // Groups of one entity each: long windows can read the hourly entity cells (once, for every connection).
-  let fromCells: Map<number, EntitySeries[]> | undefined | null = how === "auto" && columns.length === probe.keys.length ? undefined : null;
+  const oneEntityEach = how === "auto" && columns.length === probe.keys.length;
+  let fromCells: Promise<Map<number, EntitySeries[]> | undefined> | undefined;
   const entityCells = async (id: number) => {
-    fromCells ??= (await entitySeriesFromCells(db, { probe, metrics, connectionIds: q.connectionIds, buckets, intervalSeconds, aggregation, levelsFrom, filters, borrowFrom })) ?? null;
-    const found = fromCells?.get(id);
+    if (!oneEntityEach) return undefined;
+    fromCells ??= entitySeriesFromCells(db, { probe, metrics, connectionIds: q.connectionIds, buckets, intervalSeconds, aggregation, levelsFrom, filters, borrowFrom });
+    const found = (await fromCells)?.get(id);
     return found && new Map(found.map((e) => [JSON.stringify(columns.map((c) => e.entity[probe.keys.indexOf(c)])), e.values]));
   };
   const times = pointTimes(buckets);

@@ -9,14 +9,18 @@
 import type { Queryable } from "../../drivers/types.ts";
 import { type BucketChanges, fetchBucketChanges } from "../datastore/change-cells.ts";
 import type { Aggregation } from "./aggregate.ts";
+import type { Buckets } from "./buckets.ts";
 import type { RollupQuery } from "./rollup-levels.ts";
 import { rollupPlanFor } from "./rollup-plan.ts";
 import type { MetricRequest } from "./metric-names.ts";
 
 /** A rate is change / interval length (ms) times this. */
-const RATE_FACTOR: Partial<Record<MetricRequest["form"], number>> = { per_sec: 1000, pct: 100, sessions: 1 };
+export const RATE_FACTOR: Partial<Record<MetricRequest["form"], number>> = { per_sec: 1000, pct: 100, sessions: 1 };
 const CHANGE_FORMS = new Set<MetricRequest["form"]>(["per_sec", "pct", "sessions", "delta"]);
 const GAP_INTERVALS = 3;
+
+/** The longest interval a rollup answer allows: then none is a gap, whatever spacing the pipeline judges by, and no bucket lies inside one. */
+export const longestSafeIntervalMs = (intervalSeconds: number, b: Buckets) => Math.min(GAP_INTERVALS * intervalSeconds * 1000, b.width);
 
 /** One metric's value in one bucket from its merged facts. */
 export function bucketValue(form: MetricRequest["form"], aggregation: Aggregation, bucket: BucketChanges | undefined, column: number): number | null {
@@ -48,7 +52,7 @@ export async function seriesFromChangeCells(db: Queryable, q: RollupQuery): Prom
   if (!plan) return answered;
   const columns = [...new Set(candidates.map((m) => m.metric))];
   const facts = await fetchBucketChanges(db, { probe: q.probe, columns, connectionIds: q.connectionIds, plan });
-  const longest = Math.min(GAP_INTERVALS * q.intervalSeconds * 1000, q.buckets.width);
+  const longest = longestSafeIntervalMs(q.intervalSeconds, q.buckets);
   if ([...facts.values()].some((buckets) => buckets.some((b) => b.maxSpanMs > longest))) return answered;
   for (const m of candidates) {
     const perConnection = new Map<number, Array<number | null>>();

@@ -11,12 +11,11 @@
  */
 import type { Queryable } from "../../drivers/types.ts";
 import { fetchEntityBuckets } from "../datastore/entity-cells.ts";
+import { RATE_FACTOR, longestSafeIntervalMs } from "./rollup-changes.ts";
 import type { RollupQuery } from "./rollup-levels.ts";
 import { ENTITY_CELLS_MS, rollupPlanFor } from "./rollup-plan.ts";
 import type { MetricRequest } from "./metric-names.ts";
 
-const RATE_FACTOR: Partial<Record<MetricRequest["form"], number>> = { per_sec: 1000, pct: 100, sessions: 1 };
-const GAP_INTERVALS = 3;
 
 export interface EntityRollupQuery extends RollupQuery {
   /** Key column -> value: the entities to read (all when empty). */
@@ -42,7 +41,7 @@ export async function entitySeriesFromCells(db: Queryable, q: EntityRollupQuery)
   const plan = { ...entityPlan, raw: [{ from: q.borrowFrom, to: b.start, k: -1 }, ...entityPlan.raw] };
   const facts = await fetchEntityBuckets(db, { probe, columns, connectionIds: q.connectionIds, plan, filters: q.filters });
   const own = facts.filter((f) => f.k >= 0 && f.entity.length === 0); // the connection's intervals (datastore/entity-cells.ts)
-  const longest = Math.min(GAP_INTERVALS * q.intervalSeconds * 1000, b.width);
+  const longest = longestSafeIntervalMs(q.intervalSeconds, b);
   if (own.some((f) => (f.maxSpanMs ?? 0) > longest)) return undefined;
 
   const filtered = Object.keys(q.filters).length > 0;
