@@ -12,6 +12,7 @@ import { writeSamples } from "../../src/collector/sample-writer.ts";
 import { fetchSampleRows } from "../../src/datastore/samples-repository.ts";
 import { AGGREGATIONS } from "../../src/metrics/aggregate.ts";
 import { layoutBuckets } from "../../src/metrics/buckets.ts";
+import { seriesOfOneEntity } from "../../src/metrics/rollup-entities.ts";
 import { rollupPlanFor } from "../../src/metrics/rollup-plan.ts";
 import { parseMetricList } from "../../src/metrics/metric-names.ts";
 import { runMetricsQuery } from "../../src/metrics/query.ts";
@@ -178,6 +179,18 @@ describe("time rollups give the pipeline's answers for raw columns and counter m
         const expected = computeSeries({ probe, metrics: parseMetricList(metrics, probe), samples: groupSamples(probe, raw), buckets, intervalSeconds: INTERVAL, aggregation: "sum" })[0];
         expect(roundedLike([answer], [expected])).toEqual([expected]);
       }
+      // One database's series, from the entity cells both writers kept (whole hours in 2-hour buckets).
+      const window = { start: T0, end: T0 + 240 * minute };
+      const buckets = layoutBuckets(window.start, window.end, INTERVAL, 2);
+      const fromCells = await seriesOfOneEntity(store.db, {
+        probe, metrics: parseMetricList("xact_commit_per_sec", probe), connectionIds: [connectionId], buckets, intervalSeconds: INTERVAL, aggregation: "sum",
+        levelsFrom: Number.NEGATIVE_INFINITY, filters: { database_name: "a" }, borrowFrom: window.start - borrowLimitMs(buckets),
+      });
+      expect(fromCells.size).toBe(1);
+      const filtered = (await runMetricsQuery(store.db, { probeName: "pg_stat_database", connectionIds: [connectionId], window, buckets: 2, aggregation: "sum", metrics: "xact_commit_per_sec", filters: { database_name: "a" } })).series[0].data.map((p) => p.value);
+      const raw = await fetchSampleRows(store.db, { probe, connectionIds: [connectionId], from: window.start - borrowLimitMs(buckets), to: window.end, columns: ["xact_commit", "stats_reset"], filters: { database_name: "a" } });
+      const expected = computeSeries({ probe, metrics: parseMetricList("xact_commit_per_sec", probe), samples: groupSamples(probe, raw), buckets, intervalSeconds: INTERVAL, aggregation: "sum" })[0];
+      expect(roundedLike([filtered], [expected])).toEqual([expected]);
     } finally {
       await Promise.all(others.map((d) => d.close()));
     }
