@@ -2,6 +2,7 @@
 import type { Queryable } from "../../drivers/types.ts";
 import type { Row } from "../metrics/samples.ts";
 import { probeTable, quoteIdent } from "../probes/ddl.ts";
+import { epochMsSql } from "./changes-repository.ts";
 import { LOOPBACK_INTERFACES } from "../probes/pg_sys_network_info.ts";
 import type { ProbeDefinition } from "../probes/types.ts";
 
@@ -28,8 +29,16 @@ export function exactAsText(probe: ProbeDefinition, column: string): boolean {
   return c?.kind === "dimension" && c.type === "bigint";
 }
 
+/** A timestamp column, read as epoch milliseconds: decoding a Date per row and column was a large part of a long window's cost. */
+function isTimestamp(probe: ProbeDefinition, column: string): boolean {
+  return column === "collected_at" || probe.columns.find((x) => x.name === column)?.type === "timestamp with time zone";
+}
+
+/** The rows, ordered by connection, time and entity; timestamps (collected_at, reset markers) as epoch milliseconds. */
 export async function fetchSampleRows(db: Queryable, q: SampleQuery): Promise<Row[]> {
-  const select = [...new Set(["connection_id", "collected_at", ...q.probe.keys, ...q.columns])].map((c) => (exactAsText(q.probe, c) ? `${quoteIdent(c)}::text AS ${quoteIdent(c)}` : quoteIdent(c)));
+  const select = [...new Set(["connection_id", "collected_at", ...q.probe.keys, ...q.columns])].map((c) =>
+    exactAsText(q.probe, c) ? `${quoteIdent(c)}::text AS ${quoteIdent(c)}` : isTimestamp(q.probe, c) ? epochMsSql(quoteIdent(c)) : quoteIdent(c),
+  );
   const params: unknown[] = [q.connectionIds, new Date(q.from).toISOString(), new Date(q.to).toISOString()];
   const where = ["connection_id = ANY($1::int[])", "collected_at >= $2::timestamptz", "collected_at <= $3::timestamptz"];
   for (const [column, value] of Object.entries(q.filters)) {
