@@ -7,17 +7,20 @@
 import type { Queryable } from "../../drivers/types.ts";
 import { excludedRowsSql, fetchSampleRows } from "../datastore/samples-repository.ts";
 import { intervalsFor } from "../metrics/intervals.ts";
-import { groupSamples } from "../metrics/samples.ts";
+import { entityCellFacts } from "../metrics/entity-cell-facts.ts";
+import { type Sample, groupSamples } from "../metrics/samples.ts";
 import { irregularIntervals } from "../metrics/irregular-intervals.ts";
 import { changesTableName, cumulativeColumns, irregularTableName, probeTable, quoteIdent } from "../probes/ddl.ts";
 import type { ProbeDefinition } from "../probes/types.ts";
 import { ensurePartition, weekOf } from "./partitions.ts";
 import { recordChangeCells } from "./record-change-cells.ts";
-import { recordEntityCells } from "./record-entity-cells.ts";
+import { addEntityCells, recordEntityCells } from "./record-entity-cells.ts";
 
-/** `minT`..`maxT`: the span of the batch just written (epoch ms). */
-export async function recordChanges(tx: Queryable, probe: ProbeDefinition, connectionId: number, minT: number, maxT: number): Promise<void> {
+/** `times`: the sample times of the batch just written (epoch ms). */
+export async function recordChanges(tx: Queryable, probe: ProbeDefinition, connectionId: number, times: readonly number[]): Promise<void> {
   const columns = cumulativeColumns(probe);
+  const minT = times.reduce((a, b) => Math.min(a, b));
+  const maxT = times.reduce((a, b) => Math.max(a, b));
   if (columns.length === 0) return;
   const table = probeTable(probe.name);
   const visible = ["connection_id = $1", ...excludedRowsSql(probe)].join(" AND ");
@@ -37,6 +40,10 @@ export async function recordChanges(tx: Queryable, probe: ProbeDefinition, conne
     filters: {},
   });
   const samples = groupSamples(probe, rows);
+  // Entity cells: a batch that only appends adds its intervals' facts; any other recomputes the hours it touched (below).
+  const first = appendedFrom(samples, times);
+  const added = first === undefined ? undefined : entityCellFacts(probe, columns, samples, first);
+  if (added) await addEntityCells(tx, probe, connectionId, added);
   const perColumn = columns.map((c) => intervalsFor(probe, c.name, samples));
   if (perColumn[0].length === 0) return;
   const iso = (t: number) => new Date(t).toISOString();
@@ -52,7 +59,7 @@ export async function recordChanges(tx: Queryable, probe: ProbeDefinition, conne
   });
   const ends = perColumn[0].map((iv) => iv.to);
   await recordChangeCells(tx, probe, connectionId, ends);
-  await recordEntityCells(tx, probe, connectionId, ends);
+  if (!added) await recordEntityCells(tx, probe, connectionId, ends);
   if (checked.length === 0) return;
 
   // The intervals ending after the first sample read were all recomputed: their irregular rows are replaced.
@@ -68,6 +75,18 @@ export async function recordChanges(tx: Queryable, probe: ProbeDefinition, conne
     types: ["integer", "timestamptz", ...probe.keys.map((k) => types.get(k)!), ...names.map(() => "double precision")],
     rows: irregularIntervals(probe, columns, samples).map((x) => [connectionId, iso(x.to), ...probe.keys.map((k) => x.entity[k]), ...x.changes]),
   });
+}
+
+/**
+ * The index of the batch's first visible sample when the batch (sample `times`) only appended to the history:
+ * no sample stored before it lies after that one, so no interval the batch changed was counted before and its
+ * own can be added to the rollups. Undefined otherwise.
+ */
+function appendedFrom(samples: readonly Sample[], times: readonly number[]): number | undefined {
+  const batch = new Set(times);
+  const first = samples.findIndex((s) => batch.has(s.t));
+  if (first < 0) return samples.length; // nothing visible was written: nothing to add
+  return samples.slice(first).every((s) => batch.has(s.t)) ? first : undefined;
 }
 
 /** Inserts rows into a partitioned metrics table (ensuring their weekly partitions) in one statement, a column's values as one array. */

@@ -1,11 +1,20 @@
 /** Ingest-time hourly rollups of each entity's changes: the hours whose intervals were just recorded, recomputed. */
 import type { Queryable } from "../../drivers/types.ts";
 import { entityFactColumns, entityIntervalFacts, mergedEntityFacts } from "../datastore/entity-cells.ts";
-import { cumulativeColumns, entityCellsTableName, probeTable } from "../probes/ddl.ts";
+import { type EntityCellFacts, HOUR_MS as HOUR } from "../metrics/entity-cell-facts.ts";
+import { ENTITY_FACTS, cumulativeColumns, entityCellsTableName, factColumn, probeTable, quoteIdent } from "../probes/ddl.ts";
 import type { ProbeDefinition } from "../probes/types.ts";
 import { ensurePartition, weekOf } from "./partitions.ts";
 
-const HOUR = 3_600_000;
+/** Ensures the weekly partitions of the hours from..to (epoch ms; weeks start on an hour, so an hour lies in its start's week). */
+async function ensureHours(tx: Queryable, table: string, hours: Iterable<number>): Promise<void> {
+  const weeks = new Map<string, ReturnType<typeof weekOf>>();
+  for (const t of hours) {
+    const week = weekOf(table, new Date(t));
+    weeks.set(week.name, week);
+  }
+  for (const week of weeks.values()) await ensurePartition(tx, table, week);
+}
 
 /**
  * `ends`: the end times (epoch ms) of the intervals whose changes were just recorded. Whole hours are
@@ -18,13 +27,7 @@ export async function recordEntityCells(tx: Queryable, probe: ProbeDefinition, c
   const table = entityCellsTableName(probe.name);
   const from = Math.floor(ends.reduce((a, b) => Math.min(a, b)) / HOUR) * HOUR;
   const to = Math.floor(ends.reduce((a, b) => Math.max(a, b)) / HOUR) * HOUR + HOUR;
-  // Weeks start on an hour, so every hour lies in the week of its start.
-  const weeks = new Map<string, ReturnType<typeof weekOf>>();
-  for (let t = from; t < to; t += HOUR) {
-    const week = weekOf(table, new Date(t));
-    weeks.set(week.name, week);
-  }
-  for (const week of weeks.values()) await ensurePartition(tx, table, week);
+  await ensureHours(tx, table, Array.from({ length: (to - from) / HOUR }, (_, i) => from + i * HOUR));
   const factColumns = entityFactColumns(columns);
   await tx.query(
     `INSERT INTO ${probeTable(table)} (connection_id, level_seconds, cell_start, entity, ${factColumns.join(", ")})
@@ -33,5 +36,45 @@ export async function recordEntityCells(tx: Queryable, probe: ProbeDefinition, c
       GROUP BY connection_id, hour, entity
      ON CONFLICT (connection_id, level_seconds, cell_start, entity) DO UPDATE SET ${factColumns.map((f) => `${f} = excluded.${f}`).join(", ")}`,
     [[connectionId], new Date(from).toISOString(), new Date(to).toISOString()],
+  );
+}
+
+/**
+ * Adds `facts` (entity-cell-facts.ts) to the cells: for a batch that only appends to the connection's history,
+ * whose intervals no cell counts yet. Cheaper than recomputing whole hours from raw rows, above all for a
+ * collector writing one sample at a time. One statement, a column's values as one array.
+ */
+export async function addEntityCells(tx: Queryable, probe: ProbeDefinition, connectionId: number, facts: readonly EntityCellFacts[]): Promise<void> {
+  const columns = cumulativeColumns(probe).map((c) => c.name);
+  if (columns.length === 0 || probe.keys.length === 0 || facts.length === 0) return;
+  const table = entityCellsTableName(probe.name);
+  await ensureHours(tx, table, new Set(facts.map((f) => f.hour)));
+  // An entity travels as one text array per key (unnest would flatten a two-dimensional array); `{}` as `own`.
+  const arrays: Array<[string, unknown[]]> = [
+    ["timestamptz", facts.map((f) => new Date(f.hour).toISOString())],
+    ["boolean", facts.map((f) => f.entity.length === 0)],
+    ...probe.keys.map((_, k): [string, unknown[]] => ["text", facts.map((f) => f.entity[k] ?? null)]),
+    ["integer", facts.map((f) => f.intervals)],
+    ["double precision", facts.map((f) => f.maxSpanMs)],
+    ...columns.flatMap((_, c): Array<[string, unknown[]]> => [
+      ["integer", facts.map((f) => f.columns[c].n)],
+      ["double precision", facts.map((f) => f.columns[c].sum)],
+      ["double precision", facts.map((f) => f.columns[c].ratioSum)],
+    ]),
+  ];
+  const names = ["cell_start", "own", ...probe.keys.map((_, k) => `k${k}`), ...entityFactColumns(columns)];
+  const keys = probe.keys.map((_, k) => `k${k}`).join(", ");
+  const added = (f: string) => `${f} = CASE WHEN t.${f} IS NULL THEN excluded.${f} WHEN excluded.${f} IS NULL THEN t.${f} ELSE t.${f} + excluded.${f} END`;
+  const updates = [
+    "intervals = t.intervals + excluded.intervals",
+    "max_span_ms = greatest(t.max_span_ms, excluded.max_span_ms)",
+    ...columns.flatMap((name) => ENTITY_FACTS.map((f) => (f === "n" ? `${factColumn(name, f)} = t.${factColumn(name, f)} + excluded.${factColumn(name, f)}` : added(factColumn(name, f))))),
+  ];
+  await tx.query(
+    `INSERT INTO ${probeTable(table)} AS t (connection_id, level_seconds, cell_start, entity, ${entityFactColumns(columns).join(", ")})
+     SELECT $1::integer, 3600, cell_start, CASE WHEN own THEN '{}'::text[] ELSE ARRAY[${keys}] END, ${entityFactColumns(columns).join(", ")}
+       FROM unnest(${arrays.map(([type], i) => `$${i + 2}::${type}[]`).join(", ")}) AS f(${names.map((n) => (n.startsWith('"') ? n : quoteIdent(n))).join(", ")})
+     ON CONFLICT (connection_id, level_seconds, cell_start, entity) DO UPDATE SET ${updates.join(", ")}`,
+    [connectionId, ...arrays.map(([, values]) => values)],
   );
 }

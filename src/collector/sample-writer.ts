@@ -113,7 +113,7 @@ export async function writeSamplesIn(tx: Queryable, batch: SampleBatch, rowOffse
     throw err;
   }
   const times = [...new Set(prepared.rows.map((row) => Date.parse(row[0] as string)))];
-  await recordChanges(tx, prepared.probe, batch.connectionId, times.reduce((a, b) => Math.min(a, b)), times.reduce((a, b) => Math.max(a, b)));
+  await recordChanges(tx, prepared.probe, batch.connectionId, times);
   await recordLevels(tx, prepared.probe, batch.connectionId, times);
   return prepared.rows.length;
 }

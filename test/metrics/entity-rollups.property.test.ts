@@ -2,7 +2,8 @@
  * Property: per-entity counter series over long windows answered from the hourly entity cells (whole hours in
  * each bucket, raw rows for the rest) equal the pure pipeline, for `group_by` over a probe's keys and for a
  * filter naming one entity, on random multi-day histories (entities appearing and vanishing, resets, nulls,
- * excluded rows, gaps) written in shuffled batches; also when the cells are complete only from a later hour.
+ * excluded rows, gaps) written in shuffled batches or appended in order (the writer's two ways of keeping the
+ * cells); also when the cells are complete only from a later hour.
  * Corrupting the cells changes the answers: they are really read.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -57,7 +58,7 @@ describe("entity cells give the pipeline's per-entity counter series", () => {
     const probe = findProbe(spec.probe)!;
     const connectionId = await addConnection(store.db, `entity-cells-${seed}`);
     const rows = history(rng, spec, rng.int(1500, 3000), STEADY);
-    await writeShuffled(store, rng, connectionId, spec.probe, rows, 120);
+    await writeShuffled(store, rng, connectionId, spec.probe, rows, 120, Math.floor(seed / 4) % 2 === 1);
     const first = Date.parse(rows[0].collected_at as string);
     const last = Math.max(...rows.map((r) => Date.parse(r.collected_at as string)));
     let levelsFrom = Number.NEGATIVE_INFINITY;
@@ -114,6 +115,27 @@ describe("entity cells give the pipeline's per-entity counter series", () => {
   it("answered from the cells in some of those queries, for whole and for upgraded datastores", () => {
     expect(answered.whole).toBeGreaterThan(5);
     expect(answered.upgraded).toBeGreaterThan(2);
+  });
+
+  it.each([11, 12])("appending in order (down to one sample per batch, as a collector does) keeps the cells that recomputing from raw rows keeps, seed %i", async (seed) => {
+    const rng = random(seed);
+    const spec = CASES[seed % CASES.length];
+    const rows = history(rng, spec, 600, [60, 60, 60, 61, 7200]);
+    const appended = await addConnection(store.db, `entity-cells-appended-${seed}`);
+    const recomputed = await addConnection(store.db, `entity-cells-recomputed-${seed}`);
+    await writeShuffled(store, rng, appended, spec.probe, rows, 3, true);
+    await writeShuffled(store, rng, recomputed, spec.probe, rows, 50);
+    const cells = async (connectionId: number) =>
+      (await store.db.query<Record<string, unknown>>(`SELECT * FROM metrics.${spec.probe}__entity_cells WHERE connection_id = $1 ORDER BY cell_start, entity`, [connectionId])).map(
+        ({ connection_id: _, ...cell }) => cell,
+      );
+    const kept = await cells(appended);
+    const reference = await cells(recomputed);
+    expect(kept.length).toBeGreaterThan(30);
+    // Sums taken in another order: equal up to rounding.
+    const close = (a: Record<string, unknown>, b: Record<string, unknown>) =>
+      Object.fromEntries(Object.entries(a).map(([k, v]) => [k, typeof v === "number" && typeof b[k] === "number" && Math.abs(v - (b[k] as number)) <= 1e-9 * Math.max(1, Math.abs(v)) ? b[k] : v]));
+    expect(kept.map((cell, i) => close(cell, reference[i] ?? {}))).toEqual(reference);
   });
 
   it("reads the cells: corrupting them moves a grouped and a filtered answer", async () => {

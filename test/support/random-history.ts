@@ -48,8 +48,8 @@ export function history(rng: Rng, spec: Case, samples = rng.int(20, 90), spacing
   return rows;
 }
 
-/** Writes the rows in random contiguous batches, in random batch order. */
-export async function writeShuffled(store: TestDatastore, rng: Rng, connectionId: number, probe: string, rows: Array<Record<string, unknown>>, maxBatch = 15) {
+/** Writes the rows in random contiguous batches, in random batch order (`inOrder`: oldest first, as a collector appends). */
+export async function writeShuffled(store: TestDatastore, rng: Rng, connectionId: number, probe: string, rows: Array<Record<string, unknown>>, maxBatch = 15, inOrder = false) {
   const byTime = new Map<string, typeof rows>();
   for (const r of rows) byTime.set(r.collected_at as string, [...(byTime.get(r.collected_at as string) ?? []), r]);
   const times = [...byTime.keys()];
@@ -59,7 +59,7 @@ export async function writeShuffled(store: TestDatastore, rng: Rng, connectionId
     batches.push(times.slice(i, i + n));
     i += n;
   }
-  for (let i = batches.length - 1; i > 0; i--) {
+  for (let i = batches.length - 1; i > 0 && !inOrder; i--) {
     const j = rng.int(0, i);
     [batches[i], batches[j]] = [batches[j], batches[i]];
   }

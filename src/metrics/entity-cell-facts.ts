@@ -1,0 +1,80 @@
+/**
+ * The facts of hourly entity cells (metrics.<probe>__entity_cells) contributed by the intervals that end at
+ * given samples, computed from the samples themselves: what the sample writer adds to the cells when a batch
+ * only appends to a connection's history. The SQL in datastore/entity-cells.ts computes the same facts from raw
+ * rows (the writer's path for any other batch); both judge an entity's change as intervals.ts does.
+ */
+import type { ProbeColumn, ProbeDefinition } from "../probes/types.ts";
+import { type Row, type Sample, sameMarker } from "./samples.ts";
+
+export const HOUR_MS = 3_600_000;
+
+export interface EntityCellFacts {
+  hour: number; // cell_start, epoch ms
+  /** The key values as text; empty for the connection's own intervals. */
+  entity: string[];
+  intervals: number;
+  maxSpanMs: number | null;
+  columns: Array<{ n: number; sum: number | null; ratioSum: number | null }>;
+}
+
+const numeric = (v: unknown): number | null => (v === null || v === undefined ? null : typeof v === "number" ? v : Number(v));
+
+/** Key values exactly as the datastore's `::text` spells them; undefined for a type whose spelling may differ. */
+function keyText(value: unknown): string | undefined {
+  if (typeof value === "string") return value;
+  if (typeof value === "bigint" || typeof value === "boolean" || (typeof value === "number" && Number.isSafeInteger(value))) return String(value);
+  return undefined;
+}
+
+/**
+ * Facts per hour and entity of the intervals ending at `sequence[first..]` (a connection's visible samples in
+ * time order; `sequence[first - 1]`, when there is one, is the sample before). Every entity with a row in those
+ * samples gets a cell for the row's hour, even without an interval. Undefined when a key value cannot be spelled
+ * as the datastore would (the caller then recomputes the cells in SQL).
+ */
+export function entityCellFacts(probe: ProbeDefinition, columns: readonly ProbeColumn[], sequence: readonly Sample[], first: number): EntityCellFacts[] | undefined {
+  const cells = new Map<string, EntityCellFacts>();
+  const cell = (hour: number, entity: string[]) => {
+    const id = JSON.stringify([hour, entity]);
+    let found = cells.get(id);
+    if (!found) {
+      found = { hour, entity, intervals: 0, maxSpanMs: null, columns: columns.map(() => ({ n: 0, sum: null, ratioSum: null })) };
+      cells.set(id, found);
+    }
+    return found;
+  };
+  const entityOf = (row: Row) => probe.keys.map((k) => keyText(row[k]));
+  for (let i = first; i < sequence.length; i++) {
+    const { t, rows } = sequence[i];
+    const hour = Math.floor(t / HOUR_MS) * HOUR_MS;
+    const previous = i > 0 ? sequence[i - 1] : undefined;
+    const span = previous ? t - previous.t : 0;
+    if (previous) {
+      const own = cell(hour, []);
+      own.intervals += 1;
+      own.maxSpanMs = Math.max(own.maxSpanMs ?? span, span);
+    }
+    const before = new Map(previous?.rows.map((r) => [JSON.stringify(entityOf(r)), r]));
+    for (const row of rows) {
+      const entity = entityOf(row);
+      if (entity.some((k) => k === undefined)) return undefined;
+      const target = cell(hour, entity as string[]);
+      const prior = before.get(JSON.stringify(entity));
+      if (!prior) continue; // appeared (or the connection's first sample): a cell, no interval
+      target.intervals += 1;
+      target.maxSpanMs = Math.max(target.maxSpanMs ?? span, span);
+      columns.forEach((column, c) => {
+        const now = numeric(row[column.name]);
+        const then = numeric(prior[column.name]);
+        if (now === null || then === null || now < then) return;
+        if (column.resetBy && !sameMarker(row[column.resetBy], prior[column.resetBy])) return;
+        const facts = target.columns[c];
+        facts.n += 1;
+        facts.sum = (facts.sum ?? 0) + (now - then);
+        facts.ratioSum = (facts.ratioSum ?? 0) + (now - then) / span;
+      });
+    }
+  }
+  return [...cells.values()];
+}
