@@ -44,11 +44,38 @@ async function countedIntervals(db: Queryable, q: GroupedChangeQuery): Promise<{
       WHERE connection_id = $1 AND collected_at >= $2::timestamptz AND collected_at <= $3::timestamptz ORDER BY collected_at`,
     [q.connectionId, new Date(borrowFrom).toISOString(), new Date(b.end).toISOString()],
   );
-  if (sequence.some((s) => s.entities_checked !== true)) return undefined;
-  const spans = sequence.map((s) => ({ from: s.prev_collected_at, to: s.collected_at })).filter((s) => s.from >= borrowFrom);
-  const judged = Math.max(q.intervalSeconds * 1000, median(spans.filter((s) => s.from >= b.start).map((s) => s.to - s.from)) ?? 0);
-  const intervals = spans.filter((s) => s.to >= b.start && s.to - s.from <= GAP_INTERVALS * judged).map((s) => ({ ...s, bucket: bucketOf(b, s.to) }));
-  return { first: spans[0]?.from ?? sequence[0]?.collected_at ?? Number.NaN, intervals };
+  // Plain loops: a month holds tens of thousands of samples, and allocation was most of this read's time.
+  const inWindow: number[] = [];
+  let first = sequence[0]?.collected_at ?? Number.NaN;
+  let firstFound = false;
+  for (const s of sequence) {
+    if (s.entities_checked !== true) return undefined;
+    if (s.prev_collected_at < borrowFrom) continue;
+    if (!firstFound) [first, firstFound] = [s.prev_collected_at, true];
+    if (s.prev_collected_at >= b.start) inWindow.push(s.collected_at - s.prev_collected_at);
+  }
+  const judged = Math.max(q.intervalSeconds * 1000, median(inWindow) ?? 0);
+  const intervals: Interval[] = [];
+  for (const s of sequence) {
+    const [from, to] = [s.prev_collected_at, s.collected_at];
+    if (from >= borrowFrom && to >= b.start && to - from <= GAP_INTERVALS * judged) intervals.push({ from, to, bucket: bucketOf(b, to) });
+  }
+  return { first, intervals };
+}
+
+/** The counted interval ending at a time, by binary search (intervals are in time order). */
+function intervalsByEnd(intervals: readonly Interval[]): { get(to: number): Interval | undefined; has(to: number): boolean } {
+  const find = (to: number) => {
+    let [lo, hi] = [0, intervals.length - 1];
+    while (lo <= hi) {
+      const mid = (lo + hi) >> 1;
+      if (intervals[mid].to === to) return intervals[mid];
+      if (intervals[mid].to < to) lo = mid + 1;
+      else hi = mid - 1;
+    }
+    return undefined;
+  };
+  return { get: find, has: (to) => find(to) !== undefined };
 }
 
 /** Maximal chains of counted intervals within one bucket. */
@@ -80,6 +107,11 @@ export interface DifferencedChanges {
   allGroups: string[][];
   /** The counted intervals, in time order. */
   intervals: Interval[];
+  /**
+   * The groups whose entities are in every sample read (none appeared or vanished: each has a row at the first
+   * sample and no exception without a valid change), whose series are also the series of a filter naming them.
+   */
+  steadyGroups: string[][];
 }
 
 export async function differencedGroupChanges(db: Queryable, q: GroupedChangeQuery): Promise<GroupedChanges[] | undefined> {
@@ -93,14 +125,14 @@ export async function differencedChanges(db: Queryable, q: GroupedChangeQuery): 
   const counted = await countedIntervals(db, q);
   if (!counted) return undefined;
   const { first, intervals } = counted;
-  if (intervals.length === 0) return { groups: [], allGroups: [], intervals };
+  if (intervals.length === 0) return { groups: [], allGroups: [], intervals, steadyGroups: [] };
 
   // Both reads take the connection and the filters as $1.. and add their own parameters after them.
   const common: unknown[] = [q.connectionId, ...filters.map(([, v]) => v)];
   const filterSql = filters.map(([c], i) => ` AND ${quoteIdent(c)} = $${i + 2}`).join("");
   const next = (params: unknown[], value: unknown) => `$${params.push(value)}`;
   const select = ["collected_at", ...keys.map((k) => `${quoteIdent(k)}::text AS ${quoteIdent(k)}`), ...q.columns.map(quoteIdent)].join(", ");
-  const byEnd = new Map(intervals.map((iv) => [iv.to, iv]));
+  const byEnd = intervalsByEnd(intervals);
   // Every exception in range (those of uncounted intervals only name entities that were there), the counted ones applied.
   const irregularParams = [...common];
   const irregular = await db.query<Row>(
@@ -124,7 +156,7 @@ export async function differencedChanges(db: Queryable, q: GroupedChangeQuery): 
     rowParams,
   );
 
-  return sumByGroup(q, { intervals, runs, rows, irregular, applied });
+  return sumByGroup(q, { first, intervals, byEnd, runs, rows, irregular, applied });
 }
 
 /**
@@ -134,9 +166,9 @@ export async function differencedChanges(db: Queryable, q: GroupedChangeQuery): 
  */
 function sumByGroup(
   q: GroupedChangeQuery,
-  read: { intervals: Interval[]; runs: Interval[][]; rows: Row[]; irregular: Row[]; applied: Row[] },
+  read: { first: number; intervals: Interval[]; byEnd: ReturnType<typeof intervalsByEnd>; runs: Interval[][]; rows: Row[]; irregular: Row[]; applied: Row[] },
 ): DifferencedChanges | undefined {
-  const { intervals, runs, rows, irregular, applied } = read;
+  const { first, intervals, byEnd, runs, rows, irregular, applied } = read;
   const keys = q.probe.keys;
   const entityOf = (r: Row) => JSON.stringify(keys.map((k) => r[k]));
   const valuesAt = new Map<string, Map<number, Row>>(); // entity -> sample time -> row
@@ -169,27 +201,33 @@ function sumByGroup(
   };
   const num = (v: unknown) => (v === null || v === undefined ? null : Number(v));
 
-  // Where each counted interval sits: its run and position in it.
+  // Where each applied exception's interval sits: its run and position in it.
+  const exceptionEnds = new Set(applied.map((r) => r.collected_at.getTime()));
   const place = new Map<number, [number, number]>();
-  runs.forEach((run, r) => run.forEach((iv, i) => place.set(iv.to, [r, i])));
-  const uniform = runs.map((run) => run.every((iv) => iv.to - iv.from === run[0].to - run[0].from));
+  runs.forEach((run, r) => run.forEach((iv, i) => exceptionEnds.has(iv.to) && place.set(iv.to, [r, i])));
+  const evenlySpaced = (run: readonly Interval[], from: number, to: number) => {
+    for (let i = from + 1; i < to; i++) if (run[i].to - run[i].from !== run[from].to - run[from].from) return false;
+    return true;
+  };
+  const uniform = runs.map((run) => evenlySpaced(run, 0, run.length));
 
   for (const entity of keyRow.keys()) {
     const values = valuesAt.get(entity) ?? new Map<number, Row>();
     let own: GroupState | undefined; // made at the entity's first contribution, as the scan's groups are
     const state = () => (own ??= stateOf(entity));
-    const add = (c: number, bucket: number, change: number, rate: number, ends: readonly Interval[]) => {
+    /** `run[from..to)`: the intervals the change covers. */
+    const add = (c: number, bucket: number, change: number, rate: number, run: readonly Interval[], from: number, to: number) => {
       const s = state();
       s.delta[c].set(bucket, (s.delta[c].get(bucket) ?? 0) + change);
       if (!q.rates) return;
       s.rateSum[c].set(bucket, (s.rateSum[c].get(bucket) ?? 0) + rate);
       if (s.single) {
-        s.validCount[c].set(bucket, (s.validCount[c].get(bucket) ?? 0) + ends.length);
+        s.validCount[c].set(bucket, (s.validCount[c].get(bucket) ?? 0) + to - from);
         return;
       }
       let set = s.valid[c].get(bucket);
       if (!set) s.valid[c].set(bucket, (set = new Set()));
-      for (const iv of ends) set.add(iv.to);
+      for (let i = from; i < to; i++) set.add(run[i].to);
     };
     const present = (bucket: number) => q.columns.forEach((_, c) => state().delta[c].has(bucket) || state().delta[c].set(bucket, null));
     // The entity's exceptions by run, as positions in the run.
@@ -204,19 +242,18 @@ function sumByGroup(
       for (const cut of [...cuts[r].sort((x, y) => x - y), run.length]) {
         // Plain growth from run[from] to run[cut - 1]: the difference of the entity's values at the two ends.
         if (cut > from) {
-          const segment = run.slice(from, cut);
-          const first = values.get(segment[0].from);
-          const last = values.get(segment[segment.length - 1].to);
+          const first = values.get(run[from].from);
+          const last = values.get(run[cut - 1].to);
           if (first && last) {
             present(bucket);
-            const span = (segment[0].to - segment[0].from) / 1000;
-            if (q.rates && !uniform[r] && !segment.every((iv) => iv.to - iv.from === segment[0].to - segment[0].from)) return undefined;
+            const span = (run[from].to - run[from].from) / 1000;
+            if (q.rates && !uniform[r] && !evenlySpaced(run, from, cut)) return undefined;
             for (const [c, column] of q.columns.entries()) {
               const a = num(first[column]);
               const z = num(last[column]);
               if (a === null && z === null) continue;
               if (a === null || z === null || z < a) return undefined; // not plain growth, yet no exception recorded
-              add(c, bucket, z - a, (z - a) / span, segment);
+              add(c, bucket, z - a, (z - a) / span, run, from, cut);
             }
           } else if (first || last) return undefined; // appeared or vanished, yet no exception recorded
         }
@@ -226,7 +263,7 @@ function sumByGroup(
           const exception = exceptions.get(entity)!.get(iv.to)!;
           for (const [c, column] of q.columns.entries()) {
             const change = num(exception[column]);
-            if (change !== null) add(c, bucket, change, change / ((iv.to - iv.from) / 1000), [iv]);
+            if (change !== null) add(c, bucket, change, change / ((iv.to - iv.from) / 1000), run, cut, cut + 1);
           }
         }
         from = cut + 1;
@@ -247,5 +284,14 @@ function sumByGroup(
       return rates;
     }),
   }));
-  return { groups: found, allGroups: [...allGroups.values()], intervals };
+  // An entity that appeared or vanished has an exception with no valid change; so may a reset, told apart by the
+  // entity's rows at both ends of the interval (read for every counted one).
+  const atBothEnds = (r: Row) => {
+    const iv = byEnd.get(r.collected_at.getTime());
+    return iv !== undefined && valuesAt.get(entityOf(r))?.has(iv.from) === true && valuesAt.get(entityOf(r))?.has(iv.to) === true;
+  };
+  const unsteady = new Set(irregular.filter((r) => q.columns.every((c) => r[c] === null) && !atBothEnds(r)).map((r) => JSON.stringify(groupOf(entityOf(r)))));
+  for (const entity of keyRow.keys()) if (!valuesAt.get(entity)?.has(first)) unsteady.add(JSON.stringify(groupOf(entity)));
+  const steadyGroups = [...allGroups].filter(([id]) => !unsteady.has(id)).map(([, group]) => group);
+  return { groups: found, allGroups: [...allGroups.values()], intervals, steadyGroups };
 }

@@ -7,13 +7,11 @@
  * the rest is computed by the pure pipeline from raw rows, the reference both are tested against.
  */
 import type { Queryable } from "../../drivers/types.ts";
-import { differencedChanges } from "../datastore/differenced-changes.ts";
-import { bucketValues } from "../datastore/grouped-changes.ts";
 import { fetchSampleRows } from "../datastore/samples-repository.ts";
 import { InputError } from "../errors.ts";
 import type { ProbeDefinition } from "../probes/types.ts";
-import { type Buckets, bucketOf, pointTimes } from "./buckets.ts";
-import type { MetricRequest } from "./metric-names.ts";
+import { pointTimes } from "./buckets.ts";
+import { DIFFERENCED_FORMS, differencedGroupSeries } from "./differenced-series.ts";
 import { type MetricSeries, type MetricsQuery, neededColumns, prepareMetricsQuery } from "./query.ts";
 import { type EntitySeries, entitySeriesFromCells } from "./rollup-entities.ts";
 import { type Row, type Sample, groupSamples } from "./samples.ts";
@@ -42,52 +40,6 @@ export function resolveGroupBy(probe: ProbeDefinition, groupBy: string): string[
       }),
     ),
   ];
-}
-
-/** Forms whose mean per bucket follows from a group's summed changes and mean per-second rate (aggregation avg). */
-const DIFFERENCED_FORMS = new Set<MetricRequest["form"]>(["per_sec", "delta", "pct", "sessions"]);
-
-/**
- * One connection's series per group from the writer's differenced records (datastore/differenced-changes.ts)
- * instead of raw rows; undefined where those cannot answer exactly (then the pipeline does).
- */
-async function differencedGroupSeries(
-  db: Queryable,
-  q: { probe: ProbeDefinition; metrics: readonly MetricRequest[]; columns: string[]; filters: Record<string, string>; connectionId: number; buckets: Buckets; intervalSeconds: number },
-): Promise<Map<string, Array<Array<number | null>>> | undefined> {
-  const bases = [...new Set(q.metrics.map((m) => m.metric))];
-  const found = await differencedChanges(db, {
-    probe: q.probe,
-    connectionId: q.connectionId,
-    columns: bases,
-    groupBy: q.columns,
-    buckets: q.buckets,
-    intervalSeconds: q.intervalSeconds,
-    filters: q.filters,
-    rates: q.metrics.some((m) => m.form !== "delta"),
-  });
-  if (!found || found.intervals.length === 0) return undefined;
-  const b = q.buckets;
-  // A bucket where an interval ends, or wholly inside one, has a _delta of 0 when nothing valid changed (series.ts).
-  const zeroDelta = new Array<boolean>(b.n + 1).fill(false);
-  for (const iv of found.intervals) {
-    const k = bucketOf(b, iv.to);
-    zeroDelta[k] = true;
-    for (let j = iv.from < b.start ? 0 : bucketOf(b, iv.from) + 1; j < k; j++) zeroDelta[j] = true;
-  }
-  const changes = new Map(found.groups.map((g) => [JSON.stringify(g.group), g]));
-  const scale: Record<string, number> = { per_sec: 1, pct: 0.1, sessions: 0.001 }; // pct: 100 * change / ms; sessions: change / ms
-  return new Map(
-    found.allGroups.map((group) => {
-      const g = changes.get(JSON.stringify(group));
-      const series = q.metrics.map((m) => {
-        const c = bases.indexOf(m.metric);
-        if (m.form === "delta") return bucketValues(g?.delta[c] ?? new Map(), b).map((v, k) => v ?? (zeroDelta[k] ? 0 : null));
-        return bucketValues(g?.rate[c] ?? new Map(), b).map((v) => (v === null ? null : v * scale[m.form]));
-      });
-      return [JSON.stringify(group), series];
-    }),
-  );
 }
 
 /** `how`: "pipeline" always computes from raw rows (the reference, for tests). */
@@ -136,7 +88,7 @@ export async function runGroupedMetricsQuery(db: Queryable, q: MetricsQuery & { 
     // By difference first (fewest rows read, but only over equally spaced samples), then the entity cells
     // (any spacing, but every row outside whole hours is read), then the pipeline on raw rows.
     const values =
-      (differencing ? await differencedGroupSeries(db, { probe, metrics, columns, filters, connectionId: id, buckets, intervalSeconds }) : undefined) ??
+      (differencing ? (await differencedGroupSeries(db, { probe, metrics, columns, filters, connectionId: id, buckets, intervalSeconds }))?.series : undefined) ??
       (await entityCells(id)) ??
       (await pipelineSeries(id));
     let groups = [...values.keys()].sort();

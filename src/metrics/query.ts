@@ -10,6 +10,7 @@ import { findColumn, findProbe } from "../probes/index.ts";
 import type { ProbeDefinition } from "../probes/types.ts";
 import { AGGREGATIONS, type Aggregation } from "./aggregate.ts";
 import { type Buckets, layoutBuckets, pointTimes } from "./buckets.ts";
+import { seriesOfSteadyEntity } from "./differenced-series.ts";
 import { type MetricRequest, parseMetricList } from "./metric-names.ts";
 import { seriesFromChangeCells } from "./rollup-changes.ts";
 import { seriesOfOneEntity } from "./rollup-entities.ts";
@@ -117,14 +118,18 @@ export async function runMetricsQuery(db: Queryable, q: MetricsQuery): Promise<M
   const unfiltered = Object.keys(filters).length === 0;
 
   // Time rollups answer unfiltered raw columns and counter metrics over long windows where exact, and counter
-  // metrics of one entity named by filters; recorded changes answer other unfiltered derived metrics; the
-  // datastore reduces other level metrics of multi-entity probes per sample; the rest reads raw rows. Every
-  // path gives the pure pipeline's numbers (rates from rollups up to floating-point rounding: they are summed
-  // in another order).
+  // metrics of one entity named by filters; averaged counter metrics of such an entity in every sample are read
+  // by difference; recorded changes answer other unfiltered derived metrics; the datastore reduces other level
+  // metrics of multi-entity probes per sample; the rest reads raw rows. Every path gives the pure pipeline's
+  // numbers (rates from rollups up to floating-point rounding: they are summed in another order).
   const rollupQuery = { probe, metrics, connectionIds: q.connectionIds, buckets, intervalSeconds, aggregation, levelsFrom };
   const rollups = unfiltered
     ? new Map([...(await seriesFromLevelCells(db, rollupQuery)), ...(await seriesFromChangeCells(db, rollupQuery))])
     : await seriesOfOneEntity(db, { ...rollupQuery, filters, borrowFrom });
+  if (!unfiltered && aggregation === "avg") {
+    const rest = metrics.filter((m) => !rollups.has(m));
+    for (const [m, perConnection] of await seriesOfSteadyEntity(db, { probe, metrics: rest, filters, connectionIds: q.connectionIds, buckets, intervalSeconds })) rollups.set(m, perConnection);
+  }
   const pending = metrics.filter((m) => !rollups.has(m));
   const fromChanges = unfiltered ? pending.filter((m) => CHANGE_FORMS.has(m.form)) : [];
   const fromLevels = pending.filter((m) => !fromChanges.includes(m) && reducibleInDatastore(probe, m, aggregation));

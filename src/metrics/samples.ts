@@ -42,7 +42,7 @@ export function sameMarker(a: unknown, b: unknown): boolean {
 
 export function median(values: readonly number[]): number | null {
   if (values.length === 0) return null;
-  const sorted = [...values].sort((x, y) => x - y);
+  const sorted = Float64Array.from(values).sort(); // numeric order, and far faster than a comparator on long windows
   const mid = sorted.length >> 1;
   return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
 }

@@ -1,0 +1,81 @@
+/**
+ * Counter series per entity group read by difference (datastore/differenced-changes.ts): the grouped metrics
+ * query's first path, and a filter's when the entity it names is in every sample (then the filtered sample
+ * sequence is the connection's, and its series is its group's).
+ */
+import type { Queryable } from "../../drivers/types.ts";
+import { differencedChanges } from "../datastore/differenced-changes.ts";
+import { bucketValues } from "../datastore/grouped-changes.ts";
+import type { ProbeDefinition } from "../probes/types.ts";
+import { type Buckets, bucketOf } from "./buckets.ts";
+import type { MetricRequest } from "./metric-names.ts";
+
+/** Forms whose mean per bucket follows from a group's summed changes and mean per-second rate (aggregation avg). */
+export const DIFFERENCED_FORMS = new Set<MetricRequest["form"]>(["per_sec", "delta", "pct", "sessions"]);
+
+/**
+ * One connection's series per group (group key as JSON -> one value array per metric) from the writer's
+ * differenced records instead of raw rows, with the groups present in every sample (`steady`); undefined where
+ * those records cannot answer exactly (then the pipeline does).
+ */
+export async function differencedGroupSeries(
+  db: Queryable,
+  q: { probe: ProbeDefinition; metrics: readonly MetricRequest[]; columns: string[]; filters: Record<string, string>; connectionId: number; buckets: Buckets; intervalSeconds: number },
+): Promise<{ series: Map<string, Array<Array<number | null>>>; steady: Set<string> } | undefined> {
+  const bases = [...new Set(q.metrics.map((m) => m.metric))];
+  const found = await differencedChanges(db, {
+    probe: q.probe,
+    connectionId: q.connectionId,
+    columns: bases,
+    groupBy: q.columns,
+    buckets: q.buckets,
+    intervalSeconds: q.intervalSeconds,
+    filters: q.filters,
+    rates: q.metrics.some((m) => m.form !== "delta"),
+  });
+  if (!found || found.intervals.length === 0) return undefined;
+  const b = q.buckets;
+  // A bucket where an interval ends, or wholly inside one, has a _delta of 0 when nothing valid changed (series.ts).
+  const zeroDelta = new Array<boolean>(b.n + 1).fill(false);
+  for (const iv of found.intervals) {
+    const k = bucketOf(b, iv.to);
+    zeroDelta[k] = true;
+    for (let j = iv.from < b.start ? 0 : bucketOf(b, iv.from) + 1; j < k; j++) zeroDelta[j] = true;
+  }
+  const changes = new Map(found.groups.map((g) => [JSON.stringify(g.group), g]));
+  const scale: Record<string, number> = { per_sec: 1, pct: 0.1, sessions: 0.001 }; // pct: 100 * change / ms; sessions: change / ms
+  const series = new Map(
+    found.allGroups.map((group) => {
+      const g = changes.get(JSON.stringify(group));
+      const series = q.metrics.map((m) => {
+        const c = bases.indexOf(m.metric);
+        if (m.form === "delta") return bucketValues(g?.delta[c] ?? new Map(), b).map((v, k) => v ?? (zeroDelta[k] ? 0 : null));
+        return bucketValues(g?.rate[c] ?? new Map(), b).map((v) => (v === null ? null : v * scale[m.form]));
+      });
+      return [JSON.stringify(group), series];
+    }),
+  );
+  return { series, steady: new Set(found.steadyGroups.map((g) => JSON.stringify(g))) };
+}
+
+/**
+ * Per counter metric and connection, the series of the one entity `filters` names (every key of the probe),
+ * averaged per bucket, read by difference; empty unless the entity is in every sample read on every connection.
+ */
+export async function seriesOfSteadyEntity(
+  db: Queryable,
+  q: { probe: ProbeDefinition; metrics: readonly MetricRequest[]; filters: Record<string, string>; connectionIds: readonly number[]; buckets: Buckets; intervalSeconds: number },
+): Promise<Map<MetricRequest, Map<number, Array<number | null>>>> {
+  const answered = new Map<MetricRequest, Map<number, Array<number | null>>>();
+  const metrics = q.metrics.filter((m) => DIFFERENCED_FORMS.has(m.form));
+  if (metrics.length === 0 || q.probe.keys.length === 0 || !q.probe.keys.every((k) => k in q.filters)) return answered;
+  const entity = JSON.stringify(q.probe.keys.map((k) => q.filters[k]));
+  const perConnection = new Map<number, Array<Array<number | null>>>();
+  for (const id of q.connectionIds) {
+    const found = await differencedGroupSeries(db, { ...q, metrics, columns: [...q.probe.keys], connectionId: id });
+    if (!found?.steady.has(entity)) return answered; // one path answers a metric for every connection
+    perConnection.set(id, found.series.get(entity)!);
+  }
+  metrics.forEach((m, i) => answered.set(m, new Map([...perConnection].map(([id, series]) => [id, series[i]]))));
+  return answered;
+}

@@ -1,0 +1,70 @@
+/**
+ * A `database_name` filter's counter series averaged per bucket is read by difference when the database is in
+ * every sample read (its sample sequence is then the connection's), and from raw rows when it is not (it
+ * vanished once); both answers equal the pure pipeline on the filtered raw rows.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { writeSamples } from "../../src/collector/sample-writer.ts";
+import { fetchSampleRows } from "../../src/datastore/samples-repository.ts";
+import { layoutBuckets } from "../../src/metrics/buckets.ts";
+import { parseMetricList } from "../../src/metrics/metric-names.ts";
+import { runMetricsQuery } from "../../src/metrics/query.ts";
+import { groupSamples } from "../../src/metrics/samples.ts";
+import { borrowLimitMs, computeSeries } from "../../src/metrics/series.ts";
+import { findProbe } from "../../src/probes/index.ts";
+import { addConnection, migratedDatastore, type TestDatastore } from "../support/datastore.ts";
+
+const probe = findProbe("pg_stat_database")!;
+const T0 = Date.parse("2026-06-01T00:00:00Z");
+const MINUTE = 60_000;
+const METRICS = "xact_commit_per_sec,xact_commit_delta,blk_read_time_pct";
+
+describe("a filter naming a database in every sample", () => {
+  let store: TestDatastore;
+  let connectionId: number;
+  beforeAll(async () => {
+    store = await migratedDatastore("pg");
+    await store.db.query("UPDATE probe_configs SET collection_interval_seconds = 60");
+    connectionId = await addConnection(store.db, "filtered");
+    // 6 hours a minute apart; `steady` is always there (reset once), `flaky` misses one sample.
+    const rows = Array.from({ length: 360 }, (_, i) => {
+      const collected_at = new Date(T0 + i * MINUTE).toISOString();
+      const steady = { collected_at, database_name: "steady", xact_commit: (i % 200) * 7 + (i * i) % 5, blk_read_time: i * 30, stats_reset: i < 200 ? null : collected_at.slice(0, 10) };
+      const flaky = { collected_at, database_name: "flaky", xact_commit: i * 3, blk_read_time: i * 10, stats_reset: null };
+      return i === 150 ? [steady] : [steady, flaky];
+    });
+    for (let i = 0; i < rows.length; i += 60) await writeSamples(store.db, { connectionId, probe: probe.name, rows: rows.slice(i, i + 60).flat() });
+  });
+  afterAll(() => store.close());
+
+  /** The request's answer, whether it read raw sample rows, and the pipeline's answer on the filtered raw rows. */
+  async function answer(database: string, buckets: number) {
+    const window = { start: T0 + 30 * MINUTE, end: T0 + 350 * MINUTE };
+    const statements: string[] = [];
+    const watched = { query: (sql: string, params?: readonly unknown[]) => (statements.push(sql), store.db.query(sql, params)) } as never;
+    const result = await runMetricsQuery(watched, { probeName: probe.name, connectionIds: [connectionId], window, buckets, metrics: METRICS, filters: { database_name: database } });
+    const layout = layoutBuckets(window.start, window.end, 60, buckets);
+    const columns = ["xact_commit", "blk_read_time", "stats_reset"];
+    const raw = await fetchSampleRows(store.db, { probe, connectionIds: [connectionId], from: window.start - borrowLimitMs(layout), to: window.end, columns, filters: { database_name: database } });
+    const expected = computeSeries({ probe, metrics: parseMetricList(METRICS, probe), samples: groupSamples(probe, raw), buckets: layout, intervalSeconds: 60, aggregation: "avg" });
+    const readRaw = statements.some((sql) => sql.includes('FROM metrics."pg_stat_database" WHERE'));
+    return { series: result.series.map((s) => s.data.map((p) => p.value)), readRaw, expected };
+  }
+
+  /** Rates summed in another order differ in the last bits. */
+  const rounded = (actual: Array<Array<number | null>>, expected: Array<Array<number | null>>) =>
+    actual.map((values, i) => values.map((v, k) => (typeof v === "number" && typeof expected[i][k] === "number" && Math.abs(v - expected[i][k]!) <= 1e-9 * Math.max(1, Math.abs(v)) ? expected[i][k] : v)));
+
+  it.each([7, 40, 150])("is read by difference, as the pipeline reads it (%i buckets)", async (buckets) => {
+    const { series, readRaw, expected } = await answer("steady", buckets);
+    expect(readRaw).toBe(false);
+    expect(rounded(series, expected)).toEqual(expected);
+    expect(series[0].some((v) => v !== null && v > 0)).toBe(true);
+  });
+
+  it("is read from raw rows when the database missed a sample, as the pipeline reads it", async () => {
+    const { series, readRaw, expected } = await answer("flaky", 40);
+    expect(rounded(series, expected)).toEqual(expected);
+    expect(readRaw).toBe(true);
+  });
+});
