@@ -7,9 +7,10 @@ import type { Queryable } from "../../drivers/types.ts";
 import type { RollupPlan } from "../metrics/rollup-plan.ts";
 import { CHANGE_FACTS, changeCellsTableName, changesTableName, factColumn as fact, probeTable, quoteIdent } from "../probes/ddl.ts";
 import type { ProbeDefinition } from "../probes/types.ts";
+import { spanMsSql } from "./changes-repository.ts";
 import { readRollupBuckets } from "./rollup-read.ts";
 
-const SPAN_MS = "(extract(epoch FROM collected_at - prev_collected_at) * 1000)::float8";
+const SPAN_MS = spanMsSql("collected_at", "prev_collected_at");
 
 /** The facts of one `__changes` row (one interval). */
 export function intervalFacts(columns: readonly string[]): string[] {
@@ -68,7 +69,7 @@ export async function fetchBucketChanges(
     cellsTable: probeTable(changeCellsTableName(q.probe.name)),
     facts: changeFactColumns(q.columns),
     merged: mergedChangeFacts(q.columns),
-    rawFacts: `SELECT connection_id, ${intervalFacts(q.columns).join(", ")}
+    rawFacts: `SELECT connection_id, collected_at, ${intervalFacts(q.columns).join(", ")}
                  FROM ${probeTable(changesTableName(q.probe.name))}
                 WHERE connection_id = ANY($1::int[]) AND collected_at >= p.lo AND collected_at < p.hi`,
     connectionIds: q.connectionIds,

@@ -10,6 +10,9 @@ import type { ProbeDefinition } from "../probes/types.ts";
  */
 export const epochMsSql = (column: string) => `round(date_part('epoch', ${column}) * 1000) AS ${column}`;
 
+/** Milliseconds from one timestamp to another, in double precision as epochMsSql (exact for whole milliseconds). */
+export const spanMsSql = (later: string, earlier: string) => `round(date_part('epoch', ${later} - ${earlier}) * 1000)`;
+
 export interface StoredChange {
   connection_id: number;
   /** Epoch ms. */

@@ -11,6 +11,7 @@ import type { Queryable } from "../../drivers/types.ts";
 import type { RollupPlan } from "../metrics/rollup-plan.ts";
 import { ENTITY_FACTS, changesTableName, entityCellsTableName, factColumn as fact, probeTable, quoteIdent } from "../probes/ddl.ts";
 import type { ProbeDefinition } from "../probes/types.ts";
+import { spanMsSql } from "./changes-repository.ts";
 import { readRollupBuckets } from "./rollup-read.ts";
 import { excludedRowsSql } from "./samples-repository.ts";
 
@@ -29,7 +30,7 @@ const CONNECTION_ENTITY = "{}";
 export function entityIntervalFacts(probe: ProbeDefinition, columns: readonly string[], range: { from: string; to: string }, where: readonly string[] = []): string {
   const raw = probeTable(probe.name);
   const changesTable = probeTable(changesTableName(probe.name));
-  const spanOf = (alias: string) => `(extract(epoch FROM ${alias}.collected_at - c.prev_collected_at) * 1000)::float8`;
+  const spanOf = (alias: string) => spanMsSql(`${alias}.collected_at`, "c.prev_collected_at");
   const span = spanOf("r");
   // Each row beside its entity's previous row (read from the connection's sample before the range on): an
   // interval when that row is at the connection's previous sample.
@@ -96,11 +97,11 @@ export async function fetchEntityBuckets(
   q: { probe: ProbeDefinition; columns: readonly string[]; connectionIds: readonly number[]; plan: RollupPlan; filters: Readonly<Record<string, string>> },
 ): Promise<EntityBucket[]> {
   const filters = Object.entries(q.filters);
-  // The shared read takes $1..$9; the filter values follow.
+  // The shared read takes $1..$11; the filter values follow.
   const cellWhere = filters.length
-    ? [`(l.entity = '${CONNECTION_ENTITY}' OR (${filters.map(([key], i) => `l.entity[${q.probe.keys.indexOf(key) + 1}] = $${10 + i}`).join(" AND ")}))`]
+    ? [`(l.entity = '${CONNECTION_ENTITY}' OR (${filters.map(([key], i) => `l.entity[${q.probe.keys.indexOf(key) + 1}] = $${12 + i}`).join(" AND ")}))`]
     : [];
-  const rawWhere = filters.map(([key], i) => `r.${quoteIdent(key)}::text = $${10 + i}`);
+  const rawWhere = filters.map(([key], i) => `r.${quoteIdent(key)}::text = $${12 + i}`);
   const rows = await readRollupBuckets(db, {
     cellsTable: probeTable(entityCellsTableName(q.probe.name)),
     key: "entity",

@@ -58,7 +58,7 @@ export async function fetchBucketLevels(db: Queryable, q: BucketLevelQuery): Pro
     cellsTable: probeTable(levelsTableName(q.probe.name)),
     facts: factColumns(q.columns),
     merged: mergedFacts(q.columns),
-    rawFacts: `SELECT connection_id, ${samplePartials(q.probe, q.columns).join(", ")}
+    rawFacts: `SELECT connection_id, collected_at, ${samplePartials(q.probe, q.columns).join(", ")}
                  FROM ${probeTable(q.probe.name)}
                 WHERE ${["connection_id = ANY($1::int[])", "collected_at >= p.lo", "collected_at < p.hi", ...excludedRowsSql(q.probe)].join(" AND ")}
                 GROUP BY connection_id, collected_at`,

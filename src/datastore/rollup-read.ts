@@ -9,23 +9,41 @@ export interface RollupRead {
   facts: readonly string[];
   /** Aggregate expressions that merge fact rows into one (per connection and bucket). */
   merged: readonly string[];
-  /** A SELECT of connection_id and the facts for the raw rows with `p.lo <= collected_at < p.hi`. */
+  /** A SELECT of connection_id, collected_at and the facts for the raw rows with `p.lo <= collected_at < p.hi`. */
   rawFacts: string;
   connectionIds: readonly number[];
   plan: RollupPlan;
   /** A further column that splits a connection's facts (the entity), selected by both parts. */
   key?: string;
-  /** Further conditions on the cells (`l`), with their values as `params` ($10 onwards). */
+  /** Further conditions on the cells (`l`), with their values as `params` ($12 onwards). */
   cellsWhere?: readonly string[];
   params?: readonly unknown[];
 }
 
 export type BucketRow = Record<string, number | Date | null> & { connection_id: number; k: number };
 
+/**
+ * The plan's raw ranges with each one that ends where the next begins (either side of a bucket edge) read
+ * together, as [lo, hi) split at `split` (rows before it in bucket k, the rest in kAfter): one index range
+ * scan per pair, where each scan has a fixed cost (for entity cells, the sample before the range).
+ */
+export function pairedRanges(raw: RollupPlan["raw"]): Array<{ lo: number; split: number; hi: number; k: number; kAfter: number }> {
+  const paired: Array<{ lo: number; split: number; hi: number; k: number; kAfter: number }> = [];
+  for (let i = 0; i < raw.length; i++) {
+    const [a, b] = [raw[i], raw[i + 1]];
+    if (b && a.to === b.from) {
+      paired.push({ lo: a.from, split: a.to, hi: b.to, k: a.k, kAfter: b.k });
+      i++;
+    } else paired.push({ lo: a.from, split: a.to, hi: a.to, k: a.k, kAfter: a.k });
+  }
+  return paired;
+}
+
 /** Per connection (and key) and bucket (k), the merged facts; `$1` is the connection ids in `rawFacts`. */
 export async function readRollupBuckets(db: Queryable, q: RollupRead): Promise<BucketRow[]> {
   const iso = (t: number) => new Date(t).toISOString();
-  const { cells, raw } = q.plan;
+  const { cells } = q.plan;
+  const raw = pairedRanges(q.plan.raw);
   const by = ["connection_id", ...(q.key ? [q.key] : []), "k"].join(", ");
   const key = (alias: string) => (q.key ? ` ${alias}.${q.key},` : "");
   return db.query<BucketRow>(
@@ -38,8 +56,8 @@ export async function readRollupBuckets(db: Queryable, q: RollupRead): Promise<B
           WHERE ${["l.connection_id = ANY($1::int[]) AND l.cell_start >= $8::timestamptz AND l.cell_start < $9::timestamptz", ...(q.cellsWhere ?? [])].join(" AND ")}
          UNION ALL
          -- One index range scan per raw range (a join would compare every range with every row).
-         SELECT r.connection_id,${key("r")} p.k, ${q.facts.map((f) => `r.${f}`).join(", ")}
-           FROM unnest($5::timestamptz[], $6::timestamptz[], $7::int[]) AS p(lo, hi, k)
+         SELECT r.connection_id,${key("r")} CASE WHEN r.collected_at < p.split THEN p.k ELSE p.k_after END, ${q.facts.map((f) => `r.${f}`).join(", ")}
+           FROM unnest($5::timestamptz[], $6::timestamptz[], $7::int[], $10::timestamptz[], $11::int[]) AS p(lo, hi, k, split, k_after)
            CROSS JOIN LATERAL (${q.rawFacts}) r
        ) parts
       GROUP BY ${by} ORDER BY ${by}`,
@@ -48,12 +66,14 @@ export async function readRollupBuckets(db: Queryable, q: RollupRead): Promise<B
       cells.map((c) => c.levelSeconds),
       cells.map((c) => iso(c.start)),
       cells.map((c) => c.k),
-      raw.map((r) => iso(r.from)),
-      raw.map((r) => iso(r.to)),
+      raw.map((r) => iso(r.lo)),
+      raw.map((r) => iso(r.hi)),
       raw.map((r) => r.k),
       // The cells' span, so that only the window's cells are looked up.
       iso(cells.reduce((t, c) => Math.min(t, c.start), Number.MAX_SAFE_INTEGER)),
       iso(cells.reduce((t, c) => Math.max(t, c.start + c.levelSeconds * 1000), 0)),
+      raw.map((r) => iso(r.split)),
+      raw.map((r) => r.kAfter),
       ...(q.params ?? []),
     ],
   );

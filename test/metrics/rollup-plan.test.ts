@@ -1,6 +1,7 @@
 /** planRollupReads, pure: every instant of the window is read exactly once, from a cell or raw, in its own bucket. */
 import { describe, expect, it } from "vitest";
 import { bucketOf, layoutBuckets } from "../../src/metrics/buckets.ts";
+import { pairedRanges } from "../../src/datastore/rollup-read.ts";
 import { planRollupReads } from "../../src/metrics/rollup-plan.ts";
 import { seededRandom } from "../support/seeded-random.ts";
 
@@ -47,5 +48,35 @@ describe("planRollupReads", () => {
       ["2026-03-01T03:00:00.000Z", 150_000],
       ["2026-03-01T03:02:30.000Z", 1],
     ]);
+  });
+});
+
+describe("pairedRanges", () => {
+  it("reads two raw ranges that meet as one, split where they met, and leaves the others alone", () => {
+    const raw = [
+      { from: 0, to: 10, k: 0 },
+      { from: 10, to: 25, k: 1 },
+      { from: 40, to: 50, k: 1 },
+      { from: 50, to: 60, k: 2 },
+      { from: 60, to: 61, k: 3 },
+      { from: 70, to: 80, k: 3 },
+    ];
+    expect(pairedRanges(raw)).toEqual([
+      { lo: 0, split: 10, hi: 25, k: 0, kAfter: 1 },
+      { lo: 40, split: 50, hi: 60, k: 1, kAfter: 2 },
+      { lo: 60, split: 61, hi: 61, k: 3, kAfter: 3 },
+      { lo: 70, split: 80, hi: 80, k: 3, kAfter: 3 },
+    ]);
+  });
+
+  it("keeps every instant of a plan's raw ranges in its own bucket", () => {
+    const next = seededRandom(11);
+    for (let round = 0; round < 100; round++) {
+      const start = Date.parse("2026-03-01T00:00:00Z") + Math.floor(next() * 86_400_000);
+      const b = layoutBuckets(start, start + Math.floor(next() * 10 * 86_400_000) + 60_000, 60, 150);
+      const plan = planRollupReads(b, Number.NEGATIVE_INFINITY);
+      const bucketAt = (t: number) => pairedRanges(plan.raw).map((p) => (t >= p.lo && t < p.hi ? (t < p.split ? p.k : p.kAfter) : undefined)).find((k) => k !== undefined);
+      for (const r of plan.raw) for (const t of [r.from, r.to - 1, Math.floor((r.from + r.to) / 2)]) expect(bucketAt(t)).toBe(r.k);
+    }
   });
 });
