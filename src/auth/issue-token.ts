@@ -20,6 +20,6 @@ export async function issueApiToken(db: Queryable, request: { owner: string; not
   const owner = await findUserByName(db, request.owner);
   if (!owner) throw new InputError(`no user named \`${request.owner}\``);
   const token = newApiToken();
-  const id = await createApiToken(db, { tokenHash: await tokenHash(token), userId: owner.id, note: request.note ?? "", expiresAt, createdBy: request.createdBy });
+  const id = await createApiToken(db, { tokenHash: tokenHash(token), userId: owner.id, note: request.note ?? "", expiresAt, createdBy: request.createdBy });
   return { id, token, owner: owner.username, owner_is_superuser: owner.is_superuser, note: request.note ?? "", expires_at: expiresAt?.toISOString() ?? null };
 }

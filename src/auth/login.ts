@@ -44,6 +44,6 @@ export async function login(db: Queryable, config: Config, log: Logger, attempt:
   await recordLogin(db, user.id);
   const token = newSessionToken();
   const expiresAt = new Date(Date.now() + rules.session_hours * 3_600_000);
-  await createSession(db, await tokenHash(token), user.id, expiresAt);
+  await createSession(db, tokenHash(token), user.id, expiresAt);
   return { ok: true, token, expiresAt, userId: user.id };
 }

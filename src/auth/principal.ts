@@ -43,7 +43,7 @@ const list = (select: string) => `coalesce((${select}), '[]'::json)`;
  * `hash`: the token's hash, when the caller has computed it already.
  */
 export async function resolveCaller(db: Queryable, token: string, hash?: string): Promise<Authority | null> {
-  hash ??= await tokenHash(token);
+  hash ??= tokenHash(token);
   const session = isSessionToken(token);
   const [row] = await db.query<Found>(
     `WITH RECURSIVE caller AS (${session ? SESSION_CALLER : TOKEN_CALLER}),

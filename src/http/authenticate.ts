@@ -25,7 +25,7 @@ export function identifyCaller(cache: CallerCache): MiddlewareHandler<AppEnv> {
     const { token, malformed } = presentedToken(c.req.header("authorization"), getCookie(c, SESSION_COOKIE));
     if (malformed) c.set("credentialRejected", true);
     else if (token) {
-      const hash = await tokenHash(token);
+      const hash = tokenHash(token);
       // Stored only when looked up: a hit must not extend the entry's life, or a token in steady use would never be checked again.
       let authority = cache.get(hash);
       if (!authority) {
