@@ -39,7 +39,7 @@ export async function fetchStoredChanges(
 /** Per connection, the median spacing (ms) of its samples in [from, to] (the gap rule's judge), from the recorded changes. */
 export async function medianSpacings(db: Queryable, probe: ProbeDefinition, connectionIds: readonly number[], from: number, to: number): Promise<Map<number, number>> {
   const rows = await db.query<{ connection_id: number; median: number }>(
-    `SELECT connection_id, percentile_cont(0.5) WITHIN GROUP (ORDER BY extract(epoch FROM collected_at - prev_collected_at) * 1000) AS median
+    `SELECT connection_id, percentile_cont(0.5) WITHIN GROUP (ORDER BY ${spanMsSql("collected_at", "prev_collected_at")}) AS median
        FROM ${probeTable(changesTableName(probe.name))}
       WHERE connection_id = ANY($1::int[]) AND prev_collected_at >= $2::timestamptz AND collected_at <= $3::timestamptz
       GROUP BY connection_id`,
