@@ -10,7 +10,7 @@ import { intervalsFor } from "../metrics/intervals.ts";
 import { entityCellFacts } from "../metrics/entity-cell-facts.ts";
 import { type Sample, groupSamples } from "../metrics/samples.ts";
 import { irregularIntervals } from "../metrics/irregular-intervals.ts";
-import { changesTableName, cumulativeColumns, irregularTableName, probeTable, quoteIdent } from "../probes/ddl.ts";
+import { changesTableName, cumulativeColumns, entityGaugeColumns, irregularTableName, probeTable, quoteIdent } from "../probes/ddl.ts";
 import type { ProbeDefinition } from "../probes/types.ts";
 import { ensurePartition, weekOf } from "./partitions.ts";
 import { recordChangeCells } from "./record-change-cells.ts";
@@ -31,18 +31,19 @@ export async function recordChanges(tx: Queryable, probe: ProbeDefinition, conne
     [connectionId, new Date(minT).toISOString(), new Date(maxT).toISOString()],
   );
   const markers = [...new Set(columns.map((c) => c.resetBy).filter((m): m is string => Boolean(m)))];
+  const gauges = probe.keys.length > 0 ? entityGaugeColumns(probe) : []; // for the entity cells
   const rows = await fetchSampleRows(tx, {
     probe,
     connectionIds: [connectionId],
     from: bounds.prev?.getTime() ?? minT,
     to: bounds.next?.getTime() ?? maxT,
-    columns: [...columns.map((c) => c.name), ...markers],
+    columns: [...columns.map((c) => c.name), ...markers, ...gauges.map((c) => c.name)],
     filters: {},
   });
   const samples = groupSamples(probe, rows);
   // Entity cells: a batch that only appends adds its intervals' facts; any other recomputes the hours it touched (below).
   const first = appendedFrom(samples, times);
-  const added = first === undefined ? undefined : entityCellFacts(probe, columns, samples, first);
+  const added = first === undefined ? undefined : entityCellFacts(probe, columns, gauges, samples, first);
   if (added) await addEntityCells(tx, probe, connectionId, added);
   const perColumn = columns.map((c) => intervalsFor(probe, c.name, samples));
   if (perColumn[0].length === 0) return;

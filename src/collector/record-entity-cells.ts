@@ -2,7 +2,7 @@
 import type { Queryable } from "../../drivers/types.ts";
 import { entityFactColumns, entityIntervalFacts, mergedEntityFacts } from "../datastore/entity-cells.ts";
 import { type EntityCellFacts, HOUR_MS as HOUR } from "../metrics/entity-cell-facts.ts";
-import { ENTITY_FACTS, cumulativeColumns, entityCellsTableName, factColumn, probeTable, quoteIdent } from "../probes/ddl.ts";
+import { ENTITY_FACTS, LEVEL_FACTS, cumulativeColumns, entityCellsTableName, entityGaugeColumns, factColumn, probeTable, quoteIdent } from "../probes/ddl.ts";
 import type { ProbeDefinition } from "../probes/types.ts";
 import { ensurePartition, weekOf } from "./partitions.ts";
 
@@ -28,11 +28,12 @@ export async function recordEntityCells(tx: Queryable, probe: ProbeDefinition, c
   const from = Math.floor(ends.reduce((a, b) => Math.min(a, b)) / HOUR) * HOUR;
   const to = Math.floor(ends.reduce((a, b) => Math.max(a, b)) / HOUR) * HOUR + HOUR;
   await ensureHours(tx, table, Array.from({ length: (to - from) / HOUR }, (_, i) => from + i * HOUR));
-  const factColumns = entityFactColumns(columns);
+  const gauges = entityGaugeColumns(probe).map((c) => c.name);
+  const factColumns = entityFactColumns(columns, gauges);
   await tx.query(
     `INSERT INTO ${probeTable(table)} (connection_id, level_seconds, cell_start, entity, ${factColumns.join(", ")})
-     SELECT connection_id, 3600, to_timestamp(floor(extract(epoch FROM collected_at) / 3600) * 3600) AS hour, entity, ${mergedEntityFacts(columns).join(", ")}
-       FROM (${entityIntervalFacts(probe, columns, { from: "$2::timestamptz", to: "$3::timestamptz" })}) facts
+     SELECT connection_id, 3600, to_timestamp(floor(extract(epoch FROM collected_at) / 3600) * 3600) AS hour, entity, ${mergedEntityFacts(columns, gauges).join(", ")}
+       FROM (${entityIntervalFacts(probe, columns, { from: "$2::timestamptz", to: "$3::timestamptz" }, [], gauges)}) facts
       GROUP BY connection_id, hour, entity
      ON CONFLICT (connection_id, level_seconds, cell_start, entity) DO UPDATE SET ${factColumns.map((f) => `${f} = excluded.${f}`).join(", ")}`,
     [[connectionId], new Date(from).toISOString(), new Date(to).toISOString()],
@@ -47,6 +48,7 @@ export async function recordEntityCells(tx: Queryable, probe: ProbeDefinition, c
 export async function addEntityCells(tx: Queryable, probe: ProbeDefinition, connectionId: number, facts: readonly EntityCellFacts[]): Promise<void> {
   const columns = cumulativeColumns(probe).map((c) => c.name);
   if (columns.length === 0 || probe.keys.length === 0 || facts.length === 0) return;
+  const gauges = entityGaugeColumns(probe).map((c) => c.name);
   const table = entityCellsTableName(probe.name);
   await ensureHours(tx, table, new Set(facts.map((f) => f.hour)));
   // An entity travels as one text array per key (unnest would flatten a two-dimensional array); `{}` as `own`.
@@ -61,18 +63,35 @@ export async function addEntityCells(tx: Queryable, probe: ProbeDefinition, conn
       ["double precision", facts.map((f) => f.columns[c].sum)],
       ["double precision", facts.map((f) => f.columns[c].ratioSum)],
     ]),
+    ...gauges.flatMap((_, g): Array<[string, unknown[]]> => [
+      ["integer", facts.map((f) => f.gauges[g].n)],
+      ...(["sum", "min", "max", "last"] as const).map((x): [string, unknown[]] => ["double precision", facts.map((f) => f.gauges[g][x])]),
+      ["timestamptz", facts.map((f) => (f.gauges[g].lastAt === null ? null : new Date(f.gauges[g].lastAt!).toISOString()))],
+    ]),
   ];
-  const names = ["cell_start", "own", ...probe.keys.map((_, k) => `k${k}`), ...entityFactColumns(columns)];
+  const names = ["cell_start", "own", ...probe.keys.map((_, k) => `k${k}`), ...entityFactColumns(columns, gauges)];
   const keys = probe.keys.map((_, k) => `k${k}`).join(", ");
   const added = (f: string) => `${f} = CASE WHEN t.${f} IS NULL THEN excluded.${f} WHEN excluded.${f} IS NULL THEN t.${f} ELSE t.${f} + excluded.${f} END`;
   const updates = [
     "intervals = t.intervals + excluded.intervals",
     "max_span_ms = greatest(t.max_span_ms, excluded.max_span_ms)",
     ...columns.flatMap((name) => ENTITY_FACTS.map((f) => (f === "n" ? `${factColumn(name, f)} = t.${factColumn(name, f)} + excluded.${factColumn(name, f)}` : added(factColumn(name, f))))),
+    // A gauge's count stays null in a cell written before its facts were kept (migration 25): incomplete.
+    ...gauges.flatMap((name) => {
+      const [n, sum, min, max, last, lastAt] = LEVEL_FACTS.map((f) => factColumn(name, f));
+      return [
+        `${n} = t.${n} + excluded.${n}`,
+        added(sum),
+        `${min} = least(t.${min}, excluded.${min})`,
+        `${max} = greatest(t.${max}, excluded.${max})`,
+        `${last} = CASE WHEN t.${lastAt} IS NULL OR excluded.${lastAt} > t.${lastAt} THEN coalesce(excluded.${last}, t.${last}) ELSE t.${last} END`,
+        `${lastAt} = greatest(t.${lastAt}, excluded.${lastAt})`,
+      ];
+    }),
   ];
   await tx.query(
-    `INSERT INTO ${probeTable(table)} AS t (connection_id, level_seconds, cell_start, entity, ${entityFactColumns(columns).join(", ")})
-     SELECT $1::integer, 3600, cell_start, CASE WHEN own THEN '{}'::text[] ELSE ARRAY[${keys}] END, ${entityFactColumns(columns).join(", ")}
+    `INSERT INTO ${probeTable(table)} AS t (connection_id, level_seconds, cell_start, entity, ${entityFactColumns(columns, gauges).join(", ")})
+     SELECT $1::integer, 3600, cell_start, CASE WHEN own THEN '{}'::text[] ELSE ARRAY[${keys}] END, ${entityFactColumns(columns, gauges).join(", ")}
        FROM unnest(${arrays.map(([type], i) => `$${i + 2}::${type}[]`).join(", ")}) AS f(${names.map((n) => (n.startsWith('"') ? n : quoteIdent(n))).join(", ")})
      ON CONFLICT (connection_id, level_seconds, cell_start, entity) DO UPDATE SET ${updates.join(", ")}`,
     [connectionId, ...arrays.map(([, values]) => values)],

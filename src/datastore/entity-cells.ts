@@ -9,7 +9,7 @@
  */
 import type { Queryable } from "../../drivers/types.ts";
 import type { RollupPlan } from "../metrics/rollup-plan.ts";
-import { ENTITY_FACTS, changesTableName, entityCellsTableName, factColumn as fact, probeTable, quoteIdent } from "../probes/ddl.ts";
+import { ENTITY_FACTS, LEVEL_FACTS, changesTableName, entityCellsTableName, factColumn as fact, probeTable, quoteIdent } from "../probes/ddl.ts";
 import type { ProbeDefinition } from "../probes/types.ts";
 import { spanMsSql } from "./changes-repository.ts";
 import { readRollupBuckets } from "./rollup-read.ts";
@@ -27,7 +27,13 @@ const CONNECTION_ENTITY = "{}";
  * (conditions on `r`; a row at a connection's first sample, or whose entity was not in the previous sample,
  * has no interval), and one per interval of the connection, with the entity CONNECTION_ENTITY and no changes.
  */
-export function entityIntervalFacts(probe: ProbeDefinition, columns: readonly string[], range: { from: string; to: string }, where: readonly string[] = []): string {
+export function entityIntervalFacts(
+  probe: ProbeDefinition,
+  columns: readonly string[],
+  range: { from: string; to: string },
+  where: readonly string[] = [],
+  gauges: readonly string[] = [],
+): string {
   const raw = probeTable(probe.name);
   const changesTable = probeTable(changesTableName(probe.name));
   const spanOf = (alias: string) => spanMsSql(`${alias}.collected_at`, "c.prev_collected_at");
@@ -37,7 +43,7 @@ export function entityIntervalFacts(probe: ProbeDefinition, columns: readonly st
   const paired = "r.prev_at = c.prev_collected_at";
   const before = (column: string) => quoteIdent(`prev:${column}`);
   const markers = [...new Set(columns.map((name) => probe.columns.find((x) => x.name === name)?.resetBy).filter((m): m is string => Boolean(m)))];
-  const lagged = [...columns, ...markers].map((name) => `lag(r.${quoteIdent(name)}) OVER w AS ${before(name)}`);
+  const lagged = ["lag(r.collected_at) OVER w AS prev_at", ...[...columns, ...markers].map((name) => `lag(r.${quoteIdent(name)}) OVER w AS ${before(name)}`)];
   // Each column's change is computed once, then counted, summed and divided (OFFSET 0 keeps the planner from
   // inlining it three times over: its evaluation was most of the statement's time).
   const changeOf = (name: string) => quoteIdent(`change:${name}`);
@@ -49,12 +55,16 @@ export function entityIntervalFacts(probe: ProbeDefinition, columns: readonly st
   });
   const facts = columns.flatMap((name) => [`(${changeOf(name)} IS NOT NULL)::int AS ${fact(name, "n")}`, `${changeOf(name)} AS ${fact(name, "sum")}`, `${changeOf(name)} / span_ms AS ${fact(name, "ratio_sum")}`]);
   const noChanges = columns.flatMap((name) => [`0 AS ${fact(name, "n")}`, `NULL::float8 AS ${fact(name, "sum")}`, `NULL::float8 AS ${fact(name, "ratio_sum")}`]);
+  // A gauge's level facts of the row alone; none on the connection's own rows.
+  const gaugeFacts = gaugeFactsOfRow(gauges);
+  const gaugeNames = gauges.flatMap((name) => LEVEL_FACTS.map((f) => fact(name, f)));
+  const noGauges = gauges.flatMap((name) => [`0 AS ${fact(name, "n")}`, ...(["sum", "min", "max", "last"] as const).map((f) => `NULL::float8 AS ${fact(name, f)}`), `NULL::timestamptz AS ${fact(name, "last_at")}`]);
   const inRange = (alias: string, from = range.from) => [`${alias}.connection_id = ANY($1::int[])`, `${alias}.collected_at >= ${from}`, `${alias}.collected_at < ${range.to}`];
   const previousSample = `coalesce((SELECT min(c0.prev_collected_at) FROM ${changesTable} c0 WHERE ${inRange("c0").join(" AND ")}), ${range.from})`;
   const entity = ["r.connection_id", ...probe.keys.map((k) => `r.${quoteIdent(k)}`)].join(", ");
-  return `SELECT connection_id, collected_at, entity, intervals, CASE WHEN intervals = 1 THEN span_ms END AS max_span_ms, ${facts.join(", ")}
-            FROM (SELECT r.connection_id, r.collected_at, ${entityKeySql(probe, "r")} AS entity, (coalesce(${paired}, false))::int AS intervals, ${span} AS span_ms, ${changes.join(", ")}
-                    FROM (SELECT r.*, lag(r.collected_at) OVER w AS prev_at, ${lagged.join(", ")}
+  return `SELECT ${["connection_id", "collected_at", "entity", "intervals", "CASE WHEN intervals = 1 THEN span_ms END AS max_span_ms", ...facts, ...gaugeNames].join(", ")}
+            FROM (SELECT ${[`r.connection_id, r.collected_at, ${entityKeySql(probe, "r")} AS entity, (coalesce(${paired}, false))::int AS intervals, ${span} AS span_ms`, ...changes, ...gaugeFacts].join(", ")}
+                    FROM (SELECT r.*, ${lagged.join(", ")}
                             FROM ${raw} r
                            WHERE ${[...inRange("r", previousSample), ...where, ...excludedRowsSql(probe).map((w) => `r.${w}`)].join(" AND ")}
                           WINDOW w AS (PARTITION BY ${entity} ORDER BY r.collected_at)) r
@@ -62,18 +72,49 @@ export function entityIntervalFacts(probe: ProbeDefinition, columns: readonly st
                    WHERE r.collected_at >= ${range.from}
                   OFFSET 0) x
           UNION ALL
-          SELECT c.connection_id, c.collected_at, '${CONNECTION_ENTITY}'::text[], 1, ${spanOf("c")}, ${noChanges.join(", ")}
+          SELECT ${[`c.connection_id, c.collected_at, '${CONNECTION_ENTITY}'::text[], 1, ${spanOf("c")}`, ...noChanges, ...noGauges].join(", ")}
             FROM ${changesTable} c WHERE ${inRange("c").join(" AND ")}`;
 }
 
-export const entityFactColumns = (columns: readonly string[]) => ["intervals", "max_span_ms", ...columns.flatMap((name) => ENTITY_FACTS.map((f) => fact(name, f)))];
+/** A gauge's level facts of one raw row `r` alone. */
+const gaugeFactsOfRow = (gauges: readonly string[]) =>
+  gauges.flatMap((name) => {
+    const g = `r.${quoteIdent(name)}`;
+    return [`(${g} IS NOT NULL)::int AS ${fact(name, "n")}`, ...(["sum", "min", "max", "last"] as const).map((f) => `${g}::float8 AS ${fact(name, f)}`), `CASE WHEN ${g} IS NOT NULL THEN r.collected_at END AS ${fact(name, "last_at")}`];
+  });
 
-/** Interval facts or cells merged into one: counts and sums added, the longest interval kept. */
-export function mergedEntityFacts(columns: readonly string[]): string[] {
+/** entityIntervalFacts for gauges alone: each visible row's level facts, no intervals (no look-back, no join). */
+function entityGaugeFacts(probe: ProbeDefinition, range: { from: string; to: string }, where: readonly string[], gauges: readonly string[]): string {
+  const conditions = ["r.connection_id = ANY($1::int[])", `r.collected_at >= ${range.from}`, `r.collected_at < ${range.to}`, ...where, ...excludedRowsSql(probe).map((w) => `r.${w}`)];
+  return `SELECT r.connection_id, r.collected_at, ${entityKeySql(probe, "r")} AS entity, 0 AS intervals, NULL::float8 AS max_span_ms, ${gaugeFactsOfRow(gauges).join(", ")}
+            FROM ${probeTable(probe.name)} r WHERE ${conditions.join(" AND ")}
+          OFFSET 0`; // kept a subquery: one index range scan per range, not every row compared with every range
+}
+
+export const entityFactColumns = (columns: readonly string[], gauges: readonly string[] = []) => [
+  "intervals",
+  "max_span_ms",
+  ...columns.flatMap((name) => ENTITY_FACTS.map((f) => fact(name, f))),
+  ...gauges.flatMap((name) => LEVEL_FACTS.map((f) => fact(name, f))),
+];
+
+/**
+ * Interval facts or cells merged into one: counts and sums added, the longest interval kept; gauges' extremes
+ * kept and the latest value, with no count where a cell has none (written before migration 25: incomplete).
+ */
+export function mergedEntityFacts(columns: readonly string[], gauges: readonly string[] = []): string[] {
   return [
     "sum(intervals)::int AS intervals",
     "max(max_span_ms) AS max_span_ms",
     ...columns.flatMap((name) => [`sum(${fact(name, "n")})::int AS ${fact(name, "n")}`, ...(["sum", "ratio_sum"] as const).map((f) => `sum(${fact(name, f)}) AS ${fact(name, f)}`)]),
+    ...gauges.flatMap((name) => [
+      `(CASE WHEN count(*) = count(${fact(name, "n")}) THEN sum(${fact(name, "n")}) END)::int AS ${fact(name, "n")}`,
+      `sum(${fact(name, "sum")}) AS ${fact(name, "sum")}`,
+      `min(${fact(name, "min")}) AS ${fact(name, "min")}`,
+      `max(${fact(name, "max")}) AS ${fact(name, "max")}`,
+      `(array_agg(${fact(name, "last")} ORDER BY ${fact(name, "last_at")} DESC) FILTER (WHERE ${fact(name, "n")} > 0))[1] AS ${fact(name, "last")}`,
+      `max(${fact(name, "last_at")}) AS ${fact(name, "last_at")}`,
+    ]),
   ];
 }
 
@@ -85,6 +126,8 @@ export interface EntityBucket {
   intervals: number;
   maxSpanMs: number | null;
   columns: Array<{ n: number; sum: number | null; ratioSum: number | null }>;
+  /** Per gauge read: its level facts; `n` null when a cell in the bucket has none (incomplete). */
+  gauges: Array<{ n: number | null; sum: number; min: number; max: number; last: number; lastAt: number }>;
 }
 
 /**
@@ -94,8 +137,9 @@ export interface EntityBucket {
  */
 export async function fetchEntityBuckets(
   db: Queryable,
-  q: { probe: ProbeDefinition; columns: readonly string[]; connectionIds: readonly number[]; plan: RollupPlan; filters: Readonly<Record<string, string>> },
+  q: { probe: ProbeDefinition; columns: readonly string[]; gauges?: readonly string[]; connectionIds: readonly number[]; plan: RollupPlan; filters: Readonly<Record<string, string>> },
 ): Promise<EntityBucket[]> {
+  const gauges = q.gauges ?? [];
   const filters = Object.entries(q.filters);
   // The shared read takes $1..$11; the filter values follow.
   const cellWhere = filters.length
@@ -107,9 +151,12 @@ export async function fetchEntityBuckets(
     key: "entity",
     cellsWhere: cellWhere,
     params: filters.map(([, value]) => value),
-    facts: entityFactColumns(q.columns),
-    merged: mergedEntityFacts(q.columns),
-    rawFacts: entityIntervalFacts(q.probe, q.columns, { from: "p.lo", to: "p.hi" }, rawWhere),
+    facts: entityFactColumns(q.columns, gauges),
+    merged: mergedEntityFacts(q.columns, gauges),
+    rawFacts:
+      q.columns.length > 0
+        ? entityIntervalFacts(q.probe, q.columns, { from: "p.lo", to: "p.hi" }, rawWhere, gauges)
+        : entityGaugeFacts(q.probe, { from: "p.lo", to: "p.hi" }, rawWhere, gauges),
     connectionIds: q.connectionIds,
     plan: q.plan,
   });
@@ -120,5 +167,9 @@ export async function fetchEntityBuckets(
     intervals: row.intervals as number,
     maxSpanMs: row.max_span_ms as number | null,
     columns: q.columns.map((name) => ({ n: (row[`${name}:n`] as number | null) ?? 0, sum: row[`${name}:sum`] as number | null, ratioSum: row[`${name}:ratio_sum`] as number | null })),
+    gauges: gauges.map((name) => {
+      const value = (f: string) => Number(row[`${name}:${f}`]);
+      return { n: row[`${name}:n`] as number | null, sum: value("sum"), min: value("min"), max: value("max"), last: value("last"), lastAt: (row[`${name}:last_at`] as Date | null)?.getTime() ?? Number.NaN };
+    }),
   }));
 }

@@ -1,6 +1,6 @@
 /**
  * The facts of hourly entity cells (metrics.<probe>__entity_cells) contributed by the intervals that end at
- * given samples, computed from the samples themselves: what the sample writer adds to the cells when a batch
+ * given samples, and by their gauges' values, computed from the samples themselves: what the sample writer adds to the cells when a batch
  * only appends to a connection's history. The SQL in datastore/entity-cells.ts computes the same facts from raw
  * rows (the writer's path for any other batch); both judge an entity's change as intervals.ts does.
  */
@@ -16,6 +16,8 @@ export interface EntityCellFacts {
   intervals: number;
   maxSpanMs: number | null;
   columns: Array<{ n: number; sum: number | null; ratioSum: number | null }>;
+  /** Per gauge: the level facts of its values (as time rollups keep them). */
+  gauges: Array<{ n: number; sum: number | null; min: number | null; max: number | null; last: number | null; lastAt: number | null }>;
 }
 
 const numeric = (v: unknown): number | null => (v === null || v === undefined ? null : typeof v === "number" ? v : Number(v));
@@ -33,13 +35,26 @@ function keyText(value: unknown): string | undefined {
  * samples gets a cell for the row's hour, even without an interval. Undefined when a key value cannot be spelled
  * as the datastore would (the caller then recomputes the cells in SQL).
  */
-export function entityCellFacts(probe: ProbeDefinition, columns: readonly ProbeColumn[], sequence: readonly Sample[], first: number): EntityCellFacts[] | undefined {
+export function entityCellFacts(
+  probe: ProbeDefinition,
+  columns: readonly ProbeColumn[],
+  gauges: readonly ProbeColumn[],
+  sequence: readonly Sample[],
+  first: number,
+): EntityCellFacts[] | undefined {
   const cells = new Map<string, EntityCellFacts>();
   const cell = (hour: number, entity: string[]) => {
     const id = JSON.stringify([hour, entity]);
     let found = cells.get(id);
     if (!found) {
-      found = { hour, entity, intervals: 0, maxSpanMs: null, columns: columns.map(() => ({ n: 0, sum: null, ratioSum: null })) };
+      found = {
+        hour,
+        entity,
+        intervals: 0,
+        maxSpanMs: null,
+        columns: columns.map(() => ({ n: 0, sum: null, ratioSum: null })),
+        gauges: gauges.map(() => ({ n: 0, sum: null, min: null, max: null, last: null, lastAt: null })),
+      };
       cells.set(id, found);
     }
     return found;
@@ -60,6 +75,13 @@ export function entityCellFacts(probe: ProbeDefinition, columns: readonly ProbeC
       const entity = entityOf(row);
       if (entity.some((k) => k === undefined)) return undefined;
       const target = cell(hour, entity as string[]);
+      gauges.forEach((gauge, g) => {
+        const value = numeric(row[gauge.name]);
+        if (value === null) return;
+        const facts = target.gauges[g]; // samples come in time order: the last value seen is the latest
+        [facts.n, facts.sum, facts.last, facts.lastAt] = [facts.n + 1, (facts.sum ?? 0) + value, value, t];
+        [facts.min, facts.max] = [Math.min(facts.min ?? value, value), Math.max(facts.max ?? value, value)];
+      });
       const prior = before.get(JSON.stringify(entity));
       if (!prior) continue; // appeared (or the connection's first sample): a cell, no interval
       target.intervals += 1;

@@ -11,10 +11,13 @@
  */
 import type { Queryable } from "../../drivers/types.ts";
 import { fetchEntityBuckets } from "../datastore/entity-cells.ts";
+import { entityGaugeColumns } from "../probes/ddl.ts";
+import { bucketOf } from "./buckets.ts";
 import { RATE_FACTOR, longestSafeIntervalMs } from "./rollup-changes.ts";
 import type { RollupQuery } from "./rollup-levels.ts";
 import { ENTITY_CELLS_MS, rollupPlanFor } from "./rollup-plan.ts";
 import type { MetricRequest } from "./metric-names.ts";
+import { type LevelPoint, seriesFromLevels } from "./series.ts";
 
 
 export interface EntityRollupQuery extends RollupQuery {
@@ -79,16 +82,53 @@ export async function entitySeriesFromCells(db: Queryable, q: EntityRollupQuery)
 }
 
 /**
- * A filtered query naming one entity by all of the probe's keys: its counter metrics per connection from the
- * entity cells; empty where they cannot answer (then the raw paths do).
+ * A filtered query naming one entity by all of the probe's keys: its counter metrics, and its gauges' raw
+ * values, per connection from the entity cells; empty where they cannot answer (then the raw paths do).
  */
 export async function seriesOfOneEntity(db: Queryable, q: EntityRollupQuery): Promise<Map<MetricRequest, Map<number, Array<number | null>>>> {
   const answered = new Map<MetricRequest, Map<number, Array<number | null>>>();
   const pinned = q.probe.keys.length > 0 && q.probe.keys.every((k) => q.filters[k] !== undefined) && Object.keys(q.filters).length === q.probe.keys.length;
+  if (!pinned) return answered;
   const metrics = q.metrics.filter((m) => m.form === "delta" || RATE_FACTOR[m.form] !== undefined);
-  if (!pinned || metrics.length === 0) return answered;
-  const found = await entitySeriesFromCells(db, { ...q, metrics });
-  if (!found) return answered;
-  metrics.forEach((m, i) => answered.set(m, new Map(q.connectionIds.map((id) => [id, found.get(id)![0].values[i]]))));
+  const found = metrics.length ? await entitySeriesFromCells(db, { ...q, metrics }) : undefined;
+  if (found) metrics.forEach((m, i) => answered.set(m, new Map(q.connectionIds.map((id) => [id, found.get(id)![0].values[i]]))));
+  for (const [m, perConnection] of await gaugeSeriesOfOneEntity(db, q)) answered.set(m, perConnection);
+  return answered;
+}
+
+/**
+ * Raw gauge columns (numbackends, n_dead_tup) of the one entity the filters name, from the entity cells' level
+ * facts: whole hours in each bucket, the entity's raw rows for the rest, merged into one point per bucket as
+ * rollup-levels.ts does for a connection. Taken only where provably the pipeline's: every cell read has the
+ * facts (cells from before migration 25 have none), the first bucket has a value (no sample before the window
+ * matters), and repeating values into empty buckets gives the same series for any judged interval (so the
+ * entity's own spacing, which the pipeline would judge by, does not matter).
+ */
+async function gaugeSeriesOfOneEntity(db: Queryable, q: EntityRollupQuery): Promise<Map<MetricRequest, Map<number, Array<number | null>>>> {
+  const answered = new Map<MetricRequest, Map<number, Array<number | null>>>();
+  const gaugeNames = new Set(entityGaugeColumns(q.probe).map((c) => c.name));
+  const candidates = q.metrics.filter((m) => m.form === "raw" && gaugeNames.has(m.metric));
+  if (candidates.length === 0) return answered;
+  const plan = rollupPlanFor(q.buckets, q.levelsFrom, ENTITY_CELLS_MS);
+  if (!plan) return answered;
+  const gauges = [...new Set(candidates.map((m) => m.metric))];
+  const facts = (await fetchEntityBuckets(db, { probe: q.probe, columns: [], gauges, connectionIds: q.connectionIds, plan, filters: q.filters })).filter((f) => f.entity.length > 0);
+  if (facts.some((f) => f.gauges.some((g) => g.n === null))) return answered;
+  for (const m of candidates) {
+    const g = gauges.indexOf(m.metric);
+    const perConnection = new Map<number, Array<number | null>>();
+    for (const id of q.connectionIds) {
+      const inWindow: LevelPoint[] = facts
+        .filter((f) => f.connectionId === id && f.gauges[g].n! > 0)
+        .sort((a, b) => a.k - b.k)
+        .map((f) => ({ t: f.gauges[g].lastAt, count: f.gauges[g].n!, sum: f.gauges[g].sum, min: f.gauges[g].min, max: f.gauges[g].max, last: f.gauges[g].last }));
+      if (inWindow.length === 0 || bucketOf(q.buckets, inWindow[0].t) !== 0) break;
+      const series = (judgedInterval: number) => seriesFromLevels({ inWindow, prior: undefined, buckets: q.buckets, judgedInterval, aggregation: q.aggregation });
+      const shortest = series(q.intervalSeconds * 1000);
+      if (!series(Number.POSITIVE_INFINITY).every((v, i) => Object.is(v, shortest[i]))) break;
+      perConnection.set(id, shortest);
+    }
+    if (perConnection.size === q.connectionIds.length) answered.set(m, perConnection);
+  }
   return answered;
 }

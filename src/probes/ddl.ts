@@ -152,13 +152,27 @@ export const entityCellsTableName = (probe: string) => `${probe}__entity_cells`;
 /** The facts an entity cell keeps per cumulative column: fewer than a change cell's, since there is one cell per entity. */
 export const ENTITY_FACTS = ["n", "sum", "ratio_sum"] as const;
 
+/** The other numeric columns (gauges such as numbackends or n_dead_tup): an entity cell keeps their level facts. */
+export function entityGaugeColumns(probe: ProbeDefinition): ProbeColumn[] {
+  return levelColumns(probe).filter((c) => !CUMULATIVE_KINDS.has(c.kind));
+}
+
+/**
+ * The entity cells' level facts of gauges (as the time rollups keep them, LEVEL_FACTS), nullable: cells
+ * written before migration 25 have none, and a reader takes a cell without them as incomplete.
+ */
+export function entityGaugeFactColumns(probe: ProbeDefinition): string[] {
+  return entityGaugeColumns(probe).flatMap((c) => LEVEL_FACTS.map((f) => `${factColumn(c.name, f)} ${f === "n" ? "integer" : f === "last_at" ? "timestamptz" : "double precision"}`));
+}
+
 /**
  * Hourly rollups of each entity's changes (each database, each table), for per-entity series over long
  * windows: per connection, hour (by the interval's end) and entity (its key values as text), how many of the
  * connection's intervals end in the hour with the entity in both samples and the longest of them, and per
  * cumulative column how many have a valid change, their sum and the sum of change / interval length (ms).
  * Every entity with a row in the hour has a cell, even one with no such interval; the connection's own
- * intervals have a cell under the empty entity `{}`.
+ * intervals have a cell under the empty entity `{}`. Gauges have the level facts of the entity's values in the
+ * hour (entityGaugeFactColumns).
  */
 export function createEntityCellsTable(probe: ProbeDefinition): string[] {
   const columns = cumulativeColumns(probe);
@@ -173,7 +187,7 @@ export function createEntityCellsTable(probe: ProbeDefinition): string[] {
   entity text[] NOT NULL,
   intervals integer NOT NULL,
   max_span_ms double precision,
-  ${facts.join(",\n  ")},
+  ${[...facts, ...entityGaugeFactColumns(probe)].join(",\n  ")},
   PRIMARY KEY (connection_id, level_seconds, cell_start, entity)
 ) PARTITION BY RANGE (cell_start)`,
     `COMMENT ON TABLE ${table} IS ${quoteLiteral(`Hourly rollups of ${probe.name}'s changes per entity (${probe.keys.join(", ")}), written by the sample writer`)}`,

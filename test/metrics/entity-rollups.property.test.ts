@@ -25,7 +25,7 @@ const CASES: Case[] = [
     key: "database_name",
     entities: ["a", "b", "c"],
     steady: ["a"],
-    columns: { xact_commit: "int", blk_read_time: "quarter", active_time: "quarter" },
+    columns: { xact_commit: "int", blk_read_time: "quarter", active_time: "quarter", numbackends: "int" },
     marker: "stats_reset",
     metrics: ["xact_commit_per_sec", "xact_commit_delta", "blk_read_time_pct", "active_time_sessions"],
   },
@@ -45,7 +45,7 @@ const rounded = (actual: Array<number | null>, expected: Array<number | null>) =
 
 describe("entity cells give the pipeline's per-entity counter series", () => {
   let store: TestDatastore;
-  const answered = { whole: 0, upgraded: 0 };
+  const answered = { whole: 0, upgraded: 0, gauge: 0 };
   beforeAll(async () => {
     store = await migratedDatastore("pg");
     await store.db.query("UPDATE probe_configs SET collection_interval_seconds = $1", [INTERVAL]);
@@ -108,6 +108,15 @@ describe("entity cells give the pipeline's per-entity counter series", () => {
         const raw = await fetchSampleRows(store.db, { probe, connectionIds: [connectionId], from: start - borrowLimitMs(buckets), to: end, columns, filters });
         const expected = computeSeries({ probe, metrics: parseMetricList(metrics, probe), samples: groupSamples(probe, raw), buckets, intervalSeconds: INTERVAL, aggregation });
         answer.series.forEach((s, i) => expect({ ...context, filters, name: s.name, values: rounded(s.data.map((p) => p.value), expected[i]) }).toEqual({ ...context, filters, name: s.name, values: expected[i] }));
+
+        // A gauge of one database: from its entity cells' level facts where they answer, else raw.
+        const statements: string[] = [];
+        const watched = { query: (sql: string, params?: readonly unknown[]) => (statements.push(sql), store.db.query(sql, params)) } as never;
+        const gauge = await runMetricsQuery(watched, { ...base, metrics: "numbackends", filters });
+        const gaugeRows = await fetchSampleRows(store.db, { probe, connectionIds: [connectionId], from: start - borrowLimitMs(buckets), to: end, columns: ["numbackends"], filters });
+        const [gaugeExpected] = computeSeries({ probe, metrics: parseMetricList("numbackends", probe), samples: groupSamples(probe, gaugeRows), buckets, intervalSeconds: INTERVAL, aggregation });
+        expect({ ...context, filters, values: rounded(gauge.series[0].data.map((p) => p.value), gaugeExpected) }).toEqual({ ...context, filters, values: gaugeExpected });
+        if (statements.length === 2 && statements[1].includes("__entity_cells")) answered.gauge++;
       }
     }
   });
@@ -115,6 +124,7 @@ describe("entity cells give the pipeline's per-entity counter series", () => {
   it("answered from the cells in some of those queries, for whole and for upgraded datastores", () => {
     expect(answered.whole).toBeGreaterThan(5);
     expect(answered.upgraded).toBeGreaterThan(2);
+    expect(answered.gauge).toBeGreaterThan(3);
   });
 
   it.each([11, 12])("appending in order (down to one sample per batch, as a collector does) keeps the cells that recomputing from raw rows keeps, seed %i", async (seed) => {
@@ -157,6 +167,29 @@ describe("entity cells give the pipeline's per-entity counter series", () => {
     const moved = [(await grouped())! - before[0]!, (await filtered())! - before[1]!];
     expect(moved[0]).toBeGreaterThanOrEqual(3_999_000);
     expect(moved[1]).toBeCloseTo(moved[0], 3);
+  });
+
+  it("reads a database's gauge from the cells' level facts, and raw rows where a cell has none (written before migration 25)", async () => {
+    const rng = random(8);
+    const spec = CASES[0];
+    const connectionId = await addConnection(store.db, "entity-cells-gauge");
+    const rows = history(rng, spec, 24 * 60, [60]);
+    await writeShuffled(store, rng, connectionId, spec.probe, rows, 90);
+    const start = Date.parse(rows[0].collected_at as string) + HOUR;
+    const query = { probeName: spec.probe, connectionIds: [connectionId], window: { start, end: start + 20 * HOUR }, buckets: 4, aggregation: "avg", metrics: "numbackends", filters: { database_name: "a" } };
+    const answer = async () => (await runMetricsQuery(store.db, query)).series[0].data.map((p) => p.value);
+    const before = await answer();
+    expect(before[1]).not.toBeNull();
+    // Every value in the cells 1000 higher: bucket 1 (5 to 10 hours in, at least 4 of them whole hours) moves by 800 or more.
+    await store.db.query(`UPDATE metrics.pg_stat_database__entity_cells SET "numbackends:sum" = "numbackends:sum" + 1000 * "numbackends:n" WHERE connection_id = $1 AND entity = '{a}'`, [connectionId]);
+    const moved = await answer();
+    expect(moved[1]! - before[1]!).toBeGreaterThanOrEqual(799);
+    // A cell without the facts: the whole answer comes from raw rows again.
+    await store.db.query(
+      `UPDATE metrics.pg_stat_database__entity_cells SET "numbackends:n" = NULL WHERE connection_id = $1 AND entity = '{a}' AND cell_start = date_trunc('hour', $2::timestamptz) + interval '3 hours'`,
+      [connectionId, new Date(start).toISOString()],
+    );
+    expect(await answer()).toEqual(before);
   });
 
   it("lists an entity seen only in the span borrowed before the window, as the pipeline does", async () => {

@@ -1,0 +1,18 @@
+import { entityCellsTableName, entityGaugeFactColumns, probeTable } from "../../probes/ddl.ts";
+import { PROBES } from "../../probes/index.ts";
+import type { Migration } from "./types.ts";
+
+/**
+ * Entity cells keep the level facts of gauges too (a database's numbackends, a table's n_dead_tup), so a filter
+ * naming one entity reads them over long windows. Cells written before have none (null): readers take such a
+ * cell as incomplete and read raw rows, so `levels_from` stays where it is. A datastore created at version 24
+ * or later already has the columns (the catalogue creates them), hence IF NOT EXISTS.
+ */
+export const migration: Migration = {
+  version: 25,
+  name: "entity_gauges",
+  statements: PROBES.flatMap((probe) => {
+    const columns = entityGaugeFactColumns(probe);
+    return columns.length === 0 ? [] : [`ALTER TABLE IF EXISTS ${probeTable(entityCellsTableName(probe.name))} ${columns.map((c) => `ADD COLUMN IF NOT EXISTS ${c}`).join(", ")}`];
+  }),
+};
