@@ -3,6 +3,8 @@ import { openPg } from "../drivers/pg.ts";
 import { openPglite } from "../drivers/pglite.ts";
 import { migrate } from "../src/datastore/migrate.ts";
 import { MIGRATIONS } from "../src/datastore/migrations/index.ts";
+import { writeSamples } from "../src/collector/sample-writer.ts";
+import { LEVEL_FACTS } from "../src/probes/ddl.ts";
 import { createTestDatabase } from "./support/postgres.ts";
 
 const latest = Math.max(...MIGRATIONS.map((m) => m.version));
@@ -46,6 +48,19 @@ describe("migrations", () => {
     expect(await wal()).toEqual([]);
     expect((await migrate(db)).applied.map((m) => m.version)).toEqual(MIGRATIONS.filter((m) => m.version >= 16).map((m) => m.version));
     expect(await wal()).toEqual(["pg_stat_statements.wal_bytes", "pg_stat_statements__changes.wal_bytes", "pg_stat_statements__irregular.wal_bytes"]);
+    await db.close();
+  });
+
+  it("bring gauges' level facts to the entity cells of a datastore made before them (migration 25), empty in the cells already there", async () => {
+    const db = await openPglite();
+    await migrate(db, MIGRATIONS.filter((m) => m.version < 25));
+    const [{ id }] = await db.query<{ id: number }>("INSERT INTO connections (name, host, username) VALUES ('old', 'localhost', 'u') RETURNING id");
+    await writeSamples(db, { connectionId: id, probe: "pg_stat_database", rows: [0, 60_000].map((t) => ({ collected_at: new Date(Date.parse("2026-05-01T00:00:00Z") + t).toISOString(), database_name: "a", xact_commit: t, numbackends: 3 })) });
+    // Migration 24 creates the cells as the catalogue stands today: take the gauge columns away to get the old table.
+    await db.query(`ALTER TABLE metrics.pg_stat_database__entity_cells ${LEVEL_FACTS.map((f) => `DROP COLUMN "numbackends:${f}"`).join(", ")}`);
+    expect((await migrate(db)).applied.map((m) => m.version)).toEqual([25]);
+    const cells = await db.query<{ n: number | null }>(`SELECT "numbackends:n" AS n FROM metrics.pg_stat_database__entity_cells WHERE entity = '{a}'`);
+    expect(cells).toEqual([{ n: null }]);
     await db.close();
   });
 
