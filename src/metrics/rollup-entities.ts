@@ -10,9 +10,10 @@
  * Otherwise undefined, and the other paths answer.
  */
 import type { Queryable } from "../../drivers/types.ts";
-import { fetchEntityBuckets } from "../datastore/entity-cells.ts";
+import { type EntityBucket, fetchEntityBuckets } from "../datastore/entity-cells.ts";
 import { entityGaugeColumns } from "../probes/ddl.ts";
-import { bucketOf } from "./buckets.ts";
+import type { Aggregation } from "./aggregate.ts";
+import { type Buckets, bucketOf } from "./buckets.ts";
 import { RATE_FACTOR, longestSafeIntervalMs } from "./rollup-changes.ts";
 import type { RollupQuery } from "./rollup-levels.ts";
 import { ENTITY_CELLS_MS, rollupPlanFor } from "./rollup-plan.ts";
@@ -36,13 +37,17 @@ export interface EntitySeries {
 export async function entitySeriesFromCells(db: Queryable, q: EntityRollupQuery): Promise<Map<number, EntitySeries[]> | undefined> {
   const { probe, buckets: b } = q;
   if (probe.keys.length === 0 || q.metrics.length === 0 || !Object.keys(q.filters).every((c) => probe.keys.includes(c))) return undefined;
-  if (!q.metrics.every((m) => m.form === "delta" || (RATE_FACTOR[m.form] !== undefined && (q.aggregation === "avg" || q.aggregation === "sum")))) return undefined;
+  const gaugeNames = new Set(entityGaugeColumns(probe).map((c) => c.name));
+  const isGauge = (m: MetricRequest) => m.form === "raw" && gaugeNames.has(m.metric);
+  const isCounter = (m: MetricRequest) => m.form === "delta" || (RATE_FACTOR[m.form] !== undefined && (q.aggregation === "avg" || q.aggregation === "sum"));
+  if (!q.metrics.every((m) => isCounter(m) || isGauge(m))) return undefined;
   const entityPlan = rollupPlanFor(b, q.levelsFrom, ENTITY_CELLS_MS);
   if (!entityPlan) return undefined;
-  const columns = [...new Set(q.metrics.map((m) => m.metric))];
+  const columns = [...new Set(q.metrics.filter(isCounter).map((m) => m.metric))];
+  const gauges = [...new Set(q.metrics.filter(isGauge).map((m) => m.metric))];
   // The span borrowed before the window is read only for the entities in it (k = -1).
   const plan = { ...entityPlan, raw: [{ from: q.borrowFrom, to: b.start, k: -1 }, ...entityPlan.raw] };
-  const facts = await fetchEntityBuckets(db, { probe, columns, connectionIds: q.connectionIds, plan, filters: q.filters });
+  const facts = await fetchEntityBuckets(db, { probe, columns, gauges, connectionIds: q.connectionIds, plan, filters: q.filters });
   const own = facts.filter((f) => f.k >= 0 && f.entity.length === 0); // the connection's intervals (datastore/entity-cells.ts)
   const longest = longestSafeIntervalMs(q.intervalSeconds, b);
   if (own.some((f) => (f.maxSpanMs ?? 0) > longest)) return undefined;
@@ -63,17 +68,24 @@ export async function entitySeriesFromCells(db: Queryable, q: EntityRollupQuery)
     for (const list of byEntity.values()) {
       const byBucket = new Map(list.filter((f) => f.k >= 0).map((f) => [f.k, f]));
       if (filtered && [...connectionIntervals].some(([k, n]) => n > 0 && byBucket.get(k)?.intervals !== n)) return undefined;
-      const values = q.metrics.map((m) => {
+      const values = [];
+      for (const m of q.metrics) {
+        if (isGauge(m)) {
+          const levels = gaugeSeries(list, gauges.indexOf(m.metric), q);
+          if (!levels) return undefined;
+          values.push(levels);
+          continue;
+        }
         const c = columns.indexOf(m.metric);
-        return Array.from({ length: b.n + 1 }, (_, k) => {
+        values.push(Array.from({ length: b.n + 1 }, (_, k) => {
           if (!(connectionIntervals.get(k) ?? 0)) return null;
           const own = byBucket.get(k)?.columns[c];
           if (m.form === "delta") return own?.sum ?? 0;
           if (!own || own.n === 0) return null;
           const rateSum = RATE_FACTOR[m.form]! * own.ratioSum!;
           return q.aggregation === "avg" ? rateSum / own.n : rateSum;
-        });
-      });
+        }));
+      }
       series.push({ entity: list[0].entity, values });
     }
     result.set(id, series);
@@ -113,22 +125,31 @@ async function gaugeSeriesOfOneEntity(db: Queryable, q: EntityRollupQuery): Prom
   if (!plan) return answered;
   const gauges = [...new Set(candidates.map((m) => m.metric))];
   const facts = (await fetchEntityBuckets(db, { probe: q.probe, columns: [], gauges, connectionIds: q.connectionIds, plan, filters: q.filters })).filter((f) => f.entity.length > 0);
-  if (facts.some((f) => f.gauges.some((g) => g.n === null))) return answered;
   for (const m of candidates) {
-    const g = gauges.indexOf(m.metric);
     const perConnection = new Map<number, Array<number | null>>();
     for (const id of q.connectionIds) {
-      const inWindow: LevelPoint[] = facts
-        .filter((f) => f.connectionId === id && f.gauges[g].n! > 0)
-        .sort((a, b) => a.k - b.k)
-        .map((f) => ({ t: f.gauges[g].lastAt, count: f.gauges[g].n!, sum: f.gauges[g].sum, min: f.gauges[g].min, max: f.gauges[g].max, last: f.gauges[g].last }));
-      if (inWindow.length === 0 || bucketOf(q.buckets, inWindow[0].t) !== 0) break;
-      const series = (judgedInterval: number) => seriesFromLevels({ inWindow, prior: undefined, buckets: q.buckets, judgedInterval, aggregation: q.aggregation });
-      const shortest = series(q.intervalSeconds * 1000);
-      if (!series(Number.POSITIVE_INFINITY).every((v, i) => Object.is(v, shortest[i]))) break;
-      perConnection.set(id, shortest);
+      const series = gaugeSeries(facts.filter((f) => f.connectionId === id), gauges.indexOf(m.metric), q);
+      if (!series) break;
+      perConnection.set(id, series);
     }
     if (perConnection.size === q.connectionIds.length) answered.set(m, perConnection);
   }
   return answered;
+}
+
+/**
+ * One entity's raw series of gauge `g` from its buckets' level facts (k >= 0 in the window), as rollup-levels.ts
+ * reads a connection's; undefined where it may not be the pipeline's: a cell lacks the facts, the first bucket
+ * has no value, or repeating values into empty buckets would depend on the judged interval.
+ */
+function gaugeSeries(buckets: readonly EntityBucket[], g: number, q: { buckets: Buckets; intervalSeconds: number; aggregation: Aggregation }): Array<number | null> | undefined {
+  if (buckets.some((f) => f.gauges[g].n === null)) return undefined;
+  const inWindow: LevelPoint[] = buckets
+    .filter((f) => f.k >= 0 && f.gauges[g].n! > 0)
+    .sort((a, b) => a.k - b.k)
+    .map((f) => ({ t: f.gauges[g].lastAt, count: f.gauges[g].n!, sum: f.gauges[g].sum, min: f.gauges[g].min, max: f.gauges[g].max, last: f.gauges[g].last }));
+  if (inWindow.length === 0 || bucketOf(q.buckets, inWindow[0].t) !== 0) return undefined;
+  const series = (judgedInterval: number) => seriesFromLevels({ inWindow, prior: undefined, buckets: q.buckets, judgedInterval, aggregation: q.aggregation });
+  const shortest = series(q.intervalSeconds * 1000);
+  return series(Number.POSITIVE_INFINITY).every((v, i) => Object.is(v, shortest[i])) ? shortest : undefined;
 }

@@ -8,6 +8,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { fetchSampleRows } from "../../src/datastore/samples-repository.ts";
+import { AGGREGATIONS } from "../../src/metrics/aggregate.ts";
 import { layoutBuckets } from "../../src/metrics/buckets.ts";
 import { runGroupedMetricsQuery } from "../../src/metrics/grouped-query.ts";
 import { parseMetricList } from "../../src/metrics/metric-names.ts";
@@ -45,7 +46,7 @@ const rounded = (actual: Array<number | null>, expected: Array<number | null>) =
 
 describe("entity cells give the pipeline's per-entity counter series", () => {
   let store: TestDatastore;
-  const answered = { whole: 0, upgraded: 0, gauge: 0 };
+  const answered = { whole: 0, upgraded: 0, gauge: 0, groupedGauge: 0 };
   beforeAll(async () => {
     store = await migratedDatastore("pg");
     await store.db.query("UPDATE probe_configs SET collection_interval_seconds = $1", [INTERVAL]);
@@ -117,6 +118,18 @@ describe("entity cells give the pipeline's per-entity counter series", () => {
         const [gaugeExpected] = computeSeries({ probe, metrics: parseMetricList("numbackends", probe), samples: groupSamples(probe, gaugeRows), buckets, intervalSeconds: INTERVAL, aggregation });
         expect({ ...context, filters, values: rounded(gauge.series[0].data.map((p) => p.value), gaugeExpected) }).toEqual({ ...context, filters, values: gaugeExpected });
         if (statements.length === 2 && statements[1].includes("__entity_cells")) answered.gauge++;
+
+        // Every database's gauge beside a counter, from the cells where they answer, else the pipeline's own path.
+        statements.length = 0;
+        const gaugeQuery = { ...base, metrics: "numbackends,xact_commit_delta", groupBy: spec.key };
+        const groupedGauge = await runGroupedMetricsQuery(watched, gaugeQuery);
+        const referenceGauge = await runGroupedMetricsQuery(store.db, gaugeQuery, "pipeline");
+        expect({ ...context, series: groupedGauge.map((s) => [s.name, s.entity]) }).toEqual({ ...context, series: referenceGauge.map((s) => [s.name, s.entity]) });
+        groupedGauge.forEach((s, i) => {
+          const expected = referenceGauge[i].data.map((p) => p.value);
+          expect({ ...context, entity: s.entity, name: s.name, values: rounded(s.data.map((p) => p.value), expected) }).toEqual({ ...context, entity: s.entity, name: s.name, values: expected });
+        });
+        if (statements.length === 2 && statements[1].includes("__entity_cells")) answered.groupedGauge++;
       }
     }
   });
@@ -125,6 +138,7 @@ describe("entity cells give the pipeline's per-entity counter series", () => {
     expect(answered.whole).toBeGreaterThan(5);
     expect(answered.upgraded).toBeGreaterThan(2);
     expect(answered.gauge).toBeGreaterThan(3);
+    expect(answered.groupedGauge).toBeGreaterThan(3);
   });
 
   it.each([11, 12])("appending in order (down to one sample per batch, as a collector does) keeps the cells that recomputing from raw rows keeps, seed %i", async (seed) => {
@@ -172,12 +186,23 @@ describe("entity cells give the pipeline's per-entity counter series", () => {
   it("reads a database's gauge from the cells' level facts, and raw rows where a cell has none (written before migration 25)", async () => {
     const rng = random(8);
     const spec = CASES[0];
+    const probe = findProbe(spec.probe)!;
     const connectionId = await addConnection(store.db, "entity-cells-gauge");
     const rows = history(rng, spec, 24 * 60, [60]);
     await writeShuffled(store, rng, connectionId, spec.probe, rows, 90);
     const start = Date.parse(rows[0].collected_at as string) + HOUR;
     const query = { probeName: spec.probe, connectionIds: [connectionId], window: { start, end: start + 20 * HOUR }, buckets: 4, aggregation: "avg", metrics: "numbackends", filters: { database_name: "a" } };
     const answer = async () => (await runMetricsQuery(store.db, query)).series[0].data.map((p) => p.value);
+    // Every aggregation from the cells (two statements: the context and the cells), as the pipeline gives it.
+    for (const aggregation of AGGREGATIONS) {
+      const statements: string[] = [];
+      const watched = { query: (sql: string, params?: readonly unknown[]) => (statements.push(sql), store.db.query(sql, params)) } as never;
+      const fromCells = await runMetricsQuery(watched, { ...query, aggregation });
+      const buckets = layoutBuckets(query.window.start, query.window.end, INTERVAL, 4);
+      const raw = await fetchSampleRows(store.db, { probe, connectionIds: [connectionId], from: start - borrowLimitMs(buckets), to: query.window.end, columns: ["numbackends"], filters: query.filters });
+      const [reference] = computeSeries({ probe, metrics: parseMetricList("numbackends", probe), samples: groupSamples(probe, raw), buckets, intervalSeconds: INTERVAL, aggregation });
+      expect({ aggregation, statements: statements.length, values: fromCells.series[0].data.map((p) => p.value) }).toEqual({ aggregation, statements: 2, values: reference });
+    }
     const before = await answer();
     expect(before[1]).not.toBeNull();
     // Every value in the cells 1000 higher: bucket 1 (5 to 10 hours in, at least 4 of them whole hours) moves by 800 or more.
