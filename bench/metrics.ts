@@ -99,6 +99,8 @@ async function main() {
     // [probe, metrics and options, bare column, its reset marker, the PromQL answering the same (R: the rate window)]
     const cases: Array<[string, string, string, string, string?]> = [
       ["pg_stat_database", "numbackends", "numbackends", "stats_reset", "avg(avg_over_time(pg_numbackends[R]))"],
+      ["pg_stat_database", "numbackends&group_by=database_name", "numbackends", "stats_reset", "avg_over_time(pg_numbackends[R])"],
+      ["pg_stat_database", "numbackends&database_name=db7", "numbackends", "stats_reset", 'avg_over_time(pg_numbackends{datname="db7"}[R])'],
       ["pg_stat_database", "xact_commit_per_sec", "xact_commit", "stats_reset", "sum(rate(pg_xact_commit_total[R]))"],
       ["pg_stat_database", "xact_commit_per_sec&group_by=database_name", "xact_commit", "stats_reset", "rate(pg_xact_commit_total[R])"],
       ["pg_stat_database", "xact_commit_per_sec&database_name=db7", "xact_commit", "stats_reset", 'rate(pg_xact_commit_total{datname="db7"}[R])'],
