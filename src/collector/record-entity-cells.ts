@@ -1,4 +1,4 @@
-/** Ingest-time hourly rollups of each entity's changes: the hours whose intervals were just recorded, recomputed. */
+/** Ingest-time hourly rollups of each entity: an appending batch's facts added, or the hours a batch touched recomputed from raw rows. */
 import type { Queryable } from "../../drivers/types.ts";
 import { entityFactColumns, entityIntervalFacts, mergedEntityFacts } from "../datastore/entity-cells.ts";
 import { type EntityCellFacts, HOUR_MS as HOUR } from "../metrics/entity-cell-facts.ts";

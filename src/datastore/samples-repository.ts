@@ -46,6 +46,7 @@ export async function fetchSampleRows(db: Queryable, q: SampleQuery): Promise<Ro
     where.push(`${quoteIdent(column)} = $${params.length}`);
   }
   where.push(...excludedRowsSql(q.probe));
-  const order = ["connection_id", "collected_at", ...q.probe.keys].map(quoteIdent).join(", ");
-  return db.query(`SELECT ${select.join(", ")} FROM ${probeTable(q.probe.name)} WHERE ${where.join(" AND ")} ORDER BY ${order}`, params);
+  // Ordered by the stored columns (`s.`), not the converted output of the same names: the index gives that order.
+  const order = ["connection_id", "collected_at", ...q.probe.keys].map((c) => `s.${quoteIdent(c)}`).join(", ");
+  return db.query(`SELECT ${select.join(", ")} FROM ${probeTable(q.probe.name)} s WHERE ${where.join(" AND ")} ORDER BY ${order}`, params);
 }
