@@ -21,6 +21,13 @@ const entityKeySql = (probe: ProbeDefinition, alias: string) => `ARRAY[${probe.k
 /** The entity of the rows that carry the connection's own intervals, beside its entities' (no probe key is empty). */
 const CONNECTION_ENTITY = "{}";
 
+/** A gauge's level facts of one raw row `r` alone. */
+const gaugeFactsOfRow = (gauges: readonly string[]) =>
+  gauges.flatMap((name) => {
+    const g = `r.${quoteIdent(name)}`;
+    return [`(${g} IS NOT NULL)::int AS ${fact(name, "n")}`, ...(["sum", "min", "max", "last"] as const).map((f) => `${g}::float8 AS ${fact(name, f)}`), `CASE WHEN ${g} IS NOT NULL THEN r.collected_at END AS ${fact(name, "last_at")}`];
+  });
+
 /**
  * A SELECT of connection_id, collected_at, entity and the interval facts, for the connections `$1` (int[]) and
  * `from <= collected_at < to` (SQL expressions): one row per visible sample row `r` that satisfies `where`
@@ -76,14 +83,7 @@ export function entityIntervalFacts(
             FROM ${changesTable} c WHERE ${inRange("c").join(" AND ")}`;
 }
 
-/** A gauge's level facts of one raw row `r` alone. */
-const gaugeFactsOfRow = (gauges: readonly string[]) =>
-  gauges.flatMap((name) => {
-    const g = `r.${quoteIdent(name)}`;
-    return [`(${g} IS NOT NULL)::int AS ${fact(name, "n")}`, ...(["sum", "min", "max", "last"] as const).map((f) => `${g}::float8 AS ${fact(name, f)}`), `CASE WHEN ${g} IS NOT NULL THEN r.collected_at END AS ${fact(name, "last_at")}`];
-  });
-
-/** entityIntervalFacts for gauges alone: each visible row's level facts, no intervals (no look-back, no join). */
+/** entityIntervalFacts for gauges alone, without intervals: each visible row's level facts (no look-back, no join). */
 function entityGaugeFacts(probe: ProbeDefinition, range: { from: string; to: string }, where: readonly string[], gauges: readonly string[]): string {
   const conditions = ["r.connection_id = ANY($1::int[])", `r.collected_at >= ${range.from}`, `r.collected_at < ${range.to}`, ...where, ...excludedRowsSql(probe).map((w) => `r.${w}`)];
   return `SELECT r.connection_id, r.collected_at, ${entityKeySql(probe, "r")} AS entity, 0 AS intervals, NULL::float8 AS max_span_ms, ${gaugeFactsOfRow(gauges).join(", ")}
@@ -112,7 +112,8 @@ export function mergedEntityFacts(columns: readonly string[], gauges: readonly s
       `sum(${fact(name, "sum")}) AS ${fact(name, "sum")}`,
       `min(${fact(name, "min")}) AS ${fact(name, "min")}`,
       `max(${fact(name, "max")}) AS ${fact(name, "max")}`,
-      `(array_agg(${fact(name, "last")} ORDER BY ${fact(name, "last_at")} DESC) FILTER (WHERE ${fact(name, "n")} > 0))[1] AS ${fact(name, "last")}`,
+      // The value at the latest time; an array's max, unlike an ordered array_agg, lets the datastore group by hashing.
+      `(max(ARRAY[date_part('epoch', ${fact(name, "last_at")}), ${fact(name, "last")}]) FILTER (WHERE ${fact(name, "n")} > 0))[2] AS ${fact(name, "last")}`,
       `max(${fact(name, "last_at")}) AS ${fact(name, "last_at")}`,
     ]),
   ];
@@ -137,7 +138,16 @@ export interface EntityBucket {
  */
 export async function fetchEntityBuckets(
   db: Queryable,
-  q: { probe: ProbeDefinition; columns: readonly string[]; gauges?: readonly string[]; connectionIds: readonly number[]; plan: RollupPlan; filters: Readonly<Record<string, string>> },
+  q: {
+    probe: ProbeDefinition;
+    columns: readonly string[];
+    gauges?: readonly string[];
+    /** Gauges only, and no intervals wanted (their count stays 0): the raw rows are read without looking back. */
+    gaugesOnly?: boolean;
+    connectionIds: readonly number[];
+    plan: RollupPlan;
+    filters: Readonly<Record<string, string>>;
+  },
 ): Promise<EntityBucket[]> {
   const gauges = q.gauges ?? [];
   const filters = Object.entries(q.filters);
@@ -153,10 +163,9 @@ export async function fetchEntityBuckets(
     params: filters.map(([, value]) => value),
     facts: entityFactColumns(q.columns, gauges),
     merged: mergedEntityFacts(q.columns, gauges),
-    rawFacts:
-      q.columns.length > 0
-        ? entityIntervalFacts(q.probe, q.columns, { from: "p.lo", to: "p.hi" }, rawWhere, gauges)
-        : entityGaugeFacts(q.probe, { from: "p.lo", to: "p.hi" }, rawWhere, gauges),
+    rawFacts: q.gaugesOnly
+      ? entityGaugeFacts(q.probe, { from: "p.lo", to: "p.hi" }, rawWhere, gauges)
+      : entityIntervalFacts(q.probe, q.columns, { from: "p.lo", to: "p.hi" }, rawWhere, gauges),
     connectionIds: q.connectionIds,
     plan: q.plan,
   });

@@ -10,6 +10,7 @@
  * Otherwise undefined, and the other paths answer.
  */
 import type { Queryable } from "../../drivers/types.ts";
+import { medianSpacings } from "../datastore/changes-repository.ts";
 import { type EntityBucket, fetchEntityBuckets } from "../datastore/entity-cells.ts";
 import { entityGaugeColumns } from "../probes/ddl.ts";
 import type { Aggregation } from "./aggregate.ts";
@@ -47,12 +48,14 @@ export async function entitySeriesFromCells(db: Queryable, q: EntityRollupQuery)
   const gauges = [...new Set(q.metrics.filter(isGauge).map((m) => m.metric))];
   // The span borrowed before the window is read only for the entities in it (k = -1).
   const plan = { ...entityPlan, raw: [{ from: q.borrowFrom, to: b.start, k: -1 }, ...entityPlan.raw] };
-  const facts = await fetchEntityBuckets(db, { probe, columns, gauges, connectionIds: q.connectionIds, plan, filters: q.filters });
+  // Gauges alone need no intervals unless a filter asks whether its entity is in every sample (counters only, here).
+  const facts = await fetchEntityBuckets(db, { probe, columns, gauges, gaugesOnly: columns.length === 0, connectionIds: q.connectionIds, plan, filters: q.filters });
   const own = facts.filter((f) => f.k >= 0 && f.entity.length === 0); // the connection's intervals (datastore/entity-cells.ts)
   const longest = longestSafeIntervalMs(q.intervalSeconds, b);
   if (own.some((f) => (f.maxSpanMs ?? 0) > longest)) return undefined;
 
   const filtered = Object.keys(q.filters).length > 0;
+  const judged = connectionJudge(db, q);
   const result = new Map<number, EntitySeries[]>();
   for (const id of q.connectionIds) {
     const connectionIntervals = new Map(own.filter((f) => f.connectionId === id).map((f) => [f.k, f.intervals]));
@@ -71,7 +74,7 @@ export async function entitySeriesFromCells(db: Queryable, q: EntityRollupQuery)
       const values = [];
       for (const m of q.metrics) {
         if (isGauge(m)) {
-          const levels = gaugeSeries(list, gauges.indexOf(m.metric), q);
+          const levels = await gaugeSeries(list, gauges.indexOf(m.metric), q, () => judged(id));
           if (!levels) return undefined;
           values.push(levels);
           continue;
@@ -113,8 +116,8 @@ export async function seriesOfOneEntity(db: Queryable, q: EntityRollupQuery): Pr
  * facts: whole hours in each bucket, the entity's raw rows for the rest, merged into one point per bucket as
  * rollup-levels.ts does for a connection. Taken only where provably the pipeline's: every cell read has the
  * facts (cells from before migration 25 have none), the first bucket has a value (no sample before the window
- * matters), and repeating values into empty buckets gives the same series for any judged interval (so the
- * entity's own spacing, which the pipeline would judge by, does not matter).
+ * matters), and repeating values into empty buckets either gives the same series for any judged interval or
+ * is judged by the connection's spacing, which is the entity's own when it is in every sample.
  */
 async function gaugeSeriesOfOneEntity(db: Queryable, q: EntityRollupQuery): Promise<Map<MetricRequest, Map<number, Array<number | null>>>> {
   const answered = new Map<MetricRequest, Map<number, Array<number | null>>>();
@@ -124,11 +127,15 @@ async function gaugeSeriesOfOneEntity(db: Queryable, q: EntityRollupQuery): Prom
   const plan = rollupPlanFor(q.buckets, q.levelsFrom, ENTITY_CELLS_MS);
   if (!plan) return answered;
   const gauges = [...new Set(candidates.map((m) => m.metric))];
-  const facts = (await fetchEntityBuckets(db, { probe: q.probe, columns: [], gauges, connectionIds: q.connectionIds, plan, filters: q.filters })).filter((f) => f.entity.length > 0);
+  const all = await fetchEntityBuckets(db, { probe: q.probe, columns: [], gauges, connectionIds: q.connectionIds, plan, filters: q.filters });
+  const facts = all.filter((f) => f.entity.length > 0);
+  // The pipeline judges repeats by the entity's own spacing: the connection's when the entity is in its every sample.
+  const present = (id: number) => all.filter((f) => f.connectionId === id && f.entity.length === 0 && f.intervals > 0).every((own) => facts.find((f) => f.connectionId === id && f.k === own.k)?.intervals === own.intervals);
+  const connectionJudged = connectionJudge(db, q);
   for (const m of candidates) {
     const perConnection = new Map<number, Array<number | null>>();
     for (const id of q.connectionIds) {
-      const series = gaugeSeries(facts.filter((f) => f.connectionId === id), gauges.indexOf(m.metric), q);
+      const series = await gaugeSeries(facts.filter((f) => f.connectionId === id), gauges.indexOf(m.metric), q, async () => (present(id) ? connectionJudged(id) : undefined));
       if (!series) break;
       perConnection.set(id, series);
     }
@@ -137,12 +144,26 @@ async function gaugeSeriesOfOneEntity(db: Queryable, q: EntityRollupQuery): Prom
   return answered;
 }
 
+/** Per connection, the interval the pipeline judges repeats by over the window (its median spacing, from the recorded changes), read once when first asked. */
+function connectionJudge(db: Queryable, q: EntityRollupQuery): (id: number) => Promise<number> {
+  let medians: Promise<Map<number, number>> | undefined;
+  return async (id) => {
+    medians ??= medianSpacings(db, q.probe, q.connectionIds, q.buckets.start, q.buckets.end);
+    return Math.max(q.intervalSeconds * 1000, (await medians).get(id) ?? 0);
+  };
+}
+
 /**
  * One entity's raw series of gauge `g` from its buckets' level facts (k >= 0 in the window), as rollup-levels.ts
  * reads a connection's; undefined where it may not be the pipeline's: a cell lacks the facts, the first bucket
- * has no value, or repeating values into empty buckets would depend on the judged interval.
+ * has no value, or repeating values into empty buckets depends on the judged interval and `judged` cannot say it.
  */
-function gaugeSeries(buckets: readonly EntityBucket[], g: number, q: { buckets: Buckets; intervalSeconds: number; aggregation: Aggregation }): Array<number | null> | undefined {
+async function gaugeSeries(
+  buckets: readonly EntityBucket[],
+  g: number,
+  q: { buckets: Buckets; intervalSeconds: number; aggregation: Aggregation },
+  judged: () => Promise<number | undefined>,
+): Promise<Array<number | null> | undefined> {
   if (buckets.some((f) => f.gauges[g].n === null)) return undefined;
   const inWindow: LevelPoint[] = buckets
     .filter((f) => f.k >= 0 && f.gauges[g].n! > 0)
@@ -151,5 +172,7 @@ function gaugeSeries(buckets: readonly EntityBucket[], g: number, q: { buckets: 
   if (inWindow.length === 0 || bucketOf(q.buckets, inWindow[0].t) !== 0) return undefined;
   const series = (judgedInterval: number) => seriesFromLevels({ inWindow, prior: undefined, buckets: q.buckets, judgedInterval, aggregation: q.aggregation });
   const shortest = series(q.intervalSeconds * 1000);
-  return series(Number.POSITIVE_INFINITY).every((v, i) => Object.is(v, shortest[i])) ? shortest : undefined;
+  if (series(Number.POSITIVE_INFINITY).every((v, i) => Object.is(v, shortest[i]))) return shortest;
+  const exact = await judged();
+  return exact === undefined ? undefined : series(exact);
 }

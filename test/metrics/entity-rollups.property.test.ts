@@ -217,6 +217,27 @@ describe("entity cells give the pipeline's per-entity counter series", () => {
     expect(await answer()).toEqual(before);
   });
 
+  it("judges a gauge's repeats by the database's own spacing when it misses samples, as the pipeline does", async () => {
+    const connectionId = await addConnection(store.db, "entity-cells-gauge-spacing");
+    const probe = findProbe("pg_stat_database")!;
+    const t0 = Date.parse("2026-03-09T00:00:00Z");
+    // `a` in every sample a minute apart, `half` in every other one until 21 hours in: its own spacing is two minutes.
+    const rows = Array.from({ length: 24 * 60 }, (_, i) => [
+      { collected_at: new Date(t0 + i * 60_000).toISOString(), database_name: "a", xact_commit: i, numbackends: i % 7 },
+      ...(i % 2 === 0 && i <= 21 * 60 ? [{ collected_at: new Date(t0 + i * 60_000).toISOString(), database_name: "half", xact_commit: i, numbackends: i % 5 }] : []),
+    ]).flat();
+    await writeShuffled(store, random(4), connectionId, "pg_stat_database", rows, 120);
+    // The window ends 4 minutes after half's last sample: within three of its own spacings (its value repeats into
+    // the end point), not within three of the connection's.
+    const window = { start: t0 + HOUR, end: t0 + 21 * HOUR + 240_000 };
+    const buckets = layoutBuckets(window.start, window.end, INTERVAL, 4);
+    const raw = await fetchSampleRows(store.db, { probe, connectionIds: [connectionId], from: window.start - borrowLimitMs(buckets), to: window.end, columns: ["numbackends"], filters: { database_name: "half" } });
+    const [expected] = computeSeries({ probe, metrics: parseMetricList("numbackends", probe), samples: groupSamples(probe, raw), buckets, intervalSeconds: INTERVAL, aggregation: "avg" });
+    expect(expected[4]).not.toBeNull();
+    const answer = await runMetricsQuery(store.db, { probeName: "pg_stat_database", connectionIds: [connectionId], window, buckets: 4, metrics: "numbackends", filters: { database_name: "half" } });
+    expect(answer.series[0].data.map((p) => p.value)).toEqual(expected);
+  });
+
   it("lists an entity seen only in the span borrowed before the window, as the pipeline does", async () => {
     const connectionId = await addConnection(store.db, "entity-cells-borrowed");
     const minute = 60_000;
