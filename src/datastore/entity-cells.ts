@@ -142,8 +142,6 @@ export async function fetchEntityBuckets(
     probe: ProbeDefinition;
     columns: readonly string[];
     gauges?: readonly string[];
-    /** Gauges only, and no intervals wanted (their count stays 0): the raw rows are read without looking back. */
-    gaugesOnly?: boolean;
     connectionIds: readonly number[];
     plan: RollupPlan;
     filters: Readonly<Record<string, string>>;
@@ -163,9 +161,12 @@ export async function fetchEntityBuckets(
     params: filters.map(([, value]) => value),
     facts: entityFactColumns(q.columns, gauges),
     merged: mergedEntityFacts(q.columns, gauges),
-    rawFacts: q.gaugesOnly
-      ? entityGaugeFacts(q.probe, { from: "p.lo", to: "p.hi" }, rawWhere, gauges)
-      : entityIntervalFacts(q.probe, q.columns, { from: "p.lo", to: "p.hi" }, rawWhere, gauges),
+    // Gauges of every entity need no intervals (a filter does: is its entity in every sample?), so their raw
+    // rows are read without looking back.
+    rawFacts:
+      q.columns.length === 0 && filters.length === 0
+        ? entityGaugeFacts(q.probe, { from: "p.lo", to: "p.hi" }, rawWhere, gauges)
+        : entityIntervalFacts(q.probe, q.columns, { from: "p.lo", to: "p.hi" }, rawWhere, gauges),
     connectionIds: q.connectionIds,
     plan: q.plan,
   });

@@ -10,16 +10,16 @@
  * Otherwise undefined, and the other paths answer.
  */
 import type { Queryable } from "../../drivers/types.ts";
-import { medianSpacings } from "../datastore/changes-repository.ts";
 import { type EntityBucket, fetchEntityBuckets } from "../datastore/entity-cells.ts";
 import { entityGaugeColumns } from "../probes/ddl.ts";
+import type { ProbeDefinition } from "../probes/types.ts";
 import type { Aggregation } from "./aggregate.ts";
-import { type Buckets, bucketOf } from "./buckets.ts";
+import type { Buckets } from "./buckets.ts";
 import { RATE_FACTOR, longestSafeIntervalMs } from "./rollup-changes.ts";
-import type { RollupQuery } from "./rollup-levels.ts";
+import { type RollupQuery, connectionJudge, judgedLevelSeries } from "./rollup-levels.ts";
 import { ENTITY_CELLS_MS, rollupPlanFor } from "./rollup-plan.ts";
 import type { MetricRequest } from "./metric-names.ts";
-import { type LevelPoint, seriesFromLevels } from "./series.ts";
+import type { LevelPoint } from "./series.ts";
 
 
 export interface EntityRollupQuery extends RollupQuery {
@@ -38,8 +38,7 @@ export interface EntitySeries {
 export async function entitySeriesFromCells(db: Queryable, q: EntityRollupQuery): Promise<Map<number, EntitySeries[]> | undefined> {
   const { probe, buckets: b } = q;
   if (probe.keys.length === 0 || q.metrics.length === 0 || !Object.keys(q.filters).every((c) => probe.keys.includes(c))) return undefined;
-  const gaugeNames = new Set(entityGaugeColumns(probe).map((c) => c.name));
-  const isGauge = (m: MetricRequest) => m.form === "raw" && gaugeNames.has(m.metric);
+  const isGauge = gaugeMetric(probe);
   const isCounter = (m: MetricRequest) => m.form === "delta" || (RATE_FACTOR[m.form] !== undefined && (q.aggregation === "avg" || q.aggregation === "sum"));
   if (!q.metrics.every((m) => isCounter(m) || isGauge(m))) return undefined;
   const entityPlan = rollupPlanFor(b, q.levelsFrom, ENTITY_CELLS_MS);
@@ -48,8 +47,7 @@ export async function entitySeriesFromCells(db: Queryable, q: EntityRollupQuery)
   const gauges = [...new Set(q.metrics.filter(isGauge).map((m) => m.metric))];
   // The span borrowed before the window is read only for the entities in it (k = -1).
   const plan = { ...entityPlan, raw: [{ from: q.borrowFrom, to: b.start, k: -1 }, ...entityPlan.raw] };
-  // Gauges alone need no intervals unless a filter asks whether its entity is in every sample (counters only, here).
-  const facts = await fetchEntityBuckets(db, { probe, columns, gauges, gaugesOnly: columns.length === 0, connectionIds: q.connectionIds, plan, filters: q.filters });
+  const facts = await fetchEntityBuckets(db, { probe, columns, gauges, connectionIds: q.connectionIds, plan, filters: q.filters });
   const own = facts.filter((f) => f.k >= 0 && f.entity.length === 0); // the connection's intervals (datastore/entity-cells.ts)
   const longest = longestSafeIntervalMs(q.intervalSeconds, b);
   if (own.some((f) => (f.maxSpanMs ?? 0) > longest)) return undefined;
@@ -70,7 +68,7 @@ export async function entitySeriesFromCells(db: Queryable, q: EntityRollupQuery)
     const series: EntitySeries[] = [];
     for (const list of byEntity.values()) {
       const byBucket = new Map(list.filter((f) => f.k >= 0).map((f) => [f.k, f]));
-      if (filtered && [...connectionIntervals].some(([k, n]) => n > 0 && byBucket.get(k)?.intervals !== n)) return undefined;
+      if (filtered && !inEverySample(connectionIntervals, byBucket)) return undefined;
       const values = [];
       for (const m of q.metrics) {
         if (isGauge(m)) {
@@ -121,21 +119,24 @@ export async function seriesOfOneEntity(db: Queryable, q: EntityRollupQuery): Pr
  */
 async function gaugeSeriesOfOneEntity(db: Queryable, q: EntityRollupQuery): Promise<Map<MetricRequest, Map<number, Array<number | null>>>> {
   const answered = new Map<MetricRequest, Map<number, Array<number | null>>>();
-  const gaugeNames = new Set(entityGaugeColumns(q.probe).map((c) => c.name));
-  const candidates = q.metrics.filter((m) => m.form === "raw" && gaugeNames.has(m.metric));
+  const candidates = q.metrics.filter(gaugeMetric(q.probe));
   if (candidates.length === 0) return answered;
   const plan = rollupPlanFor(q.buckets, q.levelsFrom, ENTITY_CELLS_MS);
   if (!plan) return answered;
   const gauges = [...new Set(candidates.map((m) => m.metric))];
-  const all = await fetchEntityBuckets(db, { probe: q.probe, columns: [], gauges, connectionIds: q.connectionIds, plan, filters: q.filters });
-  const facts = all.filter((f) => f.entity.length > 0);
+  const facts = await fetchEntityBuckets(db, { probe: q.probe, columns: [], gauges, connectionIds: q.connectionIds, plan, filters: q.filters });
   // The pipeline judges repeats by the entity's own spacing: the connection's when the entity is in its every sample.
-  const present = (id: number) => all.filter((f) => f.connectionId === id && f.entity.length === 0 && f.intervals > 0).every((own) => facts.find((f) => f.connectionId === id && f.k === own.k)?.intervals === own.intervals);
-  const connectionJudged = connectionJudge(db, q);
+  const present = (id: number) => {
+    const mine = facts.filter((f) => f.connectionId === id);
+    const own = new Map(mine.filter((f) => f.k >= 0 && f.entity.length === 0).map((f) => [f.k, f.intervals]));
+    return inEverySample(own, new Map(mine.filter((f) => f.k >= 0 && f.entity.length > 0).map((f) => [f.k, f])));
+  };
+  const judged = connectionJudge(db, q);
   for (const m of candidates) {
     const perConnection = new Map<number, Array<number | null>>();
     for (const id of q.connectionIds) {
-      const series = await gaugeSeries(facts.filter((f) => f.connectionId === id), gauges.indexOf(m.metric), q, async () => (present(id) ? connectionJudged(id) : undefined));
+      const entity = facts.filter((f) => f.connectionId === id && f.entity.length > 0);
+      const series = await gaugeSeries(entity, gauges.indexOf(m.metric), q, async () => (present(id) ? judged(id) : undefined));
       if (!series) break;
       perConnection.set(id, series);
     }
@@ -144,19 +145,24 @@ async function gaugeSeriesOfOneEntity(db: Queryable, q: EntityRollupQuery): Prom
   return answered;
 }
 
-/** Per connection, the interval the pipeline judges repeats by over the window (its median spacing, from the recorded changes), read once when first asked. */
-function connectionJudge(db: Queryable, q: EntityRollupQuery): (id: number) => Promise<number> {
-  let medians: Promise<Map<number, number>> | undefined;
-  return async (id) => {
-    medians ??= medianSpacings(db, q.probe, q.connectionIds, q.buckets.start, q.buckets.end);
-    return Math.max(q.intervalSeconds * 1000, (await medians).get(id) ?? 0);
-  };
+/** The test for a metric that is a gauge's raw value (whose level facts the entity cells keep). */
+function gaugeMetric(probe: ProbeDefinition): (m: MetricRequest) => boolean {
+  const gauges = new Set(entityGaugeColumns(probe).map((c) => c.name));
+  return (m) => m.form === "raw" && gauges.has(m.metric);
 }
 
 /**
- * One entity's raw series of gauge `g` from its buckets' level facts (k >= 0 in the window), as rollup-levels.ts
- * reads a connection's; undefined where it may not be the pipeline's: a cell lacks the facts, the first bucket
- * has no value, or repeating values into empty buckets depends on the judged interval and `judged` cannot say it.
+ * Whether one entity was in every sample of its connection: in each bucket, as many of the connection's
+ * intervals (`own`: bucket -> count) had the entity in both samples.
+ */
+function inEverySample(own: ReadonlyMap<number, number>, entityByBucket: ReadonlyMap<number, EntityBucket>): boolean {
+  return [...own].every(([k, n]) => n === 0 || entityByBucket.get(k)?.intervals === n);
+}
+
+/**
+ * One entity's raw series of gauge `g` from its buckets' level facts (k >= 0 in the window), read as
+ * rollup-levels.ts reads a connection's; undefined where a cell lacks the facts (before migration 25) or the
+ * series may not be the pipeline's (judgedLevelSeries).
  */
 async function gaugeSeries(
   buckets: readonly EntityBucket[],
@@ -169,10 +175,5 @@ async function gaugeSeries(
     .filter((f) => f.k >= 0 && f.gauges[g].n! > 0)
     .sort((a, b) => a.k - b.k)
     .map((f) => ({ t: f.gauges[g].lastAt, count: f.gauges[g].n!, sum: f.gauges[g].sum, min: f.gauges[g].min, max: f.gauges[g].max, last: f.gauges[g].last }));
-  if (inWindow.length === 0 || bucketOf(q.buckets, inWindow[0].t) !== 0) return undefined;
-  const series = (judgedInterval: number) => seriesFromLevels({ inWindow, prior: undefined, buckets: q.buckets, judgedInterval, aggregation: q.aggregation });
-  const shortest = series(q.intervalSeconds * 1000);
-  if (series(Number.POSITIVE_INFINITY).every((v, i) => Object.is(v, shortest[i]))) return shortest;
-  const exact = await judged();
-  return exact === undefined ? undefined : series(exact);
+  return judgedLevelSeries(inWindow, q, judged);
 }

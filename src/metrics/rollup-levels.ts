@@ -14,7 +14,7 @@ import type { Aggregation } from "./aggregate.ts";
 import { type Buckets, bucketOf } from "./buckets.ts";
 import { rollupPlanFor } from "./rollup-plan.ts";
 import type { MetricRequest } from "./metric-names.ts";
-import { seriesFromLevels } from "./series.ts";
+import { type LevelPoint, seriesFromLevels } from "./series.ts";
 
 export interface RollupQuery {
   probe: ProbeDefinition;
@@ -27,7 +27,38 @@ export interface RollupQuery {
   levelsFrom: number;
 }
 
-const sameSeries = (a: ReadonlyArray<number | null>, b: ReadonlyArray<number | null>) => a.every((v, i) => Object.is(v, b[i]));
+/**
+ * Per connection, the interval the pipeline judges repeats by over the window: the larger of the collection
+ * interval and the median spacing, read from the recorded changes once, when first asked; undefined for a probe
+ * without recorded changes.
+ */
+export function connectionJudge(db: Queryable, q: Pick<RollupQuery, "probe" | "connectionIds" | "buckets" | "intervalSeconds">): (id: number) => Promise<number | undefined> {
+  let medians: Promise<Map<number, number>> | undefined;
+  return async (id) => {
+    if (cumulativeColumns(q.probe).length === 0) return undefined;
+    medians ??= medianSpacings(db, q.probe, q.connectionIds, q.buckets.start, q.buckets.end);
+    return Math.max(q.intervalSeconds * 1000, (await medians).get(id) ?? 0);
+  };
+}
+
+/**
+ * A level series from one point per bucket (merged facts), where provably the pipeline's: the first bucket has a
+ * value (no sample before the window matters), and repeating values into empty buckets is judged as the pipeline
+ * judges it. Where the answer is the same for any judged interval from the collection interval up, `judged` is
+ * not asked; where it is asked and cannot say (undefined), so is the answer.
+ */
+export async function judgedLevelSeries(
+  inWindow: LevelPoint[],
+  q: Pick<RollupQuery, "buckets" | "intervalSeconds" | "aggregation">,
+  judged: () => Promise<number | undefined>,
+): Promise<Array<number | null> | undefined> {
+  if (inWindow.length === 0 || bucketOf(q.buckets, inWindow[0].t) !== 0) return undefined;
+  const series = (judgedInterval: number) => seriesFromLevels({ inWindow, prior: undefined, buckets: q.buckets, judgedInterval, aggregation: q.aggregation });
+  const shortest = series(q.intervalSeconds * 1000);
+  if (series(Number.POSITIVE_INFINITY).every((v, i) => Object.is(v, shortest[i]))) return shortest;
+  const exact = await judged();
+  return exact === undefined ? undefined : series(exact);
+}
 
 /** Per metric answered: its series per connection. Metrics not in the map need another path. */
 export async function seriesFromLevelCells(db: Queryable, q: RollupQuery): Promise<Map<MetricRequest, Map<number, Array<number | null>>>> {
@@ -39,28 +70,13 @@ export async function seriesFromLevelCells(db: Queryable, q: RollupQuery): Promi
   if (!plan) return answered;
   const columns = [...new Set(candidates.map((m) => m.metric))];
   const points = await fetchBucketLevels(db, { probe: q.probe, columns, connectionIds: q.connectionIds, plan });
-  // The pipeline judges repeats by max(interval, median spacing in the window). Where the answer is the same
-  // for any value from the interval up, the median is not needed; otherwise it is read from the changes.
-  let medians: Map<number, number> | undefined;
-  const judged = async (id: number) => {
-    if (cumulativeColumns(q.probe).length === 0) return undefined;
-    medians ??= await medianSpacings(db, q.probe, q.connectionIds, q.buckets.start, q.buckets.end);
-    return Math.max(q.intervalSeconds * 1000, medians.get(id) ?? 0);
-  };
+  const judged = connectionJudge(db, q);
   for (const m of candidates) {
     const perConnection = new Map<number, Array<number | null>>();
     for (const id of q.connectionIds) {
-      const inWindow = points.get(id)![columns.indexOf(m.metric)];
-      if (inWindow.length === 0 || bucketOf(q.buckets, inWindow[0].t) !== 0) break;
-      const series = (judgedInterval: number) => seriesFromLevels({ inWindow, prior: undefined, buckets: q.buckets, judgedInterval, aggregation: q.aggregation });
-      const shortest = series(q.intervalSeconds * 1000);
-      if (sameSeries(shortest, series(Number.POSITIVE_INFINITY))) {
-        perConnection.set(id, shortest);
-        continue;
-      }
-      const exact = await judged(id);
-      if (exact === undefined) break;
-      perConnection.set(id, series(exact));
+      const series = await judgedLevelSeries(points.get(id)![columns.indexOf(m.metric)], q, () => judged(id));
+      if (!series) break;
+      perConnection.set(id, series);
     }
     if (perConnection.size === q.connectionIds.length) answered.set(m, perConnection);
   }
