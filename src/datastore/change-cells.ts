@@ -69,6 +69,7 @@ export async function fetchBucketChanges(
     cellsTable: probeTable(changeCellsTableName(q.probe.name)),
     facts: changeFactColumns(q.columns),
     merged: mergedChangeFacts(q.columns),
+    mergePerRange: true,
     rawFacts: `SELECT connection_id, collected_at, ${intervalFacts(q.columns).join(", ")}
                  FROM ${probeTable(changesTableName(q.probe.name))}
                 WHERE connection_id = ANY($1::int[]) AND collected_at >= p.lo AND collected_at < p.hi`,

@@ -154,6 +154,7 @@ export async function fetchEntityBuckets(
     ? [`(l.entity = '${CONNECTION_ENTITY}' OR (${filters.map(([key], i) => `l.entity[${q.probe.keys.indexOf(key) + 1}] = $${12 + i}`).join(" AND ")}))`]
     : [];
   const rawWhere = filters.map(([key], i) => `r.${quoteIdent(key)}::text = $${12 + i}`);
+  const gaugesOfEvery = q.columns.length === 0 && filters.length === 0;
   const rows = await readRollupBuckets(db, {
     cellsTable: probeTable(entityCellsTableName(q.probe.name)),
     key: "entity",
@@ -162,11 +163,11 @@ export async function fetchEntityBuckets(
     facts: entityFactColumns(q.columns, gauges),
     merged: mergedEntityFacts(q.columns, gauges),
     // Gauges of every entity need no intervals (a filter does: is its entity in every sample?), so their raw
-    // rows are read without looking back.
-    rawFacts:
-      q.columns.length === 0 && filters.length === 0
-        ? entityGaugeFacts(q.probe, { from: "p.lo", to: "p.hi" }, rawWhere, gauges)
-        : entityIntervalFacts(q.probe, q.columns, { from: "p.lo", to: "p.hi" }, rawWhere, gauges),
+    // rows are read without looking back, and merged per range.
+    rawFacts: gaugesOfEvery
+      ? entityGaugeFacts(q.probe, { from: "p.lo", to: "p.hi" }, rawWhere, gauges)
+      : entityIntervalFacts(q.probe, q.columns, { from: "p.lo", to: "p.hi" }, rawWhere, gauges),
+    mergePerRange: gaugesOfEvery,
     connectionIds: q.connectionIds,
     plan: q.plan,
   });

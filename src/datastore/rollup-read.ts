@@ -18,6 +18,12 @@ export interface RollupRead {
   /** Further conditions on the cells (`l`), with their values as `params` ($12 onwards). */
   cellsWhere?: readonly string[];
   params?: readonly unknown[];
+  /**
+   * Merge each range's raw facts in its own scan (a small hash per range), so the final merge groups a few rows
+   * per bucket rather than every raw row: worth it where raw rows are many and cheap to merge (the per-sample
+   * changes; every entity's gauges), where the final sort of every row had spilled to disk.
+   */
+  mergePerRange?: boolean;
 }
 
 export type BucketRow = Record<string, number | Date | null> & { connection_id: number; k: number };
@@ -46,6 +52,10 @@ export async function readRollupBuckets(db: Queryable, q: RollupRead): Promise<B
   const raw = pairedRanges(q.plan.raw);
   const by = ["connection_id", ...(q.key ? [q.key] : []), "k"].join(", ");
   const key = (alias: string) => (q.key ? ` ${alias}.${q.key},` : "");
+  // A raw row falls in bucket k before the range's split, else in k_after.
+  const [rawPart, early] = q.mergePerRange
+    ? [`SELECT x.connection_id,${key("x")} x.collected_at < p.split AS early, ${q.merged.join(", ")} FROM (${q.rawFacts}) x GROUP BY ${q.key ? "1, 2, 3" : "1, 2"}`, "r.early"]
+    : [q.rawFacts, "r.collected_at < p.split"];
   return db.query<BucketRow>(
     `SELECT ${by}, ${q.merged.join(", ")}
        FROM (
@@ -56,9 +66,9 @@ export async function readRollupBuckets(db: Queryable, q: RollupRead): Promise<B
           WHERE ${["l.connection_id = ANY($1::int[]) AND l.cell_start >= $8::timestamptz AND l.cell_start < $9::timestamptz", ...(q.cellsWhere ?? [])].join(" AND ")}
          UNION ALL
          -- One index range scan per raw range (a join would compare every range with every row).
-         SELECT r.connection_id,${key("r")} CASE WHEN r.collected_at < p.split THEN p.k ELSE p.k_after END, ${q.facts.map((f) => `r.${f}`).join(", ")}
+         SELECT r.connection_id,${key("r")} CASE WHEN ${early} THEN p.k ELSE p.k_after END, ${q.facts.map((f) => `r.${f}`).join(", ")}
            FROM unnest($5::timestamptz[], $6::timestamptz[], $7::int[], $10::timestamptz[], $11::int[]) AS p(lo, hi, k, split, k_after)
-           CROSS JOIN LATERAL (${q.rawFacts}) r
+           CROSS JOIN LATERAL (${rawPart}) r
        ) parts
       GROUP BY ${by} ORDER BY ${by}`,
     [
@@ -69,8 +79,8 @@ export async function readRollupBuckets(db: Queryable, q: RollupRead): Promise<B
       raw.map((r) => iso(r.lo)),
       raw.map((r) => iso(r.hi)),
       raw.map((r) => r.k),
-      // The cells' span, so that only the window's cells are looked up.
-      iso(cells.reduce((t, c) => Math.min(t, c.start), Number.MAX_SAFE_INTEGER)),
+      // The cells' span, so that only the window's cells are looked up (none: an empty span).
+      iso(cells.length ? cells.reduce((t, c) => Math.min(t, c.start), Number.MAX_SAFE_INTEGER) : 0),
       iso(cells.reduce((t, c) => Math.max(t, c.start + c.levelSeconds * 1000), 0)),
       raw.map((r) => iso(r.split)),
       raw.map((r) => r.kAfter),

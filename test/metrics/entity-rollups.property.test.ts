@@ -3,7 +3,8 @@
  * each bucket, raw rows for the rest) equal the pure pipeline, for `group_by` over a probe's keys and for a
  * filter naming one entity, on random multi-day histories (entities appearing and vanishing, resets, nulls,
  * excluded rows, gaps) written in shuffled batches or appended in order (the writer's two ways of keeping the
- * cells); also when the cells are complete only from a later hour.
+ * cells); also when the cells are complete only from a later hour. Every entity's gauges alone are read from
+ * the cells even where few whole hours fit in the buckets.
  * Corrupting the cells changes the answers: they are really read.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -14,6 +15,7 @@ import { runGroupedMetricsQuery } from "../../src/metrics/grouped-query.ts";
 import { parseMetricList } from "../../src/metrics/metric-names.ts";
 import { runMetricsQuery } from "../../src/metrics/query.ts";
 import { entitySeriesFromCells } from "../../src/metrics/rollup-entities.ts";
+import { ENTITY_CELLS_MS, MIN_COVERED_SHARE, planRollupReads } from "../../src/metrics/rollup-plan.ts";
 import { groupSamples } from "../../src/metrics/samples.ts";
 import { borrowLimitMs, computeSeries } from "../../src/metrics/series.ts";
 import { findProbe } from "../../src/probes/index.ts";
@@ -46,7 +48,7 @@ const rounded = (actual: Array<number | null>, expected: Array<number | null>) =
 
 describe("entity cells give the pipeline's per-entity counter series", () => {
   let store: TestDatastore;
-  const answered = { whole: 0, upgraded: 0, gauge: 0, groupedGauge: 0 };
+  const answered = { whole: 0, upgraded: 0, gauge: 0, groupedGauge: 0, sparseGauge: 0 };
   beforeAll(async () => {
     store = await migratedDatastore("pg");
     await store.db.query("UPDATE probe_configs SET collection_interval_seconds = $1", [INTERVAL]);
@@ -130,6 +132,23 @@ describe("entity cells give the pipeline's per-entity counter series", () => {
           expect({ ...context, entity: s.entity, name: s.name, values: rounded(s.data.map((p) => p.value), expected) }).toEqual({ ...context, entity: s.entity, name: s.name, values: expected });
         });
         if (statements.length === 2 && statements[1].includes("__entity_cells")) answered.groupedGauge++;
+
+        // Every database's gauge alone: from the cells even where few whole hours fit in the buckets.
+        const gaugeAlone = { ...base, metrics: "numbackends", groupBy: spec.key };
+        const referenceAlone = await runGroupedMetricsQuery(store.db, gaugeAlone, "pipeline");
+        const groupedAlone = await runGroupedMetricsQuery(store.db, gaugeAlone);
+        expect({ ...context, series: groupedAlone.map((s) => [s.entity, s.data.map((p) => p.value)]) }).toEqual({
+          ...context,
+          series: referenceAlone.map((s) => [s.entity, s.data.map((p) => p.value)]),
+        });
+        const directAlone = await entitySeriesFromCells(store.db, {
+          probe, metrics: parseMetricList("numbackends", probe), connectionIds: [connectionId], buckets, intervalSeconds: INTERVAL, aggregation, levelsFrom, filters: {}, borrowFrom: start - borrowLimitMs(buckets),
+        });
+        if (directAlone) {
+          const own = directAlone.get(connectionId)!.map((e) => [{ [spec.key]: e.entity[0] }, e.values[0]]);
+          expect({ ...context, own }).toEqual({ ...context, own: referenceAlone.map((s) => [s.entity, s.data.map((p) => p.value)]) });
+          if (planRollupReads(buckets, levelsFrom, ENTITY_CELLS_MS).covered < MIN_COVERED_SHARE) answered.sparseGauge++;
+        }
       }
     }
   });
@@ -139,6 +158,7 @@ describe("entity cells give the pipeline's per-entity counter series", () => {
     expect(answered.upgraded).toBeGreaterThan(2);
     expect(answered.gauge).toBeGreaterThan(3);
     expect(answered.groupedGauge).toBeGreaterThan(3);
+    expect(answered.sparseGauge).toBeGreaterThan(3);
   });
 
   it.each([11, 12])("appending in order (down to one sample per batch, as a collector does) keeps the cells that recomputing from raw rows keeps, seed %i", async (seed) => {
@@ -236,6 +256,27 @@ describe("entity cells give the pipeline's per-entity counter series", () => {
     expect(expected[4]).not.toBeNull();
     const answer = await runMetricsQuery(store.db, { probeName: "pg_stat_database", connectionIds: [connectionId], window, buckets: 4, metrics: "numbackends", filters: { database_name: "half" } });
     expect(answer.series[0].data.map((p) => p.value)).toEqual(expected);
+  });
+
+  it("reads every database's gauge from the datastore's buckets where few whole hours fit, samples on bucket edges included", async () => {
+    const connectionId = await addConnection(store.db, "entity-cells-sparse-gauge");
+    const probe = findProbe("pg_stat_database")!;
+    const t0 = Date.parse("2026-03-10T00:00:00Z");
+    const rows = Array.from({ length: 12 * 60 }, (_, i) => ["a", "b"].map((d, j) => ({ collected_at: new Date(t0 + i * 60_000).toISOString(), database_name: d, xact_commit: i, numbackends: (i * (j + 3)) % 11 }))).flat();
+    await writeShuffled(store, random(5), connectionId, "pg_stat_database", rows, 120);
+    // Six 35-minute buckets from 10 past: every edge on a sample, one whole hour in the window (a fifth of it).
+    const window = { start: t0 + HOUR + 10 * 60_000, end: t0 + HOUR + 220 * 60_000 };
+    const buckets = layoutBuckets(window.start, window.end, INTERVAL, 6);
+    expect(planRollupReads(buckets, Number.NEGATIVE_INFINITY, ENTITY_CELLS_MS).covered).toBeLessThan(MIN_COVERED_SHARE);
+    for (const aggregation of AGGREGATIONS) {
+      const query = { probeName: "pg_stat_database", connectionIds: [connectionId], window, buckets: 6, aggregation, metrics: "numbackends", groupBy: "database_name" };
+      const reference = (await runGroupedMetricsQuery(store.db, query, "pipeline")).map((s) => s.data.map((p) => p.value));
+      const direct = await entitySeriesFromCells(store.db, {
+        probe, metrics: parseMetricList("numbackends", probe), connectionIds: [connectionId], buckets, intervalSeconds: INTERVAL, aggregation, levelsFrom: Number.NEGATIVE_INFINITY, filters: {}, borrowFrom: window.start - borrowLimitMs(buckets),
+      });
+      expect({ aggregation, series: direct?.get(connectionId)?.map((e) => e.values[0]) }).toEqual({ aggregation, series: reference });
+      expect({ aggregation, series: (await runGroupedMetricsQuery(store.db, query)).map((s) => s.data.map((p) => p.value)) }).toEqual({ aggregation, series: reference });
+    }
   });
 
   it("lists an entity seen only in the span borrowed before the window, as the pipeline does", async () => {
