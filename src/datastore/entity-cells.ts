@@ -12,7 +12,7 @@ import type { RollupPlan } from "../metrics/rollup-plan.ts";
 import { ENTITY_FACTS, LEVEL_FACTS, changesTableName, entityCellsTableName, factColumn as fact, probeTable, quoteIdent } from "../probes/ddl.ts";
 import type { ProbeDefinition } from "../probes/types.ts";
 import { spanMsSql } from "./changes-repository.ts";
-import { readRollupBuckets } from "./rollup-read.ts";
+import { FIRST_EXTRA_PARAM, readRollupBuckets } from "./rollup-read.ts";
 import { excludedRowsSql } from "./samples-repository.ts";
 
 /** The entity's key values as text, in the probe's key order. */
@@ -119,6 +119,20 @@ export function mergedEntityFacts(columns: readonly string[], gauges: readonly s
   ];
 }
 
+/**
+ * entityFactColumns of a raw range as it counts when subtracted from the cell around it: counts and sums negated;
+ * the longest interval kept (an upper bound); a gauge's extremes and latest value unknown.
+ */
+function subtractedEntityFacts(columns: readonly string[], gauges: readonly string[]): string[] {
+  const negated = (f: string) => `-r.${f}`;
+  return [
+    "-r.intervals",
+    "r.max_span_ms",
+    ...columns.flatMap((name) => ENTITY_FACTS.map((f) => negated(fact(name, f)))),
+    ...gauges.flatMap((name) => LEVEL_FACTS.map((f) => (f === "n" || f === "sum" ? negated(fact(name, f)) : f === "last_at" ? "NULL::timestamptz" : "NULL::float8"))),
+  ];
+}
+
 /** One entity's merged facts in one bucket. */
 export interface EntityBucket {
   connectionId: number;
@@ -149,11 +163,11 @@ export async function fetchEntityBuckets(
 ): Promise<EntityBucket[]> {
   const gauges = q.gauges ?? [];
   const filters = Object.entries(q.filters);
-  // The shared read takes $1..$11; the filter values follow.
+  // The shared read's parameters come first; the filter values follow.
   const cellWhere = filters.length
-    ? [`(l.entity = '${CONNECTION_ENTITY}' OR (${filters.map(([key], i) => `l.entity[${q.probe.keys.indexOf(key) + 1}] = $${12 + i}`).join(" AND ")}))`]
+    ? [`(l.entity = '${CONNECTION_ENTITY}' OR (${filters.map(([key], i) => `l.entity[${q.probe.keys.indexOf(key) + 1}] = $${FIRST_EXTRA_PARAM + i}`).join(" AND ")}))`]
     : [];
-  const rawWhere = filters.map(([key], i) => `r.${quoteIdent(key)}::text = $${12 + i}`);
+  const rawWhere = filters.map(([key], i) => `r.${quoteIdent(key)}::text = $${FIRST_EXTRA_PARAM + i}`);
   const gaugesOfEvery = q.columns.length === 0 && filters.length === 0;
   const rows = await readRollupBuckets(db, {
     cellsTable: probeTable(entityCellsTableName(q.probe.name)),
@@ -162,6 +176,7 @@ export async function fetchEntityBuckets(
     params: filters.map(([, value]) => value),
     facts: entityFactColumns(q.columns, gauges),
     merged: mergedEntityFacts(q.columns, gauges),
+    subtracted: subtractedEntityFacts(q.columns, gauges),
     // Gauges of every entity need no intervals (a filter does: is its entity in every sample?), so their raw
     // rows are read without looking back, and merged per range.
     rawFacts: gaugesOfEvery

@@ -15,7 +15,7 @@ export interface RollupRead {
   plan: RollupPlan;
   /** A further column that splits a connection's facts (the entity), selected by both parts. */
   key?: string;
-  /** Further conditions on the cells (`l`), with their values as `params` ($12 onwards). */
+  /** Further conditions on the cells (`l`), with their values as `params` ($14 onwards: FIRST_EXTRA_PARAM). */
   cellsWhere?: readonly string[];
   params?: readonly unknown[];
   /**
@@ -24,7 +24,16 @@ export interface RollupRead {
    * changes; every entity's gauges), where the final sort of every row had spilled to disk.
    */
   mergePerRange?: boolean;
+  /**
+   * Each fact as a raw range counts when subtracted from the cell around it (a plan's `minus`), over the alias
+   * `r`: counts and sums negated, what cannot be subtracted NULL or kept (a longest interval stays an upper bound).
+   * Required when the plan has such ranges.
+   */
+  subtracted?: readonly string[];
 }
+
+/** The number of the first parameter in `params`. */
+export const FIRST_EXTRA_PARAM = 14;
 
 export type BucketRow = Record<string, number | Date | null> & { connection_id: number; k: number };
 
@@ -33,16 +42,27 @@ export type BucketRow = Record<string, number | Date | null> & { connection_id: 
  * together, as [lo, hi) split at `split` (rows before it in bucket k, the rest in kAfter): one index range
  * scan per pair, where each scan has a fixed cost (for entity cells, the sample before the range).
  */
-export function pairedRanges(raw: RollupPlan["raw"]): Array<{ lo: number; split: number; hi: number; k: number; kAfter: number }> {
-  const paired: Array<{ lo: number; split: number; hi: number; k: number; kAfter: number }> = [];
+export function pairedRanges(raw: RollupPlan["raw"]): PairedRange[] {
+  const paired: PairedRange[] = [];
   for (let i = 0; i < raw.length; i++) {
     const [a, b] = [raw[i], raw[i + 1]];
     if (b && a.to === b.from) {
-      paired.push({ lo: a.from, split: a.to, hi: b.to, k: a.k, kAfter: b.k });
+      paired.push({ lo: a.from, split: a.to, hi: b.to, k: a.k, kAfter: b.k, minus: a.minus, minusAfter: b.minus });
       i++;
-    } else paired.push({ lo: a.from, split: a.to, hi: a.to, k: a.k, kAfter: a.k });
+    } else paired.push({ lo: a.from, split: a.to, hi: a.to, k: a.k, kAfter: a.k, minus: a.minus, minusAfter: a.minus });
   }
   return paired;
+}
+
+/** Two raw ranges read as one, with the bucket each side falls in and the bucket each side is subtracted from. */
+export interface PairedRange {
+  lo: number;
+  split: number;
+  hi: number;
+  k: number;
+  kAfter: number;
+  minus?: number;
+  minusAfter?: number;
 }
 
 /** Per connection (and key) and bucket (k), the merged facts; `$1` is the connection ids in `rawFacts`. */
@@ -56,6 +76,9 @@ export async function readRollupBuckets(db: Queryable, q: RollupRead): Promise<B
   const [rawPart, early] = q.mergePerRange
     ? [`SELECT x.connection_id,${key("x")} x.collected_at < p.split AS early, ${q.merged.join(", ")} FROM (${q.rawFacts}) x GROUP BY ${q.key ? "1, 2, 3" : "1, 2"}`, "r.early"]
     : [q.rawFacts, "r.collected_at < p.split"];
+  const subtracting = raw.some((r) => r.minus !== undefined || r.minusAfter !== undefined);
+  if (subtracting && q.subtracted?.length !== q.facts.length) throw new Error("a plan that subtracts raw ranges from cells needs each fact's subtracted form");
+  const facts = q.facts.map((f, i) => (subtracting ? `CASE WHEN s.plus THEN r.${f} ELSE ${q.subtracted![i]} END` : `r.${f}`));
   return db.query<BucketRow>(
     `SELECT ${by}, ${q.merged.join(", ")}
        FROM (
@@ -66,9 +89,16 @@ export async function readRollupBuckets(db: Queryable, q: RollupRead): Promise<B
           WHERE ${["l.connection_id = ANY($1::int[]) AND l.cell_start >= $8::timestamptz AND l.cell_start < $9::timestamptz", ...(q.cellsWhere ?? [])].join(" AND ")}
          UNION ALL
          -- One index range scan per raw range (a join would compare every range with every row).
-         SELECT r.connection_id,${key("r")} CASE WHEN ${early} THEN p.k ELSE p.k_after END, ${q.facts.map((f) => `r.${f}`).join(", ")}
-           FROM unnest($5::timestamptz[], $6::timestamptz[], $7::int[], $10::timestamptz[], $11::int[]) AS p(lo, hi, k, split, k_after)
-           CROSS JOIN LATERAL (${rawPart}) r
+         SELECT r.connection_id,${key("r")} ${subtracting ? "s.k" : `CASE WHEN ${early} THEN p.k ELSE p.k_after END`}, ${facts.join(", ")}
+           FROM unnest($5::timestamptz[], $6::timestamptz[], $7::int[], $10::timestamptz[], $11::int[], $12::int[], $13::int[]) AS p(lo, hi, k, split, k_after, minus, minus_after)
+           CROSS JOIN LATERAL (${rawPart}) r${
+             subtracting
+               ? `
+           -- Each row once for its own bucket, and again, subtracted, for the bucket that reads the cell around it.
+           CROSS JOIN LATERAL (VALUES (CASE WHEN ${early} THEN p.k ELSE p.k_after END, true), (CASE WHEN ${early} THEN p.minus ELSE p.minus_after END, false)) AS s(k, plus)
+          WHERE s.k IS NOT NULL`
+               : ""
+           }
        ) parts
       GROUP BY ${by} ORDER BY ${by}`,
     [
@@ -84,6 +114,8 @@ export async function readRollupBuckets(db: Queryable, q: RollupRead): Promise<B
       iso(cells.reduce((t, c) => Math.max(t, c.start + c.levelSeconds * 1000), 0)),
       raw.map((r) => iso(r.split)),
       raw.map((r) => r.kAfter),
+      raw.map((r) => r.minus ?? null),
+      raw.map((r) => r.minusAfter ?? null),
       ...(q.params ?? []),
     ],
   );

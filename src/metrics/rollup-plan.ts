@@ -12,9 +12,12 @@ export const ENTITY_CELLS_MS = [3_600_000] as const;
 export interface RollupPlan {
   /** Whole cells to read, with the bucket they fall in. */
   cells: Array<{ levelSeconds: number; start: number; k: number }>;
-  /** Time ranges [from, to) to read raw, with the bucket they fall in. */
-  raw: Array<{ from: number; to: number; k: number }>;
-  /** Share of the window the cells cover (0..1). */
+  /**
+   * Time ranges [from, to) to read raw, with the bucket they fall in; `minus`: the bucket holding the rest of the
+   * cell around the range, which reads the whole cell less this range (planComplementReads).
+   */
+  raw: Array<{ from: number; to: number; k: number; minus?: number }>;
+  /** Share of the window not read raw (0..1). */
   covered: number;
 }
 
@@ -26,6 +29,9 @@ function bucketEnd(b: Buckets, k: number): number {
   while (bucketOf(b, t) <= k) t++;
   return t;
 }
+
+/** The first integer millisecond in bucket k. */
+export const firstInstant = (b: Buckets, k: number): number => (k === 0 ? b.start : bucketEnd(b, k - 1));
 
 /**
  * Splits each bucket's span into whole cells, coarsest first, and raw ranges. Before `completeFrom` (epoch ms;
@@ -74,5 +80,44 @@ export const MIN_COVERED_SHARE = 0.5;
 export function rollupPlanFor(b: Buckets, completeFrom: number, sizes: readonly number[] = ROLLUP_CELLS_MS, minCovered = MIN_COVERED_SHARE): RollupPlan | undefined {
   if (b.width < MIN_ROLLUP_BUCKET_MS) return undefined;
   const plan = planRollupReads(b, completeFrom, sizes);
+  return plan.covered >= minCovered ? plan : undefined;
+}
+
+/**
+ * planRollupReads for one cell size that also reads the cells that bucket edges cut: the largest part of such a
+ * cell (the later one on a tie) is read as the whole cell less its other parts, which are read raw once, for their
+ * own bucket and subtracted from the largest part's. Only for facts that subtract exactly (counts and sums): a
+ * bucket's extremes and latest value are not its own. Before `completeFrom` everything is raw.
+ */
+export function planComplementReads(b: Buckets, completeFrom: number, size: number): RollupPlan {
+  const plan: RollupPlan = { cells: [], raw: [], covered: 0 };
+  let rawMs = 0;
+  for (let cell = Math.floor(b.start / size) * size; cell < b.end; cell += size) {
+    const lo = Math.max(cell, b.start);
+    const hi = Math.min(cell + size, b.end);
+    const parts: Array<{ from: number; to: number; k: number }> = [];
+    for (let from = lo, k = bucketOf(b, lo); from < hi; k++) {
+      const to = Math.min(hi, bucketEnd(b, k));
+      if (to > from) parts.push({ from, to, k });
+      from = Math.max(from, to);
+    }
+    const whole = lo === cell && hi === cell + size && cell >= completeFrom;
+    const kept = whole ? parts.reduce((a, p) => (p.to - p.from >= a.to - a.from ? p : a)) : undefined;
+    if (kept) plan.cells.push({ levelSeconds: size / 1000, start: cell, k: kept.k });
+    for (const p of parts) {
+      if (p === kept) continue;
+      plan.raw.push(kept ? { ...p, minus: kept.k } : p);
+      rawMs += p.to - p.from;
+    }
+  }
+  plan.raw.push({ from: b.end, to: b.end + 1, k: b.n });
+  plan.covered = b.end > b.start ? 1 - rawMs / (b.end - b.start) : 0;
+  return plan;
+}
+
+/** planComplementReads where buckets are wide enough and at least `minCovered` of the window is not read raw. */
+export function complementPlanFor(b: Buckets, completeFrom: number, size: number, minCovered = MIN_COVERED_SHARE): RollupPlan | undefined {
+  if (b.width < MIN_ROLLUP_BUCKET_MS) return undefined;
+  const plan = planComplementReads(b, completeFrom, size);
   return plan.covered >= minCovered ? plan : undefined;
 }
