@@ -52,6 +52,15 @@ export function mergedChangeFacts(columns: readonly string[]): string[] {
 
 export const changeFactColumns = (columns: readonly string[]) => ["intervals", "max_span_ms", ...columns.flatMap((name) => CHANGE_FACTS.map((f) => fact(name, f)))];
 
+/**
+ * changeFactColumns of a raw range as it counts when subtracted from the cell around it: counts and sums negated,
+ * the longest interval kept (an upper bound), a column's extremes and latest ratio unknown.
+ */
+function subtractedChangeFacts(columns: readonly string[]): string[] {
+  const sums = new Set<string>(["n", "sum", "ratio_sum"]);
+  return ["-r.intervals", "r.max_span_ms", ...columns.flatMap((name) => CHANGE_FACTS.map((f) => (sums.has(f) ? `-r.${fact(name, f)}` : f === "last_to" ? "NULL::timestamptz" : "NULL::float8")))];
+}
+
 /** One bucket's merged facts: intervals ending in it, the longest, and per column its facts. */
 export interface BucketChanges {
   k: number;
@@ -69,6 +78,7 @@ export async function fetchBucketChanges(
     cellsTable: probeTable(changeCellsTableName(q.probe.name)),
     facts: changeFactColumns(q.columns),
     merged: mergedChangeFacts(q.columns),
+    subtracted: subtractedChangeFacts(q.columns),
     mergePerRange: true,
     rawFacts: `SELECT connection_id, collected_at, ${intervalFacts(q.columns).join(", ")}
                  FROM ${probeTable(changesTableName(q.probe.name))}

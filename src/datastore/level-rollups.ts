@@ -41,6 +41,10 @@ export function mergedFacts(columns: readonly string[]): string[] {
 
 export const factColumns = (columns: readonly string[]) => columns.flatMap((name) => LEVEL_FACTS.map((f) => fact(name, f)));
 
+/** factColumns of a raw range as it counts when subtracted from the cell around it: counts and sums negated, the rest unknown. */
+const subtractedFacts = (columns: readonly string[]) =>
+  columns.flatMap((name) => LEVEL_FACTS.map((f) => (f === "n" || f === "sum" ? `-r.${fact(name, f)}` : f === "last_at" ? "NULL::timestamptz" : "NULL::float8")));
+
 export interface BucketLevelQuery {
   probe: ProbeDefinition;
   /** Level columns to read. */
@@ -50,14 +54,15 @@ export interface BucketLevelQuery {
 }
 
 /**
- * Per connection, per column: one point per bucket that has values (the merged facts of its cells and raw
+ * Per connection, per column: one point per bucket (k) that has values (the merged facts of its cells and raw
  * samples, at the time of its latest value), in bucket order. One statement.
  */
-export async function fetchBucketLevels(db: Queryable, q: BucketLevelQuery): Promise<Map<number, LevelPoint[][]>> {
+export async function fetchBucketLevels(db: Queryable, q: BucketLevelQuery): Promise<Map<number, Array<Array<{ k: number; point: LevelPoint }>>>> {
   const rows = await readRollupBuckets(db, {
     cellsTable: probeTable(levelsTableName(q.probe.name)),
     facts: factColumns(q.columns),
     merged: mergedFacts(q.columns),
+    subtracted: subtractedFacts(q.columns),
     rawFacts: `SELECT connection_id, collected_at, ${samplePartials(q.probe, q.columns).join(", ")}
                  FROM ${probeTable(q.probe.name)}
                 WHERE ${["connection_id = ANY($1::int[])", "collected_at >= p.lo", "collected_at < p.hi", ...excludedRowsSql(q.probe)].join(" AND ")}
@@ -65,13 +70,14 @@ export async function fetchBucketLevels(db: Queryable, q: BucketLevelQuery): Pro
     connectionIds: q.connectionIds,
     plan: q.plan,
   });
-  const result = new Map<number, LevelPoint[][]>(q.connectionIds.map((id) => [id, q.columns.map(() => [])]));
+  const result = new Map<number, Array<Array<{ k: number; point: LevelPoint }>>>(q.connectionIds.map((id) => [id, q.columns.map(() => [])]));
   for (const row of rows) {
     q.columns.forEach((name, i) => {
       const n = row[`${name}:n`] as number;
       if (n === 0) return;
       const value = (f: string) => Number(row[`${name}:${f}`]);
-      result.get(row.connection_id)![i].push({ t: (row[`${name}:last_at`] as Date).getTime(), count: n, sum: value("sum"), min: value("min"), max: value("max"), last: value("last") });
+      const point = { t: (row[`${name}:last_at`] as Date).getTime(), count: n, sum: value("sum"), min: value("min"), max: value("max"), last: value("last") };
+      result.get(row.connection_id)![i].push({ k: row.k, point });
     });
   }
   return result;

@@ -10,8 +10,7 @@ import type { Queryable } from "../../drivers/types.ts";
 import { type BucketChanges, fetchBucketChanges } from "../datastore/change-cells.ts";
 import type { Aggregation } from "./aggregate.ts";
 import type { Buckets } from "./buckets.ts";
-import type { RollupQuery } from "./rollup-levels.ts";
-import { rollupPlanFor } from "./rollup-plan.ts";
+import { type RollupQuery, connectionPlanFor } from "./rollup-levels.ts";
 import type { MetricRequest } from "./metric-names.ts";
 
 /** A rate is change / interval length (ms) times this. */
@@ -48,7 +47,7 @@ export async function seriesFromChangeCells(db: Queryable, q: RollupQuery): Prom
   const answered = new Map<MetricRequest, Map<number, Array<number | null>>>();
   const candidates = q.metrics.filter((m) => CHANGE_FORMS.has(m.form));
   if (candidates.length === 0) return answered;
-  const plan = rollupPlanFor(q.buckets, q.levelsFrom);
+  const plan = connectionPlanFor(q);
   if (!plan) return answered;
   const columns = [...new Set(candidates.map((m) => m.metric))];
   const facts = await fetchBucketChanges(db, { probe: q.probe, columns, connectionIds: q.connectionIds, plan });

@@ -14,10 +14,10 @@ import { type EntityBucket, fetchEntityBuckets } from "../datastore/entity-cells
 import { entityGaugeColumns } from "../probes/ddl.ts";
 import type { ProbeDefinition } from "../probes/types.ts";
 import type { Aggregation } from "./aggregate.ts";
-import { type Buckets, bucketOf } from "./buckets.ts";
+import type { Buckets } from "./buckets.ts";
 import { RATE_FACTOR, longestSafeIntervalMs } from "./rollup-changes.ts";
-import { type RollupQuery, connectionJudge, judgedLevelSeries } from "./rollup-levels.ts";
-import { ENTITY_CELLS_MS, type RollupPlan, complementPlanFor, firstInstant, rollupPlanFor } from "./rollup-plan.ts";
+import { type RollupQuery, bucketLevelPoints, connectionJudge, judgedLevelSeries } from "./rollup-levels.ts";
+import { ENTITY_CELLS_MS, type RollupPlan, complementPlanFor, rollupPlanFor } from "./rollup-plan.ts";
 import type { MetricRequest } from "./metric-names.ts";
 import type { LevelPoint } from "./series.ts";
 
@@ -154,9 +154,8 @@ async function gaugeSeriesOfOneEntity(db: Queryable, q: EntityRollupQuery): Prom
  * quarter of the raw rows at bucket edges; otherwise each part is read raw.
  */
 function entityPlanFor(q: Pick<RollupQuery, "buckets" | "levelsFrom" | "aggregation">, minCovered?: number): RollupPlan | undefined {
-  const [hour] = ENTITY_CELLS_MS;
   return q.aggregation === "avg" || q.aggregation === "sum"
-    ? complementPlanFor(q.buckets, q.levelsFrom, hour, minCovered)
+    ? complementPlanFor(q.buckets, q.levelsFrom, ENTITY_CELLS_MS, minCovered)
     : rollupPlanFor(q.buckets, q.levelsFrom, ENTITY_CELLS_MS, minCovered);
 }
 
@@ -186,20 +185,9 @@ async function gaugeSeries(
   judged: () => Promise<number | undefined>,
 ): Promise<Array<number | null> | undefined> {
   if (buckets.some((f) => f.gauges[g].n === null)) return undefined;
-  const withValues = buckets.filter((f) => f.k >= 0 && f.gauges[g].n! > 0).sort((a, b) => a.k - b.k);
-  const inWindow: LevelPoint[] = [];
-  for (const [i, f] of withValues.entries()) {
-    const { n, sum, min, max, last, lastAt } = f.gauges[g];
-    let t = lastAt;
-    if (bucketOf(q.buckets, t) !== f.k) {
-      // A bucket that read a cell less its parts in later buckets shows the cell's latest time when that lies in a
-      // later part: its own latest time is then unknown, which matters only where the next bucket has no value
-      // (the pipeline would repeat this one's from that time). With buckets of 30 minutes or more, the later part
-      // is the next bucket's and holds that value; the check keeps it so.
-      if (f.k < q.buckets.n && withValues[i + 1]?.k !== f.k + 1) return undefined;
-      t = firstInstant(q.buckets, f.k);
-    }
-    inWindow.push({ t, count: n!, sum, min, max, last });
-  }
-  return judgedLevelSeries(inWindow, q, judged);
+  const inWindow = bucketLevelPoints(
+    q.buckets,
+    buckets.filter((f) => f.k >= 0 && f.gauges[g].n! > 0).map(({ k, gauges }) => ({ k, point: { t: gauges[g].lastAt, count: gauges[g].n!, sum: gauges[g].sum, min: gauges[g].min, max: gauges[g].max, last: gauges[g].last } })),
+  );
+  return inWindow && judgedLevelSeries(inWindow, q, judged);
 }

@@ -12,7 +12,7 @@ import { cumulativeColumns, levelColumns } from "../probes/ddl.ts";
 import type { ProbeDefinition } from "../probes/types.ts";
 import type { Aggregation } from "./aggregate.ts";
 import { type Buckets, bucketOf } from "./buckets.ts";
-import { rollupPlanFor } from "./rollup-plan.ts";
+import { ROLLUP_CELLS_MS, type RollupPlan, complementPlanFor, firstInstant, rollupPlanFor } from "./rollup-plan.ts";
 import type { MetricRequest } from "./metric-names.ts";
 import { type LevelPoint, seriesFromLevels } from "./series.ts";
 
@@ -60,13 +60,36 @@ export async function judgedLevelSeries(
   return exact === undefined ? undefined : series(exact);
 }
 
+/**
+ * Buckets' merged level facts as one point each, in bucket order, each point's time in its own bucket. A bucket
+ * that read a cell less its parts in later buckets shows the cell's latest time when that lies in a later part:
+ * its own latest time is then unknown, which matters only where the next bucket has no value (the pipeline would
+ * repeat this one's from that time): then undefined. (The later part is the next bucket's, and holds a value,
+ * wherever buckets are at least half a cell wide: complementPlanFor takes 30 minutes.)
+ */
+export function bucketLevelPoints(b: Buckets, buckets: ReadonlyArray<{ k: number; point: LevelPoint }>): LevelPoint[] | undefined {
+  const sorted = [...buckets].sort((x, y) => x.k - y.k);
+  const points: LevelPoint[] = [];
+  for (const [i, { k, point }] of sorted.entries()) {
+    if (bucketOf(b, point.t) === k) points.push(point);
+    else if (k < b.n && sorted[i + 1]?.k !== k + 1) return undefined;
+    else points.push({ ...point, t: firstInstant(b, k) });
+  }
+  return points;
+}
+
+/** The plan of a level or change rollup read: cut cells read whole less their parts where only counts and sums matter. */
+export function connectionPlanFor(q: Pick<RollupQuery, "buckets" | "levelsFrom" | "aggregation">): RollupPlan | undefined {
+  return q.aggregation === "avg" || q.aggregation === "sum" ? complementPlanFor(q.buckets, q.levelsFrom, ROLLUP_CELLS_MS) : rollupPlanFor(q.buckets, q.levelsFrom);
+}
+
 /** Per metric answered: its series per connection. Metrics not in the map need another path. */
 export async function seriesFromLevelCells(db: Queryable, q: RollupQuery): Promise<Map<MetricRequest, Map<number, Array<number | null>>>> {
   const answered = new Map<MetricRequest, Map<number, Array<number | null>>>();
   const levels = new Set(levelColumns(q.probe).map((c) => c.name));
   const candidates = q.metrics.filter((m) => m.form === "raw" && levels.has(m.metric));
   if (candidates.length === 0) return answered;
-  const plan = rollupPlanFor(q.buckets, q.levelsFrom);
+  const plan = connectionPlanFor(q);
   if (!plan) return answered;
   const columns = [...new Set(candidates.map((m) => m.metric))];
   const points = await fetchBucketLevels(db, { probe: q.probe, columns, connectionIds: q.connectionIds, plan });
@@ -74,7 +97,8 @@ export async function seriesFromLevelCells(db: Queryable, q: RollupQuery): Promi
   for (const m of candidates) {
     const perConnection = new Map<number, Array<number | null>>();
     for (const id of q.connectionIds) {
-      const series = await judgedLevelSeries(points.get(id)![columns.indexOf(m.metric)], q, () => judged(id));
+      const inWindow = bucketLevelPoints(q.buckets, points.get(id)![columns.indexOf(m.metric)]);
+      const series = inWindow && (await judgedLevelSeries(inWindow, q, () => judged(id)));
       if (!series) break;
       perConnection.set(id, series);
     }

@@ -84,15 +84,16 @@ export function rollupPlanFor(b: Buckets, completeFrom: number, sizes: readonly 
 }
 
 /**
- * planRollupReads for one cell size that also reads the cells that bucket edges cut: the largest part of such a
- * cell (the later one on a tie) is read as the whole cell less its other parts, which are read raw once, for their
- * own bucket and subtracted from the largest part's. Only for facts that subtract exactly (counts and sums): a
- * bucket's extremes and latest value are not its own. Before `completeFrom` everything is raw.
+ * planRollupReads that also reads the cells that bucket edges cut: a cell inside one bucket is read whole; a cut
+ * one is split into cells of the next size, and at the finest size its largest part (the later one on a tie) is
+ * read as the whole cell less its other parts, which are read raw once, for their own bucket and subtracted from
+ * the largest part's. Only for facts that subtract exactly (counts and sums): such a bucket's extremes and latest
+ * value are not its own. Before `completeFrom` everything is raw.
  */
-export function planComplementReads(b: Buckets, completeFrom: number, size: number): RollupPlan {
+export function planComplementReads(b: Buckets, completeFrom: number, sizes: readonly number[]): RollupPlan {
   const plan: RollupPlan = { cells: [], raw: [], covered: 0 };
   let rawMs = 0;
-  for (let cell = Math.floor(b.start / size) * size; cell < b.end; cell += size) {
+  const visit = (cell: number, [size, ...finer]: readonly number[]) => {
     const lo = Math.max(cell, b.start);
     const hi = Math.min(cell + size, b.end);
     const parts: Array<{ from: number; to: number; k: number }> = [];
@@ -101,7 +102,16 @@ export function planComplementReads(b: Buckets, completeFrom: number, size: numb
       if (to > from) parts.push({ from, to, k });
       from = Math.max(from, to);
     }
+    if (parts.length === 0) return;
     const whole = lo === cell && hi === cell + size && cell >= completeFrom;
+    if (whole && parts.length === 1) {
+      plan.cells.push({ levelSeconds: size / 1000, start: cell, k: parts[0].k });
+      return;
+    }
+    if (finer.length > 0) {
+      for (let sub = cell; sub < cell + size; sub += finer[0]) visit(sub, finer);
+      return;
+    }
     const kept = whole ? parts.reduce((a, p) => (p.to - p.from >= a.to - a.from ? p : a)) : undefined;
     if (kept) plan.cells.push({ levelSeconds: size / 1000, start: cell, k: kept.k });
     for (const p of parts) {
@@ -109,15 +119,16 @@ export function planComplementReads(b: Buckets, completeFrom: number, size: numb
       plan.raw.push(kept ? { ...p, minus: kept.k } : p);
       rawMs += p.to - p.from;
     }
-  }
+  };
+  for (let cell = Math.floor(b.start / sizes[0]) * sizes[0]; cell < b.end; cell += sizes[0]) visit(cell, sizes);
   plan.raw.push({ from: b.end, to: b.end + 1, k: b.n });
   plan.covered = b.end > b.start ? 1 - rawMs / (b.end - b.start) : 0;
   return plan;
 }
 
 /** planComplementReads where buckets are wide enough and at least `minCovered` of the window is not read raw. */
-export function complementPlanFor(b: Buckets, completeFrom: number, size: number, minCovered = MIN_COVERED_SHARE): RollupPlan | undefined {
+export function complementPlanFor(b: Buckets, completeFrom: number, sizes: readonly number[], minCovered = MIN_COVERED_SHARE): RollupPlan | undefined {
   if (b.width < MIN_ROLLUP_BUCKET_MS) return undefined;
-  const plan = planComplementReads(b, completeFrom, size);
+  const plan = planComplementReads(b, completeFrom, sizes);
   return plan.covered >= minCovered ? plan : undefined;
 }

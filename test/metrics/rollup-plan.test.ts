@@ -74,7 +74,7 @@ describe("pairedRanges", () => {
     for (let round = 0; round < 100; round++) {
       const start = Date.parse("2026-03-01T00:00:00Z") + Math.floor(next() * 86_400_000);
       const b = layoutBuckets(start, start + Math.floor(next() * 10 * 86_400_000) + 60_000, 60, 150);
-      for (const plan of [planRollupReads(b, Number.NEGATIVE_INFINITY), planComplementReads(b, Number.NEGATIVE_INFINITY, 3_600_000)]) {
+      for (const plan of [planRollupReads(b, Number.NEGATIVE_INFINITY), planComplementReads(b, Number.NEGATIVE_INFINITY, [3_600_000]), planComplementReads(b, Number.NEGATIVE_INFINITY, [3_600_000, 300_000])]) {
         // The bucket each instant falls in, and the one it is subtracted from.
         const bucketsAt = (t: number) =>
           pairedRanges(plan.raw)
@@ -93,13 +93,14 @@ describe("pairedRanges", () => {
       const end = start + 60_000 + Math.floor(next() * 10 * 86_400_000);
       const b = layoutBuckets(start, end, 60, [1, 2, 7, 20, 150, 500][Math.floor(next() * 6)]);
       const completeFrom = next() < 0.5 ? Number.NEGATIVE_INFINITY : start + Math.floor(next() * (end - start));
-      const plan = planComplementReads(b, completeFrom, HOUR);
+      const sizes = next() < 0.5 ? [HOUR] : [HOUR, 300_000];
+      const plan = planComplementReads(b, completeFrom, sizes);
       // What each piece adds to each bucket at instant t: a cell to its bucket, a raw range to its own and, when it
       // is a cell's part read raw, minus that to the bucket reading the cell.
       const counted = (t: number) => {
         const net = new Map<number, number>();
         const add = (k: number, n: number) => net.set(k, (net.get(k) ?? 0) + n);
-        for (const c of plan.cells) if (t >= c.start && t < c.start + HOUR) add(c.k, 1);
+        for (const c of plan.cells) if (t >= c.start && t < c.start + c.levelSeconds * 1000) add(c.k, 1);
         for (const r of plan.raw) {
           if (t < r.from || t >= r.to) continue;
           add(r.k, 1);
@@ -108,15 +109,19 @@ describe("pairedRanges", () => {
         return [...net].filter(([, n]) => n !== 0);
       };
       const instants = [start, end, end - 1, ...Array.from({ length: 30 }, () => start + Math.floor(next() * (end - start)))];
-      for (const c of plan.cells) instants.push(c.start, c.start + HOUR - 1);
+      for (const c of plan.cells) instants.push(c.start, c.start + c.levelSeconds * 1000 - 1);
       for (const r of plan.raw) instants.push(r.from, r.to - 1);
       for (const t of instants) if (t <= end) expect({ t, net: counted(t) }).toEqual({ t, net: [[bucketOf(b, t), 1]] });
-      for (const c of plan.cells) expect([c.start % HOUR, c.start >= completeFrom, c.start >= start, c.start + HOUR <= end]).toEqual([0, true, true, true]);
-      // A part read raw is never the larger part of its cell, so at most half of each cut hour is read raw.
-      for (const r of plan.raw) if (r.minus !== undefined) expect(r.to - r.from).toBeLessThanOrEqual(HOUR / 2);
+      const finest = sizes[sizes.length - 1];
+      for (const c of plan.cells) {
+        const size = c.levelSeconds * 1000;
+        expect([sizes.includes(size), c.start % size, c.start >= completeFrom, c.start >= start, c.start + size <= end]).toEqual([true, 0, true, true, true]);
+      }
+      // A part read raw is never the larger part of its cell, so at most half of each cut cell is read raw.
+      for (const r of plan.raw) if (r.minus !== undefined) expect(r.to - r.from).toBeLessThanOrEqual(finest / 2);
       const rawMs = plan.raw.reduce((sum, r) => sum + Math.min(r.to, end) - r.from, 0);
       expect(plan.covered).toBeCloseTo(1 - rawMs / (end - start), 12);
-      expect(plan.covered).toBeGreaterThanOrEqual(planRollupReads(b, completeFrom, [HOUR]).covered - 1e-12);
+      expect(plan.covered).toBeGreaterThanOrEqual(planRollupReads(b, completeFrom, sizes).covered - 1e-12);
     }
   });
 });
