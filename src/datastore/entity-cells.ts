@@ -8,12 +8,11 @@
  * pipeline (metrics/series.ts) when each entity is charted alone.
  */
 import type { Queryable } from "../../drivers/types.ts";
-import type { Buckets } from "../metrics/buckets.ts";
-import { type RollupPlan, firstInstant } from "../metrics/rollup-plan.ts";
+import type { RollupPlan } from "../metrics/rollup-plan.ts";
 import { ENTITY_FACTS, LEVEL_FACTS, changesTableName, entityCellsTableName, factColumn as fact, probeTable, quoteIdent } from "../probes/ddl.ts";
 import type { ProbeDefinition } from "../probes/types.ts";
 import { spanMsSql } from "./changes-repository.ts";
-import { type BucketRow, FIRST_EXTRA_PARAM, readRollupBuckets } from "./rollup-read.ts";
+import { FIRST_EXTRA_PARAM, readRollupBuckets } from "./rollup-read.ts";
 import { excludedRowsSql } from "./samples-repository.ts";
 
 /** The entity's key values as text, in the probe's key order. */
@@ -187,52 +186,16 @@ export async function fetchEntityBuckets(
     connectionIds: q.connectionIds,
     plan: q.plan,
   });
-  return entityBuckets(rows, q.columns, gauges);
-}
-
-/** Merged fact rows as EntityBucket. */
-function entityBuckets(rows: readonly BucketRow[], columns: readonly string[], gauges: readonly string[]): EntityBucket[] {
   return rows.map((row) => ({
     connectionId: row.connection_id,
     entity: row.entity as unknown as Array<string | null>,
     k: row.k,
     intervals: row.intervals as number,
     maxSpanMs: row.max_span_ms as number | null,
-    columns: columns.map((name) => ({ n: (row[`${name}:n`] as number | null) ?? 0, sum: row[`${name}:sum`] as number | null, ratioSum: row[`${name}:ratio_sum`] as number | null })),
+    columns: q.columns.map((name) => ({ n: (row[`${name}:n`] as number | null) ?? 0, sum: row[`${name}:sum`] as number | null, ratioSum: row[`${name}:ratio_sum`] as number | null })),
     gauges: gauges.map((name) => {
       const value = (f: string) => Number(row[`${name}:${f}`]);
       return { n: row[`${name}:n`] as number | null, sum: value("sum"), min: value("min"), max: value("max"), last: value("last"), lastAt: (row[`${name}:last_at`] as Date | null)?.getTime() ?? Number.NaN };
     }),
   }));
-}
-
-/**
- * Every entity's gauges per bucket from raw rows alone (no whole hour fits the buckets), as fetchEntityBuckets
- * gives them: one scan from `from` (the span before the window: k = -1) to the window's end, each row given its
- * bucket by the buckets' first instants, grouped by the key columns themselves so that the datastore hashes them.
- */
-export async function fetchRawEntityGauges(
-  db: Queryable,
-  q: { probe: ProbeDefinition; gauges: readonly string[]; connectionIds: readonly number[]; from: number; buckets: Buckets },
-): Promise<EntityBucket[]> {
-  const keys = q.probe.keys.map((k) => `r.${quoteIdent(k)}`);
-  const facts = q.gauges.flatMap((name) => {
-    const g = `r.${quoteIdent(name)}`;
-    const has = `FILTER (WHERE ${g} IS NOT NULL)`;
-    return [
-      `count(${g})::int AS ${fact(name, "n")}`,
-      ...(["sum", "min", "max"] as const).map((f) => `${f}(${g}::float8) AS ${fact(name, f)}`),
-      `(max(ARRAY[date_part('epoch', r.collected_at), ${g}::float8]) ${has})[2] AS ${fact(name, "last")}`,
-      `max(r.collected_at) ${has} AS ${fact(name, "last_at")}`,
-    ];
-  });
-  const firstInstants = Array.from({ length: q.buckets.n + 1 }, (_, k) => new Date(firstInstant(q.buckets, k)).toISOString());
-  const rows = await db.query<BucketRow>(
-    `SELECT r.connection_id, ${entityKeySql(q.probe, "r")} AS entity, width_bucket(r.collected_at, $4::timestamptz[]) - 1 AS k, 0 AS intervals, NULL::float8 AS max_span_ms, ${facts.join(", ")}
-       FROM ${probeTable(q.probe.name)} r
-      WHERE ${["r.connection_id = ANY($1::int[])", "r.collected_at >= $2::timestamptz", "r.collected_at <= $3::timestamptz", ...excludedRowsSql(q.probe).map((w) => `r.${w}`)].join(" AND ")}
-      GROUP BY r.connection_id, ${keys.join(", ")}, 3 ORDER BY 1, 2, 3`,
-    [q.connectionIds, new Date(q.from).toISOString(), new Date(q.buckets.end).toISOString(), firstInstants],
-  );
-  return entityBuckets(rows, [], q.gauges);
 }

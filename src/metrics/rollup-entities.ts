@@ -1,9 +1,7 @@
 /**
- * Per-entity counter series and gauges' raw values (`group_by` over all of a probe's keys, or a filter naming one
- * entity) of long windows from the hourly entity cells: whole hours inside each bucket (an hour that a bucket edge
- * cuts read whole less its smaller part, where only counts and sums matter), raw rows for the rest, with the
- * connection's own intervals, in one statement; every entity's gauges alone also where no whole hour fits, from
- * raw rows reduced per bucket in the datastore. Taken only where it is provably the pipeline's answer:
+ * Per-entity counter series (`group_by` over all of a probe's keys, or a filter naming one entity) of long
+ * windows from the hourly entity cells: whole hours inside each bucket, raw rows for the rest, with the
+ * connection's own intervals, in one statement. Taken only where it is provably the pipeline's answer:
  * - no interval ending in the window is longer than three collection intervals or than a bucket (as for
  *   rollup-changes.ts: the gap rule cannot matter);
  * - rates are averaged or summed per bucket (the cells keep no extremes), and each group is one entity;
@@ -12,7 +10,7 @@
  * Otherwise undefined, and the other paths answer.
  */
 import type { Queryable } from "../../drivers/types.ts";
-import { type EntityBucket, fetchEntityBuckets, fetchRawEntityGauges } from "../datastore/entity-cells.ts";
+import { type EntityBucket, fetchEntityBuckets } from "../datastore/entity-cells.ts";
 import { entityGaugeColumns } from "../probes/ddl.ts";
 import type { ProbeDefinition } from "../probes/types.ts";
 import type { Aggregation } from "./aggregate.ts";
@@ -45,16 +43,14 @@ export async function entitySeriesFromCells(db: Queryable, q: EntityRollupQuery)
   if (!q.metrics.every((m) => isCounter(m) || isGauge(m))) return undefined;
   const columns = [...new Set(q.metrics.filter(isCounter).map((m) => m.metric))];
   const gauges = [...new Set(q.metrics.filter(isGauge).map((m) => m.metric))];
-  // Every entity's gauges alone are reduced per bucket in the datastore even where few or no whole hours fit:
-  // that beats sending every raw row to the pipeline (in the lab, a week in 67-minute buckets: 0.43 s -> 0.19 s;
-  // a day in 10-minute buckets, from raw rows alone in one scan: 54 -> 43 ms).
+  // Every entity's gauges alone are reduced per bucket in the datastore even where few whole hours fit: that
+  // beats sending every raw row to the pipeline (a week in 67-minute buckets: 0.43 s -> 0.19 s in the lab).
   const gaugesOfEvery = columns.length === 0 && Object.keys(q.filters).length === 0;
   const entityPlan = entityPlanFor(q, gaugesOfEvery ? 0 : undefined);
-  if (!entityPlan && !gaugesOfEvery) return undefined;
+  if (!entityPlan) return undefined;
   // The span borrowed before the window is read only for the entities in it (k = -1).
-  const facts = entityPlan
-    ? await fetchEntityBuckets(db, { probe, columns, gauges, connectionIds: q.connectionIds, plan: { ...entityPlan, raw: [{ from: q.borrowFrom, to: b.start, k: -1 }, ...entityPlan.raw] }, filters: q.filters })
-    : await fetchRawEntityGauges(db, { probe, gauges, connectionIds: q.connectionIds, from: q.borrowFrom, buckets: b });
+  const plan = { ...entityPlan, raw: [{ from: q.borrowFrom, to: b.start, k: -1 }, ...entityPlan.raw] };
+  const facts = await fetchEntityBuckets(db, { probe, columns, gauges, connectionIds: q.connectionIds, plan, filters: q.filters });
   const own = facts.filter((f) => f.k >= 0 && f.entity.length === 0); // the connection's intervals (datastore/entity-cells.ts)
   const longest = longestSafeIntervalMs(q.intervalSeconds, b);
   if (own.some((f) => (f.maxSpanMs ?? 0) > longest)) return undefined;
