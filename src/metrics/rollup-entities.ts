@@ -19,7 +19,6 @@ import { RATE_FACTOR, longestSafeIntervalMs } from "./rollup-changes.ts";
 import { type RollupQuery, bucketLevelPoints, connectionJudge, judgedLevelSeries } from "./rollup-levels.ts";
 import { ENTITY_CELLS_MS, type RollupPlan, complementPlanFor, rollupPlanFor } from "./rollup-plan.ts";
 import type { MetricRequest } from "./metric-names.ts";
-import type { LevelPoint } from "./series.ts";
 
 
 export interface EntityRollupQuery extends RollupQuery {
