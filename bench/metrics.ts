@@ -109,13 +109,14 @@ async function main() {
       ["pg_sys_network_info", "rx_bytes_per_sec", "rx_bytes", ""],
     ];
     const windows: Array<[string, number]> = [["1h", 3_600_000], ["24h", 86_400_000], ["7d", 7 * 86_400_000], ["30d", 30 * 86_400_000]].filter(([, ms]) => (ms as number) <= DAYS * 86_400_000) as Array<[string, number]>;
+    const queryUrl = (probe: string, metric: string, range: string) => `${http.url}/api/v1/metrics/query?probe_name=${probe}&connection_id=${id}&metrics=${metric}&time_range=${range}`;
     const step = (span: number) => span / 1000 / Math.min(150, span / 1000 / STEP_S); // pglens's bucket width (s)
     // One pass over every request before any is timed, so that no row pays for compiling the code paths it is the
     // first to take (a service in use is warm); Prometheus is given the same pass.
     log("warming up: every request once");
     for (const [probe, metric, , , promql] of cases) {
       for (const [range, span] of windows) {
-        const res = await fetch(`${http.url}/api/v1/metrics/query?probe_name=${probe}&connection_id=${id}&metrics=${metric}&time_range=${range}`, { headers: { authorization: `Bearer ${token}` } });
+        const res = await fetch(queryUrl(probe, metric, range), { headers: { authorization: `Bearer ${token}` } });
         await res.arrayBuffer();
         const now = Date.now();
         if (prometheus && promql) await prometheus.time(promql.replace("[R]", `[${Math.max(step(span), 2 * STEP_S)}s]`), now - span, now, step(span));
@@ -125,7 +126,7 @@ async function main() {
     console.log("|---|---|---|---:|---:|---:|---:|---:|---:|---:|");
     for (const [probe, metric, column, marker, promql] of cases) {
       for (const [range, span] of windows) {
-        const url = `${http.url}/api/v1/metrics/query?probe_name=${probe}&connection_id=${id}&metrics=${metric}&time_range=${range}`;
+        const url = queryUrl(probe, metric, range);
         const keys = probe === "pg_stat_database" ? "database_name" : "interface_name";
         const only = /database_name=(\w+)/.exec(metric)?.[1]; // a filtered request is compared with a filtered scan
         const bare = `SELECT collected_at, ${keys}, ${column}${marker ? `, ${marker}` : ""} FROM metrics.${probe} WHERE connection_id = $1 AND collected_at >= $2 AND collected_at <= $3${only ? ` AND database_name = '${only}'` : ""} ORDER BY collected_at, ${keys}`;

@@ -12,6 +12,7 @@ import type { RollupPlan } from "../metrics/rollup-plan.ts";
 import { ENTITY_FACTS, LEVEL_FACTS, changesTableName, entityCellsTableName, factColumn as fact, probeTable, quoteIdent } from "../probes/ddl.ts";
 import type { ProbeDefinition } from "../probes/types.ts";
 import { spanMsSql } from "./changes-repository.ts";
+import { subtractedLevelFacts } from "./level-rollups.ts";
 import { FIRST_EXTRA_PARAM, readRollupBuckets } from "./rollup-read.ts";
 import { excludedRowsSql } from "./samples-repository.ts";
 
@@ -129,7 +130,7 @@ function subtractedEntityFacts(columns: readonly string[], gauges: readonly stri
     "-r.intervals",
     "r.max_span_ms",
     ...columns.flatMap((name) => ENTITY_FACTS.map((f) => negated(fact(name, f)))),
-    ...gauges.flatMap((name) => LEVEL_FACTS.map((f) => (f === "n" || f === "sum" ? negated(fact(name, f)) : f === "last_at" ? "NULL::timestamptz" : "NULL::float8"))),
+    ...subtractedLevelFacts(gauges),
   ];
 }
 

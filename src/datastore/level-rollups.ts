@@ -42,7 +42,7 @@ export function mergedFacts(columns: readonly string[]): string[] {
 export const factColumns = (columns: readonly string[]) => columns.flatMap((name) => LEVEL_FACTS.map((f) => fact(name, f)));
 
 /** factColumns of a raw range as it counts when subtracted from the cell around it: counts and sums negated, the rest unknown. */
-const subtractedFacts = (columns: readonly string[]) =>
+export const subtractedLevelFacts = (columns: readonly string[]) =>
   columns.flatMap((name) => LEVEL_FACTS.map((f) => (f === "n" || f === "sum" ? `-r.${fact(name, f)}` : f === "last_at" ? "NULL::timestamptz" : "NULL::float8")));
 
 export interface BucketLevelQuery {
@@ -62,7 +62,7 @@ export async function fetchBucketLevels(db: Queryable, q: BucketLevelQuery): Pro
     cellsTable: probeTable(levelsTableName(q.probe.name)),
     facts: factColumns(q.columns),
     merged: mergedFacts(q.columns),
-    subtracted: subtractedFacts(q.columns),
+    subtracted: subtractedLevelFacts(q.columns),
     rawFacts: `SELECT connection_id, collected_at, ${samplePartials(q.probe, q.columns).join(", ")}
                  FROM ${probeTable(q.probe.name)}
                 WHERE ${["connection_id = ANY($1::int[])", "collected_at >= p.lo", "collected_at < p.hi", ...excludedRowsSql(q.probe)].join(" AND ")}

@@ -17,7 +17,7 @@ import type { Aggregation } from "./aggregate.ts";
 import type { Buckets } from "./buckets.ts";
 import { RATE_FACTOR, longestSafeIntervalMs } from "./rollup-changes.ts";
 import { type RollupQuery, bucketLevelPoints, connectionJudge, judgedLevelSeries } from "./rollup-levels.ts";
-import { ENTITY_CELLS_MS, type RollupPlan, complementPlanFor, rollupPlanFor } from "./rollup-plan.ts";
+import { ENTITY_CELLS_MS, type RollupPlan, needsOnlySums, rollupPlanFor } from "./rollup-plan.ts";
 import type { MetricRequest } from "./metric-names.ts";
 
 
@@ -38,7 +38,7 @@ export async function entitySeriesFromCells(db: Queryable, q: EntityRollupQuery)
   const { probe, buckets: b } = q;
   if (probe.keys.length === 0 || q.metrics.length === 0 || !Object.keys(q.filters).every((c) => probe.keys.includes(c))) return undefined;
   const isGauge = gaugeMetric(probe);
-  const isCounter = (m: MetricRequest) => m.form === "delta" || (RATE_FACTOR[m.form] !== undefined && (q.aggregation === "avg" || q.aggregation === "sum"));
+  const isCounter = (m: MetricRequest) => m.form === "delta" || (RATE_FACTOR[m.form] !== undefined && needsOnlySums(q.aggregation));
   if (!q.metrics.every((m) => isCounter(m) || isGauge(m))) return undefined;
   const columns = [...new Set(q.metrics.filter(isCounter).map((m) => m.metric))];
   const gauges = [...new Set(q.metrics.filter(isGauge).map((m) => m.metric))];
@@ -153,9 +153,7 @@ async function gaugeSeriesOfOneEntity(db: Queryable, q: EntityRollupQuery): Prom
  * quarter of the raw rows at bucket edges; otherwise each part is read raw.
  */
 function entityPlanFor(q: Pick<RollupQuery, "buckets" | "levelsFrom" | "aggregation">, minCovered?: number): RollupPlan | undefined {
-  return q.aggregation === "avg" || q.aggregation === "sum"
-    ? complementPlanFor(q.buckets, q.levelsFrom, ENTITY_CELLS_MS, minCovered)
-    : rollupPlanFor(q.buckets, q.levelsFrom, ENTITY_CELLS_MS, minCovered);
+  return rollupPlanFor(q.buckets, q.levelsFrom, ENTITY_CELLS_MS, { subtract: needsOnlySums(q.aggregation), minCovered });
 }
 
 /** The test for a metric that is a gauge's raw value (whose level facts the entity cells keep). */

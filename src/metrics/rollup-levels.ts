@@ -12,7 +12,7 @@ import { cumulativeColumns, levelColumns } from "../probes/ddl.ts";
 import type { ProbeDefinition } from "../probes/types.ts";
 import type { Aggregation } from "./aggregate.ts";
 import { type Buckets, bucketOf } from "./buckets.ts";
-import { ROLLUP_CELLS_MS, type RollupPlan, complementPlanFor, firstInstant, rollupPlanFor } from "./rollup-plan.ts";
+import { ROLLUP_CELLS_MS, type RollupPlan, firstInstant, needsOnlySums, rollupPlanFor } from "./rollup-plan.ts";
 import type { MetricRequest } from "./metric-names.ts";
 import { type LevelPoint, seriesFromLevels } from "./series.ts";
 
@@ -65,7 +65,7 @@ export async function judgedLevelSeries(
  * that read a cell less its parts in later buckets shows the cell's latest time when that lies in a later part:
  * its own latest time is then unknown, which matters only where the next bucket has no value (the pipeline would
  * repeat this one's from that time): then undefined. (The later part is the next bucket's, and holds a value,
- * wherever buckets are at least half a cell wide: complementPlanFor takes 30 minutes.)
+ * wherever buckets are at least half a cell wide: rollupPlanFor takes 30 minutes.)
  */
 export function bucketLevelPoints(b: Buckets, buckets: ReadonlyArray<{ k: number; point: LevelPoint }>): LevelPoint[] | undefined {
   const sorted = [...buckets].sort((x, y) => x.k - y.k);
@@ -80,7 +80,7 @@ export function bucketLevelPoints(b: Buckets, buckets: ReadonlyArray<{ k: number
 
 /** The plan of a level or change rollup read: cut cells read whole less their parts where only counts and sums matter. */
 export function connectionPlanFor(q: Pick<RollupQuery, "buckets" | "levelsFrom" | "aggregation">): RollupPlan | undefined {
-  return q.aggregation === "avg" || q.aggregation === "sum" ? complementPlanFor(q.buckets, q.levelsFrom, ROLLUP_CELLS_MS) : rollupPlanFor(q.buckets, q.levelsFrom);
+  return rollupPlanFor(q.buckets, q.levelsFrom, ROLLUP_CELLS_MS, { subtract: needsOnlySums(q.aggregation) });
 }
 
 /** Per metric answered: its series per connection. Metrics not in the map need another path. */

@@ -74,14 +74,23 @@ export const MIN_ROLLUP_BUCKET_MS = 30 * 60_000;
 export const MIN_COVERED_SHARE = 0.5;
 
 /**
- * The plan of a query whose buckets are wide enough and mostly whole cells (at least `minCovered` of the
- * window); undefined when raw reads are as good.
+ * The plan of a query whose buckets are wide enough and mostly whole cells (at least `minCovered` of the window
+ * not read raw); undefined when raw reads are as good. `subtract`: cut cells are read whole less their smaller
+ * parts (planComplementReads), for queries that need only counts and sums.
  */
-export function rollupPlanFor(b: Buckets, completeFrom: number, sizes: readonly number[] = ROLLUP_CELLS_MS, minCovered = MIN_COVERED_SHARE): RollupPlan | undefined {
+export function rollupPlanFor(
+  b: Buckets,
+  completeFrom: number,
+  sizes: readonly number[] = ROLLUP_CELLS_MS,
+  { subtract = false, minCovered = MIN_COVERED_SHARE }: { subtract?: boolean; minCovered?: number } = {},
+): RollupPlan | undefined {
   if (b.width < MIN_ROLLUP_BUCKET_MS) return undefined;
-  const plan = planRollupReads(b, completeFrom, sizes);
+  const plan = subtract ? planComplementReads(b, completeFrom, sizes) : planRollupReads(b, completeFrom, sizes);
   return plan.covered >= minCovered ? plan : undefined;
 }
+
+/** Whether an aggregation needs only counts and sums of a bucket's values (so cut cells can be subtracted). */
+export const needsOnlySums = (aggregation: string): boolean => aggregation === "avg" || aggregation === "sum";
 
 /**
  * planRollupReads that also reads the cells that bucket edges cut: a cell inside one bucket is read whole; a cut
@@ -124,11 +133,4 @@ export function planComplementReads(b: Buckets, completeFrom: number, sizes: rea
   plan.raw.push({ from: b.end, to: b.end + 1, k: b.n });
   plan.covered = b.end > b.start ? 1 - rawMs / (b.end - b.start) : 0;
   return plan;
-}
-
-/** planComplementReads where buckets are wide enough and at least `minCovered` of the window is not read raw. */
-export function complementPlanFor(b: Buckets, completeFrom: number, sizes: readonly number[], minCovered = MIN_COVERED_SHARE): RollupPlan | undefined {
-  if (b.width < MIN_ROLLUP_BUCKET_MS) return undefined;
-  const plan = planComplementReads(b, completeFrom, sizes);
-  return plan.covered >= minCovered ? plan : undefined;
 }
