@@ -147,8 +147,8 @@ export interface EntityBucket {
 }
 
 /**
- * Per connection, entity and bucket (k), the merged facts, the connection's own intervals under
- * CONNECTION_ENTITY; a raw range with k = -1 only lists the entities in it. `filters`: key column -> value
+ * Per connection, entity and bucket (k), the merged facts, and where intervals are read the connection's own
+ * under CONNECTION_ENTITY; a raw range with k = -1 only lists the entities in it. `filters`: key column -> value
  * (text), narrowing the entities read. One statement.
  */
 export async function fetchEntityBuckets(
@@ -160,16 +160,18 @@ export async function fetchEntityBuckets(
     connectionIds: readonly number[];
     plan: RollupPlan;
     filters: Readonly<Record<string, string>>;
+    /** Whether to read intervals, the connection's own and each entity's: counters need them; gauges alone do not. */
+    intervals: boolean;
   },
 ): Promise<EntityBucket[]> {
   const gauges = q.gauges ?? [];
   const filters = Object.entries(q.filters);
   // The shared read's parameters come first; the filter values follow.
-  const cellWhere = filters.length
-    ? [`(l.entity = '${CONNECTION_ENTITY}' OR (${filters.map(([key], i) => `l.entity[${q.probe.keys.indexOf(key) + 1}] = $${FIRST_EXTRA_PARAM + i}`).join(" AND ")}))`]
-    : [];
+  const named = filters.map(([key], i) => `l.entity[${q.probe.keys.indexOf(key) + 1}] = $${FIRST_EXTRA_PARAM + i}`).join(" AND ");
+  const entities = filters.length ? `(${named})` : `l.entity <> '${CONNECTION_ENTITY}'`;
+  const cellWhere = q.intervals ? (filters.length ? [`(l.entity = '${CONNECTION_ENTITY}' OR ${entities})`] : []) : [entities];
   const rawWhere = filters.map(([key], i) => `r.${quoteIdent(key)}::text = $${FIRST_EXTRA_PARAM + i}`);
-  const gaugesOfEvery = q.columns.length === 0 && filters.length === 0;
+  if (!q.intervals && q.columns.length > 0) throw new Error("counter facts need intervals");
   const rows = await readRollupBuckets(db, {
     cellsTable: probeTable(entityCellsTableName(q.probe.name)),
     key: "entity",
@@ -178,12 +180,11 @@ export async function fetchEntityBuckets(
     facts: entityFactColumns(q.columns, gauges),
     merged: mergedEntityFacts(q.columns, gauges),
     subtracted: subtractedEntityFacts(q.columns, gauges),
-    // Gauges of every entity need no intervals (a filter does: is its entity in every sample?), so their raw
-    // rows are read without looking back, and merged per range.
-    rawFacts: gaugesOfEvery
-      ? entityGaugeFacts(q.probe, { from: "p.lo", to: "p.hi" }, rawWhere, gauges)
-      : entityIntervalFacts(q.probe, q.columns, { from: "p.lo", to: "p.hi" }, rawWhere, gauges),
-    mergePerRange: gaugesOfEvery,
+    // Without intervals, raw rows are read without looking back, and merged per range.
+    rawFacts: q.intervals
+      ? entityIntervalFacts(q.probe, q.columns, { from: "p.lo", to: "p.hi" }, rawWhere, gauges)
+      : entityGaugeFacts(q.probe, { from: "p.lo", to: "p.hi" }, rawWhere, gauges),
+    mergePerRange: !q.intervals,
     connectionIds: q.connectionIds,
     plan: q.plan,
   });

@@ -49,13 +49,15 @@ export async function entitySeriesFromCells(db: Queryable, q: EntityRollupQuery)
   if (!entityPlan) return undefined;
   // The span borrowed before the window is read only for the entities in it (k = -1).
   const plan = { ...entityPlan, raw: [{ from: q.borrowFrom, to: b.start, k: -1 }, ...entityPlan.raw] };
-  const facts = await fetchEntityBuckets(db, { probe, columns, gauges, connectionIds: q.connectionIds, plan, filters: q.filters });
+  // Gauges alone need no intervals: with filters, whether the entity was in every sample matters only when
+  // repeats are judged, and is read then.
+  const facts = await fetchEntityBuckets(db, { probe, columns, gauges, connectionIds: q.connectionIds, plan, filters: q.filters, intervals: columns.length > 0 });
   const own = facts.filter((f) => f.k >= 0 && f.entity.length === 0); // the connection's intervals (datastore/entity-cells.ts)
   const longest = longestSafeIntervalMs(q.intervalSeconds, b);
   if (own.some((f) => (f.maxSpanMs ?? 0) > longest)) return undefined;
 
   const filtered = Object.keys(q.filters).length > 0;
-  const judged = connectionJudge(db, q);
+  const judged = filtered ? judgeWherePresent(db, q, entityPlan) : connectionJudge(db, q);
   const result = new Map<number, EntitySeries[]>();
   for (const id of q.connectionIds) {
     const connectionIntervals = new Map(own.filter((f) => f.connectionId === id).map((f) => [f.k, f.intervals]));
@@ -70,7 +72,7 @@ export async function entitySeriesFromCells(db: Queryable, q: EntityRollupQuery)
     const series: EntitySeries[] = [];
     for (const list of byEntity.values()) {
       const byBucket = new Map(list.filter((f) => f.k >= 0).map((f) => [f.k, f]));
-      if (filtered && !inEverySample(connectionIntervals, byBucket)) return undefined;
+      if (filtered && columns.length > 0 && !inEverySample(connectionIntervals, byBucket)) return undefined;
       const values = [];
       for (const m of q.metrics) {
         if (isGauge(m)) {
@@ -126,19 +128,13 @@ async function gaugeSeriesOfOneEntity(db: Queryable, q: EntityRollupQuery): Prom
   const plan = entityPlanFor(q);
   if (!plan) return answered;
   const gauges = [...new Set(candidates.map((m) => m.metric))];
-  const facts = await fetchEntityBuckets(db, { probe: q.probe, columns: [], gauges, connectionIds: q.connectionIds, plan, filters: q.filters });
-  // The pipeline judges repeats by the entity's own spacing: the connection's when the entity is in its every sample.
-  const present = (id: number) => {
-    const mine = facts.filter((f) => f.connectionId === id);
-    const own = new Map(mine.filter((f) => f.k >= 0 && f.entity.length === 0).map((f) => [f.k, f.intervals]));
-    return inEverySample(own, new Map(mine.filter((f) => f.k >= 0 && f.entity.length > 0).map((f) => [f.k, f])));
-  };
-  const judged = connectionJudge(db, q);
+  const facts = await fetchEntityBuckets(db, { probe: q.probe, columns: [], gauges, connectionIds: q.connectionIds, plan, filters: q.filters, intervals: false });
+  const judged = judgeWherePresent(db, q, plan);
   for (const m of candidates) {
     const perConnection = new Map<number, Array<number | null>>();
     for (const id of q.connectionIds) {
-      const entity = facts.filter((f) => f.connectionId === id && f.entity.length > 0);
-      const series = await gaugeSeries(entity, gauges.indexOf(m.metric), q, async () => (present(id) ? judged(id) : undefined));
+      const entity = facts.filter((f) => f.connectionId === id);
+      const series = await gaugeSeries(entity, gauges.indexOf(m.metric), q, () => judged(id));
       if (!series) break;
       perConnection.set(id, series);
     }
@@ -160,6 +156,27 @@ function entityPlanFor(q: Pick<RollupQuery, "buckets" | "levelsFrom" | "aggregat
 function gaugeMetric(probe: ProbeDefinition): (m: MetricRequest) => boolean {
   const gauges = new Set(entityGaugeColumns(probe).map((c) => c.name));
   return (m) => m.form === "raw" && gauges.has(m.metric);
+}
+
+/**
+ * Per connection, the interval the pipeline judges a filtered entity's repeats by: its own spacing, which is the
+ * connection's (connectionJudge) where each entity read was in every sample of the connection, and otherwise
+ * unknown (undefined). The intervals that tell are read once, when first asked.
+ */
+function judgeWherePresent(db: Queryable, q: EntityRollupQuery, plan: RollupPlan): (id: number) => Promise<number | undefined> {
+  let intervals: Promise<EntityBucket[]> | undefined;
+  const judged = connectionJudge(db, q);
+  return async (id) => {
+    intervals ??= fetchEntityBuckets(db, { probe: q.probe, columns: [], connectionIds: q.connectionIds, plan, filters: q.filters, intervals: true });
+    const mine = (await intervals).filter((f) => f.connectionId === id && f.k >= 0);
+    const own = new Map(mine.filter((f) => f.entity.length === 0).map((f) => [f.k, f.intervals]));
+    const entities = new Map<string, Map<number, EntityBucket>>();
+    for (const f of mine.filter((x) => x.entity.length > 0)) {
+      const key = JSON.stringify(f.entity);
+      entities.set(key, (entities.get(key) ?? new Map()).set(f.k, f));
+    }
+    return [...entities.values()].every((byBucket) => inEverySample(own, byBucket)) ? judged(id) : undefined;
+  };
 }
 
 /**
