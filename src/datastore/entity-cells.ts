@@ -22,11 +22,12 @@ const entityKeySql = (probe: ProbeDefinition, alias: string) => `ARRAY[${probe.k
 /** The entity of the rows that carry the connection's own intervals, beside its entities' (no probe key is empty). */
 const CONNECTION_ENTITY = "{}";
 
-/** A gauge's level facts of one raw row `r` alone. */
-const gaugeFactsOfRow = (gauges: readonly string[]) =>
+/** A gauge's level facts of one raw row `r` alone; with `onlySums`, no extremes or latest value (NULL). */
+const gaugeFactsOfRow = (gauges: readonly string[], onlySums = false) =>
   gauges.flatMap((name) => {
     const g = `r.${quoteIdent(name)}`;
-    return [`(${g} IS NOT NULL)::int AS ${fact(name, "n")}`, ...(["sum", "min", "max", "last"] as const).map((f) => `${g}::float8 AS ${fact(name, f)}`), `CASE WHEN ${g} IS NOT NULL THEN r.collected_at END AS ${fact(name, "last_at")}`];
+    const value = (f: string) => (onlySums && f !== "sum" ? "NULL::float8" : `${g}::float8`);
+    return [`(${g} IS NOT NULL)::int AS ${fact(name, "n")}`, ...(["sum", "min", "max", "last"] as const).map((f) => `${value(f)} AS ${fact(name, f)}`), `CASE WHEN ${g} IS NOT NULL THEN r.collected_at END AS ${fact(name, "last_at")}`];
   });
 
 /**
@@ -85,9 +86,9 @@ export function entityIntervalFacts(
 }
 
 /** entityIntervalFacts for gauges alone, without intervals: each visible row's level facts (no look-back, no join). */
-function entityGaugeFacts(probe: ProbeDefinition, range: { from: string; to: string }, where: readonly string[], gauges: readonly string[]): string {
+function entityGaugeFacts(probe: ProbeDefinition, range: { from: string; to: string }, where: readonly string[], gauges: readonly string[], onlySums: boolean): string {
   const conditions = ["r.connection_id = ANY($1::int[])", `r.collected_at >= ${range.from}`, `r.collected_at < ${range.to}`, ...where, ...excludedRowsSql(probe).map((w) => `r.${w}`)];
-  return `SELECT r.connection_id, r.collected_at, ${entityKeySql(probe, "r")} AS entity, 0 AS intervals, NULL::float8 AS max_span_ms, ${gaugeFactsOfRow(gauges).join(", ")}
+  return `SELECT r.connection_id, r.collected_at, ${entityKeySql(probe, "r")} AS entity, 0 AS intervals, NULL::float8 AS max_span_ms, ${gaugeFactsOfRow(gauges, onlySums).join(", ")}
             FROM ${probeTable(probe.name)} r WHERE ${conditions.join(" AND ")}
           OFFSET 0`; // kept a subquery: one index range scan per range, not every row compared with every range
 }
@@ -101,9 +102,10 @@ export const entityFactColumns = (columns: readonly string[], gauges: readonly s
 
 /**
  * Interval facts or cells merged into one: counts and sums added, the longest interval kept; gauges' extremes
- * kept and the latest value, with no count where a cell has none (written before migration 25: incomplete).
+ * kept and the latest value (unless `onlySums`: NULL, which saves building an array per row), with no count
+ * where a cell has none (written before migration 25: incomplete).
  */
-export function mergedEntityFacts(columns: readonly string[], gauges: readonly string[] = []): string[] {
+export function mergedEntityFacts(columns: readonly string[], gauges: readonly string[] = [], onlySums = false): string[] {
   return [
     "sum(intervals)::int AS intervals",
     "max(max_span_ms) AS max_span_ms",
@@ -111,10 +113,14 @@ export function mergedEntityFacts(columns: readonly string[], gauges: readonly s
     ...gauges.flatMap((name) => [
       `(CASE WHEN count(*) = count(${fact(name, "n")}) THEN sum(${fact(name, "n")}) END)::int AS ${fact(name, "n")}`,
       `sum(${fact(name, "sum")}) AS ${fact(name, "sum")}`,
-      `min(${fact(name, "min")}) AS ${fact(name, "min")}`,
-      `max(${fact(name, "max")}) AS ${fact(name, "max")}`,
-      // The value at the latest time; an array's max, unlike an ordered array_agg, lets the datastore group by hashing.
-      `(max(ARRAY[date_part('epoch', ${fact(name, "last_at")}), ${fact(name, "last")}]) FILTER (WHERE ${fact(name, "n")} > 0))[2] AS ${fact(name, "last")}`,
+      ...(onlySums
+        ? (["min", "max", "last"] as const).map((f) => `NULL::float8 AS ${fact(name, f)}`)
+        : [
+            `min(${fact(name, "min")}) AS ${fact(name, "min")}`,
+            `max(${fact(name, "max")}) AS ${fact(name, "max")}`,
+            // The value at the latest time; an array's max, unlike an ordered array_agg, lets the datastore group by hashing.
+            `(max(ARRAY[date_part('epoch', ${fact(name, "last_at")}), ${fact(name, "last")}]) FILTER (WHERE ${fact(name, "n")} > 0))[2] AS ${fact(name, "last")}`,
+          ]),
       `max(${fact(name, "last_at")}) AS ${fact(name, "last_at")}`,
     ]),
   ];
@@ -162,6 +168,8 @@ export async function fetchEntityBuckets(
     filters: Readonly<Record<string, string>>;
     /** Whether to read intervals, the connection's own and each entity's: counters need them; gauges alone do not. */
     intervals: boolean;
+    /** Gauges' counts, sums and latest times only (averaged or summed): their extremes and latest values come back NaN. */
+    onlySums?: boolean;
   },
 ): Promise<EntityBucket[]> {
   const gauges = q.gauges ?? [];
@@ -178,12 +186,12 @@ export async function fetchEntityBuckets(
     cellsWhere: cellWhere,
     params: filters.map(([, value]) => value),
     facts: entityFactColumns(q.columns, gauges),
-    merged: mergedEntityFacts(q.columns, gauges),
+    merged: mergedEntityFacts(q.columns, gauges, q.onlySums),
     subtracted: subtractedEntityFacts(q.columns, gauges),
     // Without intervals, raw rows are read without looking back, and merged per range.
     rawFacts: q.intervals
       ? entityIntervalFacts(q.probe, q.columns, { from: "p.lo", to: "p.hi" }, rawWhere, gauges)
-      : entityGaugeFacts(q.probe, { from: "p.lo", to: "p.hi" }, rawWhere, gauges),
+      : entityGaugeFacts(q.probe, { from: "p.lo", to: "p.hi" }, rawWhere, gauges, q.onlySums ?? false),
     mergePerRange: !q.intervals,
     connectionIds: q.connectionIds,
     plan: q.plan,

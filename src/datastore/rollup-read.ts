@@ -65,7 +65,10 @@ export interface PairedRange {
   minusAfter?: number;
 }
 
-/** Per connection (and key) and bucket (k), the merged facts; `$1` is the connection ids in `rawFacts`. */
+/**
+ * Per connection (and key) and bucket (k), the merged facts; `$1` is the connection ids in `rawFacts`. In that
+ * order, except with a key: sorting thousands of rows by an array of text took a tenth of a week's read.
+ */
 export async function readRollupBuckets(db: Queryable, q: RollupRead): Promise<BucketRow[]> {
   const iso = (t: number) => new Date(t).toISOString();
   const { cells } = q.plan;
@@ -100,7 +103,7 @@ export async function readRollupBuckets(db: Queryable, q: RollupRead): Promise<B
                : ""
            }
        ) parts
-      GROUP BY ${by} ORDER BY ${by}`,
+      GROUP BY ${by}${q.key ? "" : ` ORDER BY ${by}`}`,
     [
       q.connectionIds,
       cells.map((c) => c.levelSeconds),

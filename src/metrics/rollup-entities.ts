@@ -51,7 +51,7 @@ export async function entitySeriesFromCells(db: Queryable, q: EntityRollupQuery)
   const plan = { ...entityPlan, raw: [{ from: q.borrowFrom, to: b.start, k: -1 }, ...entityPlan.raw] };
   // Gauges alone need no intervals: with filters, whether the entity was in every sample matters only when
   // repeats are judged, and is read then.
-  const facts = await fetchEntityBuckets(db, { probe, columns, gauges, connectionIds: q.connectionIds, plan, filters: q.filters, intervals: columns.length > 0 });
+  const facts = await fetchEntityBuckets(db, { probe, columns, gauges, connectionIds: q.connectionIds, plan, filters: q.filters, intervals: columns.length > 0, onlySums: needsOnlySums(q.aggregation) });
   const own = facts.filter((f) => f.k >= 0 && f.entity.length === 0); // the connection's intervals (datastore/entity-cells.ts)
   const longest = longestSafeIntervalMs(q.intervalSeconds, b);
   if (own.some((f) => (f.maxSpanMs ?? 0) > longest)) return undefined;
@@ -70,7 +70,8 @@ export async function entitySeriesFromCells(db: Queryable, q: EntityRollupQuery)
     }
     if (filtered && byEntity.size === 0) return undefined;
     const series: EntitySeries[] = [];
-    for (const list of byEntity.values()) {
+    // In key order, as the grouped query lists groups (the datastore returns them unsorted).
+    for (const list of [...byEntity.keys()].sort().map((key) => byEntity.get(key)!)) {
       const byBucket = new Map(list.filter((f) => f.k >= 0).map((f) => [f.k, f]));
       if (filtered && columns.length > 0 && !inEverySample(connectionIntervals, byBucket)) return undefined;
       const values = [];
@@ -128,7 +129,7 @@ async function gaugeSeriesOfOneEntity(db: Queryable, q: EntityRollupQuery): Prom
   const plan = entityPlanFor(q);
   if (!plan) return answered;
   const gauges = [...new Set(candidates.map((m) => m.metric))];
-  const facts = await fetchEntityBuckets(db, { probe: q.probe, columns: [], gauges, connectionIds: q.connectionIds, plan, filters: q.filters, intervals: false });
+  const facts = await fetchEntityBuckets(db, { probe: q.probe, columns: [], gauges, connectionIds: q.connectionIds, plan, filters: q.filters, intervals: false, onlySums: needsOnlySums(q.aggregation) });
   const judged = judgeWherePresent(db, q, plan);
   for (const m of candidates) {
     const perConnection = new Map<number, Array<number | null>>();
