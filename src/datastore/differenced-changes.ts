@@ -41,9 +41,12 @@ async function countedIntervals(db: Queryable, q: GroupedChangeQuery): Promise<{
   const borrowFrom = b.start - borrowLimitMs(b);
   const sequence = await db.query<{ collected_at: number; prev_collected_at: number; entities_checked: boolean | null }>(
     `SELECT ${epochMsSql("collected_at")}, ${epochMsSql("prev_collected_at")}, entities_checked FROM ${probeTable(changesTableName(q.probe.name))}
-      WHERE connection_id = $1 AND collected_at >= $2::timestamptz AND collected_at <= $3::timestamptz ORDER BY collected_at`,
+      WHERE connection_id = $1 AND collected_at >= $2::timestamptz AND collected_at <= $3::timestamptz`,
     [q.connectionId, new Date(borrowFrom).toISOString(), new Date(b.end).toISOString()],
   );
+  // Sorted here, and only when needed: the rows mostly arrive in time order (weekly partitions written in order),
+  // and the datastore's sort was a third of a month's read.
+  if (sequence.some((s, i) => i > 0 && s.collected_at < sequence[i - 1].collected_at)) sequence.sort((x, y) => x.collected_at - y.collected_at);
   // Plain loops: a month holds tens of thousands of samples, and allocation was most of this read's time.
   const inWindow: number[] = [];
   let first = sequence[0]?.collected_at ?? Number.NaN;

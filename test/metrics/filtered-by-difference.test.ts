@@ -22,6 +22,7 @@ const METRICS = "xact_commit_per_sec,xact_commit_delta,blk_read_time_pct";
 describe("a filter naming a database in every sample", () => {
   let store: TestDatastore;
   let connectionId: number;
+  let reversedId: number;
   beforeAll(async () => {
     store = await migratedDatastore("pg");
     await store.db.query("UPDATE probe_configs SET collection_interval_seconds = 60");
@@ -34,18 +35,30 @@ describe("a filter naming a database in every sample", () => {
       return i === 150 ? [steady] : [steady, flaky];
     });
     for (let i = 0; i < rows.length; i += 60) await writeSamples(store.db, { connectionId, probe: probe.name, rows: rows.slice(i, i + 60).flat() });
+    // The same history written an hour at a time from the last: its records lie out of time order in the datastore.
+    reversedId = await addConnection(store.db, "filtered-reversed");
+    for (let i = rows.length - 60; i >= 0; i -= 60) await writeSamples(store.db, { connectionId: reversedId, probe: probe.name, rows: rows.slice(i, i + 60).flat() });
   });
   afterAll(() => store.close());
 
   /** The request's answer, whether it read raw sample rows, and the pipeline's answer on the filtered raw rows. */
-  async function answer(database: string, buckets: number) {
+  async function answer(database: string, buckets: number, connection = connectionId, readsInStoredOrder = false) {
     const window = { start: T0 + 30 * MINUTE, end: T0 + 350 * MINUTE };
     const statements: string[] = [];
-    const watched = { query: (sql: string, params?: readonly unknown[]) => (statements.push(sql), store.db.query(sql, params)) } as never;
-    const result = await runMetricsQuery(watched, { probeName: probe.name, connectionIds: [connectionId], window, buckets, metrics: METRICS, filters: { database_name: database } });
+    // Without index scans, rows come back in the order they are stored unless a statement sorts them.
+    const run = (sql: string, params?: readonly unknown[]) =>
+      readsInStoredOrder
+        ? store.db.transaction(async (tx) => {
+            await tx.query("SET LOCAL enable_indexscan = off");
+            await tx.query("SET LOCAL enable_bitmapscan = off");
+            return tx.query(sql, params);
+          })
+        : store.db.query(sql, params);
+    const watched = { query: (sql: string, params?: readonly unknown[]) => (statements.push(sql), run(sql, params)) } as never;
+    const result = await runMetricsQuery(watched, { probeName: probe.name, connectionIds: [connection], window, buckets, metrics: METRICS, filters: { database_name: database } });
     const layout = layoutBuckets(window.start, window.end, 60, buckets);
     const columns = ["xact_commit", "blk_read_time", "stats_reset"];
-    const raw = await fetchSampleRows(store.db, { probe, connectionIds: [connectionId], from: window.start - borrowLimitMs(layout), to: window.end, columns, filters: { database_name: database } });
+    const raw = await fetchSampleRows(store.db, { probe, connectionIds: [connection], from: window.start - borrowLimitMs(layout), to: window.end, columns, filters: { database_name: database } });
     const expected = computeSeries({ probe, metrics: parseMetricList(METRICS, probe), samples: groupSamples(probe, raw), buckets: layout, intervalSeconds: 60, aggregation: "avg" });
     const readRaw = statements.some((sql) => /FROM metrics\."pg_stat_database"( s)? WHERE/.test(sql));
     return { series: result.series.map((s) => s.data.map((p) => p.value)), readRaw, expected };
@@ -60,6 +73,12 @@ describe("a filter naming a database in every sample", () => {
     expect(readRaw).toBe(false);
     expect(rounded(series, expected)).toEqual(expected);
     expect(series[0].some((v) => v !== null && v > 0)).toBe(true);
+  });
+
+  it("is read by difference from a history written out of time order, as the pipeline reads it", async () => {
+    const { series, readRaw, expected } = await answer("steady", 40, reversedId, true);
+    expect(readRaw).toBe(false);
+    expect(rounded(series, expected)).toEqual(expected);
   });
 
   it("is read from raw rows when the database missed a sample, as the pipeline reads it", async () => {
