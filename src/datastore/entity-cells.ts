@@ -8,12 +8,13 @@
  * pipeline (metrics/series.ts) when each entity is charted alone.
  */
 import type { Queryable } from "../../drivers/types.ts";
-import type { RollupPlan } from "../metrics/rollup-plan.ts";
+import type { Buckets } from "../metrics/buckets.ts";
+import { type RollupPlan, firstInstant } from "../metrics/rollup-plan.ts";
 import { ENTITY_FACTS, LEVEL_FACTS, changesTableName, entityCellsTableName, factColumn as fact, probeTable, quoteIdent } from "../probes/ddl.ts";
 import type { ProbeDefinition } from "../probes/types.ts";
 import { spanMsSql } from "./changes-repository.ts";
 import { subtractedLevelFacts } from "./level-rollups.ts";
-import { FIRST_EXTRA_PARAM, readRollupBuckets } from "./rollup-read.ts";
+import { type BucketRow, FIRST_EXTRA_PARAM, readRollupBuckets } from "./rollup-read.ts";
 import { excludedRowsSql } from "./samples-repository.ts";
 
 /** The entity's key values as text, in the probe's key order. */
@@ -196,13 +197,41 @@ export async function fetchEntityBuckets(
     connectionIds: q.connectionIds,
     plan: q.plan,
   });
+  return entityBuckets(rows, q.columns, gauges);
+}
+
+/**
+ * Every entity's gauges per bucket from raw rows alone, as fetchEntityBuckets gives them (without intervals):
+ * one scan from `from` (the span before the window: k = -1) to the window's end, each row given its bucket by
+ * the buckets' first instants, grouped by the key columns themselves (which the datastore hashes).
+ */
+export async function fetchRawEntityGauges(
+  db: Queryable,
+  q: { probe: ProbeDefinition; gauges: readonly string[]; connectionIds: readonly number[]; from: number; buckets: Buckets; onlySums: boolean },
+): Promise<EntityBucket[]> {
+  const keys = q.probe.keys.map((k) => `x.${quoteIdent(k)}`);
+  const conditions = ["r.connection_id = ANY($1::int[])", "r.collected_at >= $2::timestamptz", "r.collected_at <= $3::timestamptz", ...excludedRowsSql(q.probe).map((w) => `r.${w}`)];
+  const firstInstants = Array.from({ length: q.buckets.n + 1 }, (_, k) => new Date(firstInstant(q.buckets, k)).toISOString());
+  const rows = await db.query<BucketRow>(
+    `SELECT x.connection_id, ${entityKeySql(q.probe, "x")} AS entity, x.k, ${mergedEntityFacts([], q.gauges, q.onlySums).join(", ")}
+       FROM (SELECT r.connection_id, ${q.probe.keys.map((k) => `r.${quoteIdent(k)}`).join(", ")}, width_bucket(r.collected_at, $4::timestamptz[]) - 1 AS k,
+                    0 AS intervals, NULL::float8 AS max_span_ms, ${gaugeFactsOfRow(q.gauges, q.onlySums).join(", ")}
+               FROM ${probeTable(q.probe.name)} r WHERE ${conditions.join(" AND ")}) x
+      GROUP BY x.connection_id, ${keys.join(", ")}, x.k`,
+    [q.connectionIds, new Date(q.from).toISOString(), new Date(q.buckets.end).toISOString(), firstInstants],
+  );
+  return entityBuckets(rows, [], q.gauges);
+}
+
+/** Merged fact rows as EntityBucket. */
+function entityBuckets(rows: readonly BucketRow[], columns: readonly string[], gauges: readonly string[]): EntityBucket[] {
   return rows.map((row) => ({
     connectionId: row.connection_id,
     entity: row.entity as unknown as Array<string | null>,
     k: row.k,
     intervals: row.intervals as number,
     maxSpanMs: row.max_span_ms as number | null,
-    columns: q.columns.map((name) => ({ n: (row[`${name}:n`] as number | null) ?? 0, sum: row[`${name}:sum`] as number | null, ratioSum: row[`${name}:ratio_sum`] as number | null })),
+    columns: columns.map((name) => ({ n: (row[`${name}:n`] as number | null) ?? 0, sum: row[`${name}:sum`] as number | null, ratioSum: row[`${name}:ratio_sum`] as number | null })),
     gauges: gauges.map((name) => {
       const value = (f: string) => Number(row[`${name}:${f}`]);
       return { n: row[`${name}:n`] as number | null, sum: value("sum"), min: value("min"), max: value("max"), last: value("last"), lastAt: (row[`${name}:last_at`] as Date | null)?.getTime() ?? Number.NaN };

@@ -1,7 +1,8 @@
 /**
  * Per-entity counter series (`group_by` over all of a probe's keys, or a filter naming one entity) of long
  * windows from the hourly entity cells: whole hours inside each bucket, raw rows for the rest, with the
- * connection's own intervals, in one statement. Taken only where it is provably the pipeline's answer:
+ * connection's own intervals, in one statement (every entity's gauges alone, where no whole hour fits, from raw
+ * rows reduced per bucket in the datastore). Taken only where it is provably the pipeline's answer:
  * - no interval ending in the window is longer than three collection intervals or than a bucket (as for
  *   rollup-changes.ts: the gap rule cannot matter);
  * - rates are averaged or summed per bucket (the cells keep no extremes), and each group is one entity;
@@ -10,7 +11,7 @@
  * Otherwise undefined, and the other paths answer.
  */
 import type { Queryable } from "../../drivers/types.ts";
-import { type EntityBucket, fetchEntityBuckets } from "../datastore/entity-cells.ts";
+import { type EntityBucket, fetchEntityBuckets, fetchRawEntityGauges } from "../datastore/entity-cells.ts";
 import { entityGaugeColumns } from "../probes/ddl.ts";
 import type { ProbeDefinition } from "../probes/types.ts";
 import type { Aggregation } from "./aggregate.ts";
@@ -20,6 +21,12 @@ import { type RollupQuery, bucketLevelPoints, connectionJudge, judgedLevelSeries
 import { ENTITY_CELLS_MS, type RollupPlan, needsOnlySums, rollupPlanFor } from "./rollup-plan.ts";
 import type { MetricRequest } from "./metric-names.ts";
 
+
+/**
+ * Tuning, not correctness: the samples a bucket spans from which every entity's gauges are reduced in the
+ * datastore where no whole hour fits (with fewer, a bucket row per entity costs about what the raw rows do).
+ */
+const SAMPLES_TO_REDUCE = 5;
 
 export interface EntityRollupQuery extends RollupQuery {
   /** Key column -> value: the entities to read (all when empty). */
@@ -42,22 +49,28 @@ export async function entitySeriesFromCells(db: Queryable, q: EntityRollupQuery)
   if (!q.metrics.every((m) => isCounter(m) || isGauge(m))) return undefined;
   const columns = [...new Set(q.metrics.filter(isCounter).map((m) => m.metric))];
   const gauges = [...new Set(q.metrics.filter(isGauge).map((m) => m.metric))];
-  // Every entity's gauges alone are reduced per bucket in the datastore even where few whole hours fit: that
-  // beats sending every raw row to the pipeline (a week in 67-minute buckets: 0.43 s -> 0.19 s in the lab).
+  // Every entity's gauges alone are reduced per bucket in the datastore even where few whole hours fit, and from
+  // raw rows alone where none does but buckets hold several samples: that beats sending every raw row to the
+  // pipeline (lab: a week in 67-minute buckets 0.43 s -> 0.19 s; a day in 10-minute buckets 70 -> 45 ms).
   const gaugesOfEvery = columns.length === 0 && Object.keys(q.filters).length === 0;
   const entityPlan = entityPlanFor(q, gaugesOfEvery ? 0 : undefined);
-  if (!entityPlan) return undefined;
-  // The span borrowed before the window is read only for the entities in it (k = -1).
-  const plan = { ...entityPlan, raw: [{ from: q.borrowFrom, to: b.start, k: -1 }, ...entityPlan.raw] };
-  // Gauges alone need no intervals: with filters, whether the entity was in every sample matters only when
-  // repeats are judged, and is read then.
-  const facts = await fetchEntityBuckets(db, { probe, columns, gauges, connectionIds: q.connectionIds, plan, filters: q.filters, intervals: columns.length > 0, onlySums: needsOnlySums(q.aggregation) });
+  const onlySums = needsOnlySums(q.aggregation);
+  let facts: EntityBucket[];
+  if (entityPlan) {
+    // The span borrowed before the window is read only for the entities in it (k = -1).
+    const plan = { ...entityPlan, raw: [{ from: q.borrowFrom, to: b.start, k: -1 }, ...entityPlan.raw] };
+    // Gauges alone need no intervals: with filters, whether the entity was in every sample matters only when
+    // repeats are judged, and is read then.
+    facts = await fetchEntityBuckets(db, { probe, columns, gauges, connectionIds: q.connectionIds, plan, filters: q.filters, intervals: columns.length > 0, onlySums });
+  } else if (gaugesOfEvery && b.width >= SAMPLES_TO_REDUCE * q.intervalSeconds * 1000) {
+    facts = await fetchRawEntityGauges(db, { probe, gauges, connectionIds: q.connectionIds, from: q.borrowFrom, buckets: b, onlySums });
+  } else return undefined;
   const own = facts.filter((f) => f.k >= 0 && f.entity.length === 0); // the connection's intervals (datastore/entity-cells.ts)
   const longest = longestSafeIntervalMs(q.intervalSeconds, b);
   if (own.some((f) => (f.maxSpanMs ?? 0) > longest)) return undefined;
 
   const filtered = Object.keys(q.filters).length > 0;
-  const judged = filtered ? judgeWherePresent(db, q, entityPlan) : connectionJudge(db, q);
+  const judged = filtered && entityPlan ? judgeWherePresent(db, q, entityPlan) : connectionJudge(db, q);
   const result = new Map<number, EntitySeries[]>();
   for (const id of q.connectionIds) {
     const connectionIntervals = new Map(own.filter((f) => f.connectionId === id).map((f) => [f.k, f.intervals]));

@@ -284,6 +284,31 @@ describe("entity cells give the pipeline's per-entity counter series", () => {
     }
   });
 
+  it("reduces every database's gauge per bucket from raw rows where no whole hour fits, samples on bucket edges included", async () => {
+    // Six 10-minute buckets from 10 past: no whole hour, ten samples a bucket.
+    const [n, minutes] = [6, 10];
+    const connectionId = await addConnection(store.db, "entity-raw-gauge");
+    const probe = findProbe("pg_stat_database")!;
+    const t0 = Date.parse("2026-03-11T00:00:00Z");
+    const rows = Array.from({ length: 3 * 60 }, (_, i) => ["a", "b"].map((d, j) => ({ collected_at: new Date(t0 + i * 60_000).toISOString(), database_name: d, xact_commit: i, numbackends: (i * (j + 3)) % 11 }))).flat();
+    // `b` leaves for 25 minutes: its buckets there have no value, and the pipeline's repeats are judged.
+    const kept = rows.filter((r) => r.database_name === "a" || Date.parse(r.collected_at) < t0 + HOUR + 20 * 60_000 || Date.parse(r.collected_at) > t0 + HOUR + 45 * 60_000);
+    await writeShuffled(store, random(6), connectionId, "pg_stat_database", kept, 30);
+    const window = { start: t0 + HOUR + 10 * 60_000, end: t0 + HOUR + (10 + n * minutes) * 60_000 };
+    const buckets = layoutBuckets(window.start, window.end, INTERVAL, n);
+    expect({ width: buckets.width, covered: planRollupReads(buckets, Number.NEGATIVE_INFINITY, ENTITY_CELLS_MS).covered }).toEqual({ width: minutes * 60_000, covered: 0 });
+    for (const aggregation of AGGREGATIONS) {
+      const query = { probeName: "pg_stat_database", connectionIds: [connectionId], window, buckets: n, aggregation, metrics: "numbackends", groupBy: "database_name" };
+      const reference = (await runGroupedMetricsQuery(store.db, query, "pipeline")).map((s) => s.data.map((p) => p.value));
+      expect(reference[1]).toContain(null);
+      const direct = await entitySeriesFromCells(store.db, {
+        probe, metrics: parseMetricList("numbackends", probe), connectionIds: [connectionId], buckets, intervalSeconds: INTERVAL, aggregation, levelsFrom: Number.NEGATIVE_INFINITY, filters: {}, borrowFrom: window.start - borrowLimitMs(buckets),
+      });
+      expect({ aggregation, series: direct?.get(connectionId)?.map((e) => e.values[0]) }).toEqual({ aggregation, series: reference });
+      expect({ aggregation, series: (await runGroupedMetricsQuery(store.db, query)).map((s) => s.data.map((p) => p.value)) }).toEqual({ aggregation, series: reference });
+    }
+  });
+
   it("lists an entity seen only in the span borrowed before the window, as the pipeline does", async () => {
     const connectionId = await addConnection(store.db, "entity-cells-borrowed");
     const minute = 60_000;
