@@ -97,6 +97,13 @@ export function neededColumns(probe: ProbeDefinition, metrics: readonly MetricRe
   return [...columns];
 }
 
+/**
+ * Tuning, not correctness: up to this many samples a bucket, a filtered entity's counter metrics are read by
+ * difference before the entity cells are tried. Reading by difference costs about a record per sample, the cells
+ * about a raw range per bucket; in the lab they broke even near 130 samples a bucket (a fortnight of minutes).
+ */
+const DIFFERENCE_FIRST_SAMPLES = 100;
+
 /** Forms computed from changes between samples; the sample writer records those changes per sample. */
 const CHANGE_FORMS = new Set<MetricRequest["form"]>(["per_sec", "delta", "pct", "sessions"]);
 
@@ -119,16 +126,27 @@ export async function runMetricsQuery(db: Queryable, q: MetricsQuery): Promise<M
 
   // Time rollups answer unfiltered raw columns and counter metrics over long windows where exact, and counter
   // metrics of one entity named by filters; averaged counter metrics of such an entity in every sample are read
-  // by difference; recorded changes answer other unfiltered derived metrics; the datastore reduces other level
-  // metrics of multi-entity probes per sample; the rest reads raw rows. Every path gives the pure pipeline's
-  // numbers (rates from rollups up to floating-point rounding: they are summed in another order).
+  // by difference (before the rollups where buckets are narrow enough); recorded changes answer other unfiltered
+  // derived metrics; the datastore reduces other level metrics of multi-entity probes per sample; the rest reads
+  // raw rows. Every path gives the pure pipeline's numbers (rates from rollups up to floating-point rounding:
+  // they are summed in another order).
   const rollupQuery = { probe, metrics, connectionIds: q.connectionIds, buckets, intervalSeconds, aggregation, levelsFrom };
-  const rollups = unfiltered
-    ? new Map([...(await seriesFromLevelCells(db, rollupQuery)), ...(await seriesFromChangeCells(db, rollupQuery))])
-    : await seriesOfOneEntity(db, { ...rollupQuery, filters, borrowFrom });
-  if (!unfiltered && aggregation === "avg") {
-    const rest = metrics.filter((m) => !rollups.has(m));
-    for (const [m, perConnection] of await seriesOfSteadyEntity(db, { probe, metrics: rest, filters, connectionIds: q.connectionIds, buckets, intervalSeconds })) rollups.set(m, perConnection);
+  const rollups = new Map<MetricRequest, Map<number, Array<number | null>>>();
+  const answer = (found: typeof rollups) => found.forEach((perConnection, m) => rollups.set(m, perConnection));
+  const rest = () => metrics.filter((m) => !rollups.has(m));
+  const fromCells = async () => answer(await seriesOfOneEntity(db, { ...rollupQuery, metrics: rest(), filters, borrowFrom }));
+  const byDifference = async () => {
+    if (aggregation === "avg") answer(await seriesOfSteadyEntity(db, { probe, metrics: rest(), filters, connectionIds: q.connectionIds, buckets, intervalSeconds }));
+  };
+  if (unfiltered) {
+    answer(await seriesFromLevelCells(db, rollupQuery));
+    answer(await seriesFromChangeCells(db, rollupQuery));
+  } else if (buckets.width <= DIFFERENCE_FIRST_SAMPLES * intervalSeconds * 1000) {
+    await byDifference();
+    await fromCells();
+  } else {
+    await fromCells();
+    await byDifference();
   }
   const pending = metrics.filter((m) => !rollups.has(m));
   const fromChanges = unfiltered ? pending.filter((m) => CHANGE_FORMS.has(m.form)) : [];
