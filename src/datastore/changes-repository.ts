@@ -36,15 +36,29 @@ export async function fetchStoredChanges(
   );
 }
 
-/** Per connection, the median spacing (ms) of its samples in [from, to] (the gap rule's judge), from the recorded changes. */
-export async function medianSpacings(db: Queryable, probe: ProbeDefinition, connectionIds: readonly number[], from: number, to: number): Promise<Map<number, number>> {
-  const rows = await db.query<{ connection_id: number; median: number }>(
-    `SELECT connection_id, percentile_cont(0.5) WITHIN GROUP (ORDER BY ${spanMsSql("collected_at", "prev_collected_at")}) AS median
-       FROM ${probeTable(changesTableName(probe.name))}
-      WHERE connection_id = ANY($1::int[]) AND prev_collected_at >= $2::timestamptz AND collected_at <= $3::timestamptz
-        AND collected_at > $2::timestamptz -- implied, and lets the index and the partitions narrow the scan
-      GROUP BY connection_id`,
+/**
+ * Per connection with samples in [from, to], from the recorded changes in one scan: how many samples it has there
+ * (one change a sample but the connection's first, which is counted when it lies in range: it is then the
+ * previous sample of the earliest change and has no change of its own), and the median spacing (ms) of its
+ * consecutive samples there (the gap rule's judge; null with fewer than two).
+ */
+export async function sampleSpacings(
+  db: Queryable,
+  probe: ProbeDefinition,
+  connectionIds: readonly number[],
+  from: number,
+  to: number,
+): Promise<Map<number, { samples: number; median: number | null }>> {
+  const table = probeTable(changesTableName(probe.name));
+  const rows = await db.query<{ connection_id: number; samples: number; median: number | null }>(
+    `SELECT w.connection_id, w.median, w.changes + (w.first_previous >= $2::timestamptz AND NOT EXISTS (
+              SELECT 1 FROM ${table} c0 WHERE c0.connection_id = w.connection_id AND c0.collected_at = w.first_previous))::int AS samples
+       FROM (SELECT connection_id, count(*)::int AS changes, min(prev_collected_at) AS first_previous,
+                    percentile_cont(0.5) WITHIN GROUP (ORDER BY ${spanMsSql("collected_at", "prev_collected_at")}) FILTER (WHERE prev_collected_at >= $2::timestamptz) AS median
+               FROM ${table}
+              WHERE connection_id = ANY($1::int[]) AND collected_at >= $2::timestamptz AND collected_at <= $3::timestamptz
+              GROUP BY connection_id) w`,
     [connectionIds, new Date(from).toISOString(), new Date(to).toISOString()],
   );
-  return new Map(rows.map((r) => [r.connection_id, Number(r.median)]));
+  return new Map(rows.map((r) => [r.connection_id, { samples: r.samples, median: r.median === null ? null : Number(r.median) }]));
 }

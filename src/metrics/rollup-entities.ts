@@ -17,7 +17,7 @@ import type { ProbeDefinition } from "../probes/types.ts";
 import type { Aggregation } from "./aggregate.ts";
 import type { Buckets } from "./buckets.ts";
 import { RATE_FACTOR, longestSafeIntervalMs } from "./rollup-changes.ts";
-import { type RollupQuery, bucketLevelPoints, connectionJudge, judgedLevelSeries } from "./rollup-levels.ts";
+import { type RollupQuery, bucketLevelPoints, connectionJudge, connectionSpacing, judgedLevelSeries } from "./rollup-levels.ts";
 import { ENTITY_CELLS_MS, type RollupPlan, needsOnlySums, rollupPlanFor } from "./rollup-plan.ts";
 import type { MetricRequest } from "./metric-names.ts";
 
@@ -70,7 +70,7 @@ export async function entitySeriesFromCells(db: Queryable, q: EntityRollupQuery)
   if (own.some((f) => (f.maxSpanMs ?? 0) > longest)) return undefined;
 
   const filtered = Object.keys(q.filters).length > 0;
-  const judged = filtered && entityPlan ? judgeWherePresent(db, q, entityPlan) : connectionJudge(db, q);
+  const judged: (id: number, values: number) => Promise<number | undefined> = filtered ? judgeWherePresent(db, q) : connectionJudge(db, q);
   const result = new Map<number, EntitySeries[]>();
   for (const id of q.connectionIds) {
     const connectionIntervals = new Map(own.filter((f) => f.connectionId === id).map((f) => [f.k, f.intervals]));
@@ -90,7 +90,7 @@ export async function entitySeriesFromCells(db: Queryable, q: EntityRollupQuery)
       const values = [];
       for (const m of q.metrics) {
         if (isGauge(m)) {
-          const levels = await gaugeSeries(list, gauges.indexOf(m.metric), q, () => judged(id));
+          const levels = await gaugeSeries(list, gauges.indexOf(m.metric), q, (values) => judged(id, values));
           if (!levels) return undefined;
           values.push(levels);
           continue;
@@ -143,12 +143,12 @@ async function gaugeSeriesOfOneEntity(db: Queryable, q: EntityRollupQuery): Prom
   if (!plan) return answered;
   const gauges = [...new Set(candidates.map((m) => m.metric))];
   const facts = await fetchEntityBuckets(db, { probe: q.probe, columns: [], gauges, connectionIds: q.connectionIds, plan, filters: q.filters, intervals: false, onlySums: needsOnlySums(q.aggregation) });
-  const judged = judgeWherePresent(db, q, plan);
+  const judged = judgeWherePresent(db, q);
   for (const m of candidates) {
     const perConnection = new Map<number, Array<number | null>>();
     for (const id of q.connectionIds) {
       const entity = facts.filter((f) => f.connectionId === id);
-      const series = await gaugeSeries(entity, gauges.indexOf(m.metric), q, () => judged(id));
+      const series = await gaugeSeries(entity, gauges.indexOf(m.metric), q, (values) => judged(id, values));
       if (!series) break;
       perConnection.set(id, series);
     }
@@ -174,22 +174,15 @@ function gaugeMetric(probe: ProbeDefinition): (m: MetricRequest) => boolean {
 
 /**
  * Per connection, the interval the pipeline judges a filtered entity's repeats by: its own spacing, which is the
- * connection's (connectionJudge) where each entity read was in every sample of the connection, and otherwise
- * unknown (undefined). The intervals that tell are read once, when first asked.
+ * connection's (connectionJudge) where the entity has a value in every sample of the window, that is where its
+ * count of values (`values`) is the connection's count of samples (an entity has one row a sample at most);
+ * otherwise unknown (undefined). Both are read in one statement, once, when first asked.
  */
-function judgeWherePresent(db: Queryable, q: EntityRollupQuery, plan: RollupPlan): (id: number) => Promise<number | undefined> {
-  let intervals: Promise<EntityBucket[]> | undefined;
-  const judged = connectionJudge(db, q);
-  return async (id) => {
-    intervals ??= fetchEntityBuckets(db, { probe: q.probe, columns: [], connectionIds: q.connectionIds, plan, filters: q.filters, intervals: true });
-    const mine = (await intervals).filter((f) => f.connectionId === id && f.k >= 0);
-    const own = new Map(mine.filter((f) => f.entity.length === 0).map((f) => [f.k, f.intervals]));
-    const entities = new Map<string, Map<number, EntityBucket>>();
-    for (const f of mine.filter((x) => x.entity.length > 0)) {
-      const key = JSON.stringify(f.entity);
-      entities.set(key, (entities.get(key) ?? new Map()).set(f.k, f));
-    }
-    return [...entities.values()].every((byBucket) => inEverySample(own, byBucket)) ? judged(id) : undefined;
+function judgeWherePresent(db: Queryable, q: EntityRollupQuery): (id: number, values: number) => Promise<number | undefined> {
+  const spacing = connectionSpacing(db, q);
+  return async (id, values) => {
+    const found = await spacing(id);
+    return found?.samples === values ? found.judged : undefined;
   };
 }
 
@@ -204,18 +197,19 @@ function inEverySample(own: ReadonlyMap<number, number>, entityByBucket: Readonl
 /**
  * One entity's raw series of gauge `g` from its buckets' level facts (k >= 0 in the window), read as
  * rollup-levels.ts reads a connection's; undefined where a cell lacks the facts (before migration 25) or the
- * series may not be the pipeline's (judgedLevelSeries).
+ * series may not be the pipeline's (judgedLevelSeries). `judged` is told the entity's count of values in the window.
  */
 async function gaugeSeries(
   buckets: readonly EntityBucket[],
   g: number,
   q: { buckets: Buckets; intervalSeconds: number; aggregation: Aggregation },
-  judged: () => Promise<number | undefined>,
+  judged: (values: number) => Promise<number | undefined>,
 ): Promise<Array<number | null> | undefined> {
   if (buckets.some((f) => f.gauges[g].n === null)) return undefined;
+  const withValues = buckets.filter((f) => f.k >= 0 && f.gauges[g].n! > 0);
   const inWindow = bucketLevelPoints(
     q.buckets,
-    buckets.filter((f) => f.k >= 0 && f.gauges[g].n! > 0).map(({ k, gauges }) => ({ k, point: { t: gauges[g].lastAt, count: gauges[g].n!, sum: gauges[g].sum, min: gauges[g].min, max: gauges[g].max, last: gauges[g].last } })),
+    withValues.map(({ k, gauges }) => ({ k, point: { t: gauges[g].lastAt, count: gauges[g].n!, sum: gauges[g].sum, min: gauges[g].min, max: gauges[g].max, last: gauges[g].last } })),
   );
-  return inWindow && judgedLevelSeries(inWindow, q, judged);
+  return inWindow && judgedLevelSeries(inWindow, q, () => judged(withValues.reduce((sum, f) => sum + f.gauges[g].n!, 0)));
 }

@@ -7,7 +7,7 @@
  */
 import type { Queryable } from "../../drivers/types.ts";
 import { fetchBucketLevels } from "../datastore/level-rollups.ts";
-import { medianSpacings } from "../datastore/changes-repository.ts";
+import { sampleSpacings } from "../datastore/changes-repository.ts";
 import { cumulativeColumns, levelColumns } from "../probes/ddl.ts";
 import type { ProbeDefinition } from "../probes/types.ts";
 import type { Aggregation } from "./aggregate.ts";
@@ -28,17 +28,27 @@ export interface RollupQuery {
 }
 
 /**
- * Per connection, the interval the pipeline judges repeats by over the window: the larger of the collection
- * interval and the median spacing, read from the recorded changes once, when first asked; undefined for a probe
- * without recorded changes.
+ * Per connection, its samples in the window and the interval the pipeline judges repeats by there: the larger of
+ * the collection interval and the median spacing. Read from the recorded changes once, when first asked;
+ * undefined for a probe without recorded changes.
  */
-export function connectionJudge(db: Queryable, q: Pick<RollupQuery, "probe" | "connectionIds" | "buckets" | "intervalSeconds">): (id: number) => Promise<number | undefined> {
-  let medians: Promise<Map<number, number>> | undefined;
+export function connectionSpacing(
+  db: Queryable,
+  q: Pick<RollupQuery, "probe" | "connectionIds" | "buckets" | "intervalSeconds">,
+): (id: number) => Promise<{ samples: number; judged: number } | undefined> {
+  let spacings: ReturnType<typeof sampleSpacings> | undefined;
   return async (id) => {
     if (cumulativeColumns(q.probe).length === 0) return undefined;
-    medians ??= medianSpacings(db, q.probe, q.connectionIds, q.buckets.start, q.buckets.end);
-    return Math.max(q.intervalSeconds * 1000, (await medians).get(id) ?? 0);
+    spacings ??= sampleSpacings(db, q.probe, q.connectionIds, q.buckets.start, q.buckets.end);
+    const found = (await spacings).get(id);
+    return { samples: found?.samples ?? 0, judged: Math.max(q.intervalSeconds * 1000, found?.median ?? 0) };
   };
+}
+
+/** connectionSpacing's judged interval alone. */
+export function connectionJudge(db: Queryable, q: Parameters<typeof connectionSpacing>[1]): (id: number) => Promise<number | undefined> {
+  const spacing = connectionSpacing(db, q);
+  return async (id) => (await spacing(id))?.judged;
 }
 
 /**

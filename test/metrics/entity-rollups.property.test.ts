@@ -8,6 +8,7 @@
  * Corrupting the cells changes the answers: they are really read.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { sampleSpacings } from "../../src/datastore/changes-repository.ts";
 import { fetchSampleRows } from "../../src/datastore/samples-repository.ts";
 import { AGGREGATIONS } from "../../src/metrics/aggregate.ts";
 import { layoutBuckets } from "../../src/metrics/buckets.ts";
@@ -307,6 +308,22 @@ describe("entity cells give the pipeline's per-entity counter series", () => {
       expect({ aggregation, series: direct?.get(connectionId)?.map((e) => e.values[0]) }).toEqual({ aggregation, series: reference });
       expect({ aggregation, series: (await runGroupedMetricsQuery(store.db, query)).map((s) => s.data.map((p) => p.value)) }).toEqual({ aggregation, series: reference });
     }
+  });
+
+  it("counts a connection's samples in a range from the recorded changes, its first sample included, beside their median spacing", async () => {
+    const connectionId = await addConnection(store.db, "sample-counts");
+    const empty = await addConnection(store.db, "sample-counts-empty");
+    const t0 = Date.parse("2026-03-12T00:00:00Z");
+    const at = (i: number) => t0 + i * 60_000;
+    const rows = Array.from({ length: 10 }, (_, i) => ({ collected_at: new Date(at(i)).toISOString(), database_name: "a", xact_commit: i, numbackends: i }));
+    await writeShuffled(store, random(7), connectionId, "pg_stat_database", rows, 3);
+    const probe = findProbe("pg_stat_database")!;
+    const counts = async (from: number, to: number) => Object.fromEntries(await sampleSpacings(store.db, probe, [connectionId, empty], from, to));
+    expect(await counts(at(0), at(9))).toEqual({ [connectionId]: { samples: 10, median: 60_000 } });
+    expect(await counts(at(0) - HOUR, at(1))).toEqual({ [connectionId]: { samples: 2, median: 60_000 } });
+    expect(await counts(at(3), at(6))).toEqual({ [connectionId]: { samples: 4, median: 60_000 } });
+    expect(await counts(at(3), at(3))).toEqual({ [connectionId]: { samples: 1, median: null } });
+    expect(await counts(at(3) + 1, at(4) - 1)).toEqual({});
   });
 
   it("lists an entity seen only in the span borrowed before the window, as the pipeline does", async () => {
