@@ -233,7 +233,7 @@ function entityBuckets(rows: readonly BucketRow[], columns: readonly string[], g
     maxSpanMs: row.max_span_ms as number | null,
     columns: columns.map((name) => ({ n: (row[`${name}:n`] as number | null) ?? 0, sum: row[`${name}:sum`] as number | null, ratioSum: row[`${name}:ratio_sum`] as number | null })),
     gauges: gauges.map((name) => {
-      const value = (f: string) => Number(row[`${name}:${f}`]);
+      const value = (f: string) => (row[`${name}:${f}`] === null ? Number.NaN : Number(row[`${name}:${f}`]));
       return { n: row[`${name}:n`] as number | null, sum: value("sum"), min: value("min"), max: value("max"), last: value("last"), lastAt: (row[`${name}:last_at`] as Date | null)?.getTime() ?? Number.NaN };
     }),
   }));
