@@ -259,45 +259,23 @@ describe("entity cells give the pipeline's per-entity counter series", () => {
     expect(answer.series[0].data.map((p) => p.value)).toEqual(expected);
   });
 
-  it("reads every database's gauge from the datastore's buckets where few whole hours fit, samples on bucket edges included", async () => {
-    // Six 35-minute buckets from 10 past: one whole hour in the window (a fifth of it).
-    const [n, minutes] = [6, 35];
-    const connectionId = await addConnection(store.db, "entity-cells-sparse-gauge");
+  // Six buckets from 10 past, every edge on a sample; `b` leaves for a while, so its buckets there have no value
+  // and the pipeline's repeats are judged. 35 minutes: hours cut by bucket edges (the cells, less their parts read
+  // raw where only sums matter); 10 minutes: ten samples a bucket (raw rows reduced per bucket in one scan).
+  it.each([
+    { minutes: 35, hours: 12, away: [100, 160], seed: 5, day: "2026-03-10", reads: "the cells" },
+    { minutes: 10, hours: 3, away: [20, 45], seed: 6, day: "2026-03-11", reads: "raw rows alone" },
+  ])("reads every database's gauge per bucket in the datastore, in $minutes-minute buckets from $reads, samples on bucket edges included", async ({ minutes, hours, away, seed, day }) => {
+    const n = 6;
+    const connectionId = await addConnection(store.db, `entity-gauge-${minutes}`);
     const probe = findProbe("pg_stat_database")!;
-    const t0 = Date.parse("2026-03-10T00:00:00Z");
-    const rows = Array.from({ length: 12 * 60 }, (_, i) => ["a", "b"].map((d, j) => ({ collected_at: new Date(t0 + i * 60_000).toISOString(), database_name: d, xact_commit: i, numbackends: (i * (j + 3)) % 11 }))).flat();
-    // `b` leaves for a while: its buckets there have no value, and the pipeline's repeats are judged.
-    const kept = rows.filter((r) => r.database_name === "a" || Date.parse(r.collected_at) < t0 + HOUR + 100 * 60_000 || Date.parse(r.collected_at) > t0 + HOUR + 160 * 60_000);
-    await writeShuffled(store, random(5), connectionId, "pg_stat_database", kept, 120);
-    // Every bucket edge on a sample.
+    const t0 = Date.parse(`${day}T00:00:00Z`);
+    const rows = Array.from({ length: hours * 60 }, (_, i) => ["a", "b"].map((d, j) => ({ collected_at: new Date(t0 + i * 60_000).toISOString(), database_name: d, xact_commit: i, numbackends: (i * (j + 3)) % 11 }))).flat();
+    const gone = (r: { collected_at: string }) => Date.parse(r.collected_at) >= t0 + HOUR + away[0] * 60_000 && Date.parse(r.collected_at) <= t0 + HOUR + away[1] * 60_000;
+    await writeShuffled(store, random(seed), connectionId, "pg_stat_database", rows.filter((r) => r.database_name === "a" || !gone(r)), 60);
     const window = { start: t0 + HOUR + 10 * 60_000, end: t0 + HOUR + (10 + n * minutes) * 60_000 };
     const buckets = layoutBuckets(window.start, window.end, INTERVAL, n);
     expect({ width: buckets.width, covered: planRollupReads(buckets, Number.NEGATIVE_INFINITY, ENTITY_CELLS_MS).covered < MIN_COVERED_SHARE }).toEqual({ width: minutes * 60_000, covered: true });
-    for (const aggregation of AGGREGATIONS) {
-      const query = { probeName: "pg_stat_database", connectionIds: [connectionId], window, buckets: n, aggregation, metrics: "numbackends", groupBy: "database_name" };
-      const reference = (await runGroupedMetricsQuery(store.db, query, "pipeline")).map((s) => s.data.map((p) => p.value));
-      expect(reference[1]).toContain(null);
-      const direct = await entitySeriesFromCells(store.db, {
-        probe, metrics: parseMetricList("numbackends", probe), connectionIds: [connectionId], buckets, intervalSeconds: INTERVAL, aggregation, levelsFrom: Number.NEGATIVE_INFINITY, filters: {}, borrowFrom: window.start - borrowLimitMs(buckets),
-      });
-      expect({ aggregation, series: direct?.get(connectionId)?.map((e) => e.values[0]) }).toEqual({ aggregation, series: reference });
-      expect({ aggregation, series: (await runGroupedMetricsQuery(store.db, query)).map((s) => s.data.map((p) => p.value)) }).toEqual({ aggregation, series: reference });
-    }
-  });
-
-  it("reduces every database's gauge per bucket from raw rows where no whole hour fits, samples on bucket edges included", async () => {
-    // Six 10-minute buckets from 10 past: no whole hour, ten samples a bucket.
-    const [n, minutes] = [6, 10];
-    const connectionId = await addConnection(store.db, "entity-raw-gauge");
-    const probe = findProbe("pg_stat_database")!;
-    const t0 = Date.parse("2026-03-11T00:00:00Z");
-    const rows = Array.from({ length: 3 * 60 }, (_, i) => ["a", "b"].map((d, j) => ({ collected_at: new Date(t0 + i * 60_000).toISOString(), database_name: d, xact_commit: i, numbackends: (i * (j + 3)) % 11 }))).flat();
-    // `b` leaves for 25 minutes: its buckets there have no value, and the pipeline's repeats are judged.
-    const kept = rows.filter((r) => r.database_name === "a" || Date.parse(r.collected_at) < t0 + HOUR + 20 * 60_000 || Date.parse(r.collected_at) > t0 + HOUR + 45 * 60_000);
-    await writeShuffled(store, random(6), connectionId, "pg_stat_database", kept, 30);
-    const window = { start: t0 + HOUR + 10 * 60_000, end: t0 + HOUR + (10 + n * minutes) * 60_000 };
-    const buckets = layoutBuckets(window.start, window.end, INTERVAL, n);
-    expect({ width: buckets.width, covered: planRollupReads(buckets, Number.NEGATIVE_INFINITY, ENTITY_CELLS_MS).covered }).toEqual({ width: minutes * 60_000, covered: 0 });
     for (const aggregation of AGGREGATIONS) {
       const query = { probeName: "pg_stat_database", connectionIds: [connectionId], window, buckets: n, aggregation, metrics: "numbackends", groupBy: "database_name" };
       const reference = (await runGroupedMetricsQuery(store.db, query, "pipeline")).map((s) => s.data.map((p) => p.value));
