@@ -60,7 +60,7 @@ export async function entitySeriesFromCells(db: Queryable, q: EntityRollupQuery)
     // The span borrowed before the window is read only for the entities in it (k = -1).
     const plan = { ...entityPlan, raw: [{ from: q.borrowFrom, to: b.start, k: -1 }, ...entityPlan.raw] };
     // Gauges alone need no intervals: with filters, whether the entity was in every sample matters only when
-    // repeats are judged, and is read then.
+    // repeats are judged, and is then counted (judgeWherePresent).
     facts = await fetchEntityBuckets(db, { probe, columns, gauges, connectionIds: q.connectionIds, plan, filters: q.filters, intervals: columns.length > 0, onlySums });
   } else if (gaugesOfEvery && b.width >= SAMPLES_TO_REDUCE * q.intervalSeconds * 1000) {
     facts = await fetchRawEntityGauges(db, { probe, gauges, connectionIds: q.connectionIds, from: q.borrowFrom, buckets: b, onlySums });
@@ -90,7 +90,7 @@ export async function entitySeriesFromCells(db: Queryable, q: EntityRollupQuery)
       const values = [];
       for (const m of q.metrics) {
         if (isGauge(m)) {
-          const levels = await gaugeSeries(list, gauges.indexOf(m.metric), q, (values) => judged(id, values));
+          const levels = await gaugeSeries(list, gauges.indexOf(m.metric), q, (count) => judged(id, count));
           if (!levels) return undefined;
           values.push(levels);
           continue;
@@ -148,7 +148,7 @@ async function gaugeSeriesOfOneEntity(db: Queryable, q: EntityRollupQuery): Prom
     const perConnection = new Map<number, Array<number | null>>();
     for (const id of q.connectionIds) {
       const entity = facts.filter((f) => f.connectionId === id);
-      const series = await gaugeSeries(entity, gauges.indexOf(m.metric), q, (values) => judged(id, values));
+      const series = await gaugeSeries(entity, gauges.indexOf(m.metric), q, (count) => judged(id, count));
       if (!series) break;
       perConnection.set(id, series);
     }
