@@ -8,7 +8,7 @@ import type { RollupPlan } from "../metrics/rollup-plan.ts";
 import { CHANGE_FACTS, changeCellsTableName, changesTableName, factColumn as fact, probeTable, quoteIdent } from "../probes/ddl.ts";
 import type { ProbeDefinition } from "../probes/types.ts";
 import { spanMsSql } from "./changes-repository.ts";
-import { readRollupBuckets } from "./rollup-read.ts";
+import { readRollupBuckets, subtractedFacts } from "./rollup-read.ts";
 
 const SPAN_MS = spanMsSql("collected_at", "prev_collected_at");
 
@@ -57,8 +57,7 @@ export const changeFactColumns = (columns: readonly string[]) => ["intervals", "
  * the longest interval kept (an upper bound), a column's extremes and latest ratio unknown.
  */
 function subtractedChangeFacts(columns: readonly string[]): string[] {
-  const sums = new Set<string>(["n", "sum", "ratio_sum"]);
-  return ["-r.intervals", "r.max_span_ms", ...columns.flatMap((name) => CHANGE_FACTS.map((f) => (sums.has(f) ? `-r.${fact(name, f)}` : f === "last_to" ? "NULL::timestamptz" : "NULL::float8")))];
+  return ["-r.intervals", "r.max_span_ms", ...subtractedFacts(columns, CHANGE_FACTS, ["n", "sum", "ratio_sum"], ["last_to"])];
 }
 
 /** One bucket's merged facts: intervals ending in it, the longest, and per column its facts. */

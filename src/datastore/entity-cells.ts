@@ -14,7 +14,7 @@ import { ENTITY_FACTS, LEVEL_FACTS, changesTableName, entityCellsTableName, fact
 import type { ProbeDefinition } from "../probes/types.ts";
 import { spanMsSql } from "./changes-repository.ts";
 import { subtractedLevelFacts } from "./level-rollups.ts";
-import { type BucketRow, FIRST_EXTRA_PARAM, readRollupBuckets } from "./rollup-read.ts";
+import { type BucketRow, FIRST_EXTRA_PARAM, readRollupBuckets, subtractedFacts } from "./rollup-read.ts";
 import { excludedRowsSql } from "./samples-repository.ts";
 
 /** The entity's key values as text, in the probe's key order. */
@@ -132,13 +132,7 @@ export function mergedEntityFacts(columns: readonly string[], gauges: readonly s
  * the longest interval kept (an upper bound); a gauge's extremes and latest value unknown.
  */
 function subtractedEntityFacts(columns: readonly string[], gauges: readonly string[]): string[] {
-  const negated = (f: string) => `-r.${f}`;
-  return [
-    "-r.intervals",
-    "r.max_span_ms",
-    ...columns.flatMap((name) => ENTITY_FACTS.map((f) => negated(fact(name, f)))),
-    ...subtractedLevelFacts(gauges),
-  ];
+  return ["-r.intervals", "r.max_span_ms", ...subtractedFacts(columns, ENTITY_FACTS, ENTITY_FACTS), ...subtractedLevelFacts(gauges)];
 }
 
 /** One entity's merged facts in one bucket. */

@@ -8,7 +8,7 @@ import type { RollupPlan } from "../metrics/rollup-plan.ts";
 import type { LevelPoint } from "../metrics/series.ts";
 import { LEVEL_FACTS, factColumn as fact, levelsTableName, probeTable, quoteIdent } from "../probes/ddl.ts";
 import type { ProbeDefinition } from "../probes/types.ts";
-import { readRollupBuckets } from "./rollup-read.ts";
+import { readRollupBuckets, subtractedFacts } from "./rollup-read.ts";
 import { excludedRowsSql } from "./samples-repository.ts";
 
 /** Per-sample facts of each column from raw rows (grouped by connection_id and collected_at). */
@@ -42,8 +42,7 @@ export function mergedFacts(columns: readonly string[]): string[] {
 export const factColumns = (columns: readonly string[]) => columns.flatMap((name) => LEVEL_FACTS.map((f) => fact(name, f)));
 
 /** factColumns of a raw range as it counts when subtracted from the cell around it: counts and sums negated, the rest unknown. */
-export const subtractedLevelFacts = (columns: readonly string[]) =>
-  columns.flatMap((name) => LEVEL_FACTS.map((f) => (f === "n" || f === "sum" ? `-r.${fact(name, f)}` : f === "last_at" ? "NULL::timestamptz" : "NULL::float8")));
+export const subtractedLevelFacts = (columns: readonly string[]) => subtractedFacts(columns, LEVEL_FACTS, ["n", "sum"], ["last_at"]);
 
 export interface BucketLevelQuery {
   probe: ProbeDefinition;

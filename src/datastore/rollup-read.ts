@@ -1,6 +1,7 @@
 /** The one statement that reads a query's buckets from time rollups: its whole cells, and the rest raw. */
 import type { Queryable } from "../../drivers/types.ts";
 import type { RollupPlan } from "../metrics/rollup-plan.ts";
+import { type ChangeFact, type LevelFact, factColumn } from "../probes/ddl.ts";
 
 export interface RollupRead {
   /** The cells table (schema-qualified, quoted). */
@@ -30,6 +31,14 @@ export interface RollupRead {
    * Required when the plan has such ranges.
    */
   subtracted?: readonly string[];
+}
+
+/**
+ * Facts of columns over the alias `r` as a raw range counts when subtracted from the cell around it (RollupRead's
+ * `subtracted`): the facts in `sums` negated, the others unknown (NULL; `times` are timestamps).
+ */
+export function subtractedFacts<F extends LevelFact | ChangeFact>(columns: readonly string[], facts: readonly F[], sums: readonly F[], times: readonly F[] = []): string[] {
+  return columns.flatMap((name) => facts.map((f) => (sums.includes(f) ? `-r.${factColumn(name, f)}` : times.includes(f) ? "NULL::timestamptz" : "NULL::float8")));
 }
 
 /** The number of the first parameter in `params`. */
