@@ -199,7 +199,8 @@ describe("retention", () => {
   it("drops partitions past the probe's retention, samples, changes, irregular intervals and time rollups alike, and keeps current ones", async () => {
     const store = await migratedDatastore("pglite");
     const id = await registerServer(store.db, "r", own.url);
-    const weeksAgo = (w: number) => new Date(Date.now() - w * 7 * 86_400_000).toISOString();
+    const now = Date.now(); // one clock reading, so the rows of one sample share its collected_at
+    const weeksAgo = (w: number) => new Date(now - w * 7 * 86_400_000).toISOString();
     const { writeSamples } = await import("../../src/collector/sample-writer.ts");
     await writeSamples(store.db, { connectionId: id, probe: "pg_stat_wal", rows: [5, 4, 0].map((w, i) => ({ collected_at: weeksAgo(w), wal_records: i })) });
     // A database appears 4 weeks ago and another now: irregular entity intervals in an old and a current week.

@@ -161,7 +161,9 @@ describe.each(DATASTORE_KINDS)("metrics summaries on the demo history (%s)", (ki
 
     it("names a statement that left pg_stat_statements during the window by its last text", async () => {
       const id = await addConnection(store.db, "evicted");
-      const at = (minutesAgo: number) => new Date(Date.now() - minutesAgo * 60_000).toISOString();
+      // One clock reading: rows of one sample must share its collected_at, or they read as separate samples.
+      const now = Date.now();
+      const at = (minutesAgo: number) => new Date(now - minutesAgo * 60_000).toISOString();
       const statement = (minutesAgo: number, queryid: string, query: string, calls: number) => ({
         collected_at: at(minutesAgo), database_name: "app", queryid, userid: 10, dbid: 1, toplevel: true, query, calls, total_exec_time: calls, stats_reset: null,
       });
