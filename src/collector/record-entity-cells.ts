@@ -1,8 +1,8 @@
 /** Ingest-time hourly rollups of each entity: an appending batch's facts added, or the hours a batch touched recomputed from raw rows. */
 import type { Queryable } from "../../drivers/types.ts";
-import { entityFactColumns, entityIntervalFacts, mergedEntityFacts } from "../datastore/entity-cells.ts";
+import { entityFactColumns, entityIntervalFacts, mergedEntityFacts, partFactColumns, runningPartFacts } from "../datastore/entity-cells.ts";
 import { type EntityCellFacts, HOUR_MS as HOUR } from "../metrics/entity-cell-facts.ts";
-import { ENTITY_FACTS, LEVEL_FACTS, cumulativeColumns, entityCellsTableName, entityGaugeColumns, factColumn, probeTable, quoteIdent } from "../probes/ddl.ts";
+import { ENTITY_FACTS, LEVEL_FACTS, PART_FACTS, PART_FACT_TYPES, cumulativeColumns, entityCellsTableName, entityGaugeColumns, factColumn, probeTable, quoteIdent } from "../probes/ddl.ts";
 import type { ProbeDefinition } from "../probes/types.ts";
 import { ensurePartition, weekOf } from "./partitions.ts";
 
@@ -29,10 +29,10 @@ export async function recordEntityCells(tx: Queryable, probe: ProbeDefinition, c
   const to = Math.floor(ends.reduce((a, b) => Math.max(a, b)) / HOUR) * HOUR + HOUR;
   await ensureHours(tx, table, Array.from({ length: (to - from) / HOUR }, (_, i) => from + i * HOUR));
   const gauges = entityGaugeColumns(probe).map((c) => c.name);
-  const factColumns = entityFactColumns(columns, gauges);
+  const factColumns = [...entityFactColumns(columns, gauges), ...partFactColumns(gauges)];
   await tx.query(
     `INSERT INTO ${probeTable(table)} (connection_id, level_seconds, cell_start, entity, ${factColumns.join(", ")})
-     SELECT connection_id, 3600, to_timestamp(floor(extract(epoch FROM collected_at) / 3600) * 3600) AS hour, entity, ${mergedEntityFacts(columns, gauges).join(", ")}
+     SELECT connection_id, 3600, to_timestamp(floor(extract(epoch FROM collected_at) / 3600) * 3600) AS hour, entity, ${[...mergedEntityFacts(columns, gauges), ...runningPartFacts(gauges)].join(", ")}
        FROM (${entityIntervalFacts(probe, columns, { from: "$2::timestamptz", to: "$3::timestamptz" }, [], gauges)}) facts
       GROUP BY connection_id, hour, entity
      ON CONFLICT (connection_id, level_seconds, cell_start, entity) DO UPDATE SET ${factColumns.map((f) => `${f} = excluded.${f}`).join(", ")}`,
@@ -68,8 +68,15 @@ export async function addEntityCells(tx: Queryable, probe: ProbeDefinition, conn
       ...(["sum", "min", "max", "last"] as const).map((x): [string, unknown[]] => ["double precision", facts.map((f) => f.gauges[g][x])]),
       ["timestamptz", facts.map((f) => (f.gauges[g].lastAt === null ? null : new Date(f.gauges[g].lastAt!).toISOString()))],
     ]),
+    // Arrays travel as their text (unnest would flatten an array of arrays).
+    ...gauges.flatMap((_, g): Array<[string, unknown[]]> => [
+      ["text", facts.map((f) => arrayLiteral(f.gauges[g].partN))],
+      ["text", facts.map((f) => arrayLiteral(f.gauges[g].partSum))],
+      ["text", facts.map((f) => arrayLiteral(f.gauges[g].partLastAt.map((t) => (t === null ? null : new Date(t).toISOString()))))],
+    ]),
   ];
-  const names = ["cell_start", "own", ...probe.keys.map((_, k) => `k${k}`), ...entityFactColumns(columns, gauges)];
+  const factNames = [...entityFactColumns(columns, gauges), ...partFactColumns(gauges)];
+  const names = ["cell_start", "own", ...probe.keys.map((_, k) => `k${k}`), ...factNames];
   const keys = probe.keys.map((_, k) => `k${k}`).join(", ");
   const added = (f: string) => `${f} = CASE WHEN t.${f} IS NULL THEN excluded.${f} WHEN excluded.${f} IS NULL THEN t.${f} ELSE t.${f} + excluded.${f} END`;
   const updates = [
@@ -86,14 +93,24 @@ export async function addEntityCells(tx: Queryable, probe: ProbeDefinition, conn
         `${max} = greatest(t.${max}, excluded.${max})`,
         `${last} = CASE WHEN t.${lastAt} IS NULL OR excluded.${lastAt} > t.${lastAt} THEN coalesce(excluded.${last}, t.${last}) ELSE t.${last} END`,
         `${lastAt} = greatest(t.${lastAt}, excluded.${lastAt})`,
+        // Running facts add part by part (the latest time: the later); none in a cell written before migration 26.
+        ...PART_FACTS.map((f) => {
+          const c = factColumn(name, f);
+          const merged = f === "part_last_at" ? "greatest(a, b)" : "a + b";
+          return `${c} = CASE WHEN t.${c} IS NOT NULL THEN ARRAY(SELECT ${merged} FROM unnest(t.${c}, excluded.${c}) WITH ORDINALITY AS u(a, b, i) ORDER BY i) END`;
+        }),
       ];
     }),
   ];
+  const selected = [...entityFactColumns(columns, gauges), ...gauges.flatMap((name) => PART_FACTS.map((f) => `${factColumn(name, f)}::${PART_FACT_TYPES[f]}`))];
   await tx.query(
-    `INSERT INTO ${probeTable(table)} AS t (connection_id, level_seconds, cell_start, entity, ${entityFactColumns(columns, gauges).join(", ")})
-     SELECT $1::integer, 3600, cell_start, CASE WHEN own THEN '{}'::text[] ELSE ARRAY[${keys}] END, ${entityFactColumns(columns, gauges).join(", ")}
+    `INSERT INTO ${probeTable(table)} AS t (connection_id, level_seconds, cell_start, entity, ${factNames.join(", ")})
+     SELECT $1::integer, 3600, cell_start, CASE WHEN own THEN '{}'::text[] ELSE ARRAY[${keys}] END, ${selected.join(", ")}
        FROM unnest(${arrays.map(([type], i) => `$${i + 2}::${type}[]`).join(", ")}) AS f(${names.map((n) => (n.startsWith('"') ? n : quoteIdent(n))).join(", ")})
      ON CONFLICT (connection_id, level_seconds, cell_start, entity) DO UPDATE SET ${updates.join(", ")}`,
     [connectionId, ...arrays.map(([, values]) => values)],
   );
 }
+
+/** An array as PostgreSQL's text input spells it (numbers and ISO times need no quotes; null as NULL). */
+const arrayLiteral = (values: ReadonlyArray<number | string | null>) => `{${values.map((v) => (v === null ? "NULL" : String(v))).join(",")}}`;

@@ -78,6 +78,7 @@ export async function fetchBucketChanges(
     facts: changeFactColumns(q.columns),
     merged: mergedChangeFacts(q.columns),
     subtracted: subtractedChangeFacts(q.columns),
+    times: q.columns.map((name) => fact(name, "last_to")),
     mergePerRange: true,
     rawFacts: `SELECT connection_id, collected_at, ${intervalFacts(q.columns).join(", ")}
                  FROM ${probeTable(changesTableName(q.probe.name))}

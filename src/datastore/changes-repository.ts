@@ -1,6 +1,6 @@
 /** Reads the per-sample changes recorded by the sample writer (see collector/record-changes.ts). */
 import type { Queryable } from "../../drivers/types.ts";
-import { changesTableName, probeTable, quoteIdent } from "../probes/ddl.ts";
+import { changeCellsTableName, changesTableName, probeTable, quoteIdent } from "../probes/ddl.ts";
 import type { ProbeDefinition } from "../probes/types.ts";
 
 /**
@@ -61,4 +61,44 @@ export async function sampleSpacings(
     [connectionIds, new Date(from).toISOString(), new Date(to).toISOString()],
   );
   return new Map(rows.map((r) => [r.connection_id, { samples: r.samples, median: r.median === null ? null : Number(r.median) }]));
+}
+
+/**
+ * Per connection, as sampleSpacings counts them, its samples in [from, to], and the longest spacing of an interval
+ * ending there (an upper bound of the median, null without one), without reading every recorded change: whole
+ * hours from the hourly change cells (complete from `cellsFrom`), the changes of the rest, and the earliest change
+ * in range for the connection's first sample. One statement, a few hundred rows over a month.
+ */
+export async function sampleBounds(
+  db: Queryable,
+  probe: ProbeDefinition,
+  connectionIds: readonly number[],
+  from: number,
+  to: number,
+  cellsFrom: number,
+): Promise<Map<number, { samples: number; longest: number | null }>> {
+  const HOUR = 3_600_000;
+  const changes = probeTable(changesTableName(probe.name));
+  const cells = probeTable(changeCellsTableName(probe.name));
+  // Whole hours [lo, hi) inside the range and the cells; none: an empty span at the range's start.
+  const lo = Math.ceil(Math.max(from, cellsFrom) / HOUR) * HOUR;
+  const hi = Math.floor(to / HOUR) * HOUR;
+  const [cellsLo, cellsHi] = lo < hi ? [lo, hi] : [from, from];
+  const span = spanMsSql("c.collected_at", "c.prev_collected_at");
+  const rows = await db.query<{ connection_id: number; samples: number; longest: number | null }>(
+    `SELECT id AS connection_id, (r.changes + coalesce(w.changes, 0) + (f.first_previous >= $2::timestamptz AND NOT EXISTS (
+              SELECT 1 FROM ${changes} c0 WHERE c0.connection_id = id AND c0.collected_at = f.first_previous))::int)::int AS samples,
+            greatest(r.longest, w.longest) AS longest
+       FROM unnest($1::int[]) AS id
+       CROSS JOIN LATERAL (SELECT sum(intervals)::int AS changes, max(max_span_ms) AS longest FROM ${cells}
+                            WHERE connection_id = id AND level_seconds = 3600 AND cell_start >= $4::timestamptz AND cell_start < $5::timestamptz) w
+       CROSS JOIN LATERAL (SELECT count(*)::int AS changes, max(span) AS longest FROM (
+                             SELECT ${span} AS span FROM ${changes} c WHERE c.connection_id = id AND c.collected_at >= $2::timestamptz AND c.collected_at < $4::timestamptz
+                             UNION ALL
+                             SELECT ${span} FROM ${changes} c WHERE c.connection_id = id AND c.collected_at >= $5::timestamptz AND c.collected_at <= $3::timestamptz) x) r
+       CROSS JOIN LATERAL (SELECT c.prev_collected_at AS first_previous FROM ${changes} c
+                            WHERE c.connection_id = id AND c.collected_at >= $2::timestamptz AND c.collected_at <= $3::timestamptz ORDER BY c.collected_at LIMIT 1) f`,
+    [connectionIds, new Date(from).toISOString(), new Date(to).toISOString(), new Date(cellsLo).toISOString(), new Date(cellsHi).toISOString()],
+  );
+  return new Map(rows.map((r) => [r.connection_id, { samples: r.samples, longest: r.longest }]));
 }

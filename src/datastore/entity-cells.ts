@@ -10,15 +10,22 @@
 import type { Queryable } from "../../drivers/types.ts";
 import type { Buckets } from "../metrics/buckets.ts";
 import { type RollupPlan, firstInstant } from "../metrics/rollup-plan.ts";
-import { ENTITY_FACTS, LEVEL_FACTS, changesTableName, entityCellsTableName, factColumn as fact, probeTable, quoteIdent } from "../probes/ddl.ts";
+import { ENTITY_FACTS, type EntityFact, HOUR_PARTS, LEVEL_FACTS, type LevelFact, PART_FACTS, changesTableName, entityCellsTableName, factColumn as fact, probeTable, quoteIdent } from "../probes/ddl.ts";
 import type { ProbeDefinition } from "../probes/types.ts";
 import { spanMsSql } from "./changes-repository.ts";
 import { subtractedLevelFacts } from "./level-rollups.ts";
-import { type BucketRow, FIRST_EXTRA_PARAM, readRollupBuckets, subtractedFacts } from "./rollup-read.ts";
+import { type BucketRow, FIRST_EXTRA_PARAM, readRollupBuckets, returnedFacts, subtractedFacts } from "./rollup-read.ts";
 import { excludedRowsSql } from "./samples-repository.ts";
 
 /** The entity's key values as text, in the probe's key order. */
 const entityKeySql = (probe: ProbeDefinition, alias: string) => `ARRAY[${probe.keys.map((k) => `${alias}.${quoteIdent(k)}::text`).join(", ")}]`;
+
+/**
+ * An entity's key columns for a window's PARTITION BY: text keys in byte order, since a partition needs only
+ * equality and the locale's collation made the sort of a bucket edge's rows a third of a week's read.
+ */
+export const entityPartitionSql = (probe: ProbeDefinition, alias: string) =>
+  probe.keys.map((k) => `${alias}.${quoteIdent(k)}${probe.columns.find((c) => c.name === k)?.type === "text" ? ' COLLATE "C"' : ""}`);
 
 /** The entity of the rows that carry the connection's own intervals, beside its entities' (no probe key is empty). */
 const CONNECTION_ENTITY = "{}";
@@ -71,7 +78,7 @@ export function entityIntervalFacts(
   const noGauges = gauges.flatMap((name) => [`0 AS ${fact(name, "n")}`, ...(["sum", "min", "max", "last"] as const).map((f) => `NULL::float8 AS ${fact(name, f)}`), `NULL::timestamptz AS ${fact(name, "last_at")}`]);
   const inRange = (alias: string, from = range.from) => [`${alias}.connection_id = ANY($1::int[])`, `${alias}.collected_at >= ${from}`, `${alias}.collected_at < ${range.to}`];
   const previousSample = `coalesce((SELECT min(c0.prev_collected_at) FROM ${changesTable} c0 WHERE ${inRange("c0").join(" AND ")}), ${range.from})`;
-  const entity = ["r.connection_id", ...probe.keys.map((k) => `r.${quoteIdent(k)}`)].join(", ");
+  const entity = ["r.connection_id", ...entityPartitionSql(probe, "r")].join(", ");
   return `SELECT ${["connection_id", "collected_at", "entity", "intervals", "CASE WHEN intervals = 1 THEN span_ms END AS max_span_ms", ...facts, ...gaugeNames].join(", ")}
             FROM (SELECT ${[`r.connection_id, r.collected_at, ${entityKeySql(probe, "r")} AS entity, (coalesce(${paired}, false))::int AS intervals, ${span} AS span_ms`, ...changes, ...gaugeFacts].join(", ")}
                     FROM (SELECT r.*, ${lagged.join(", ")}
@@ -100,6 +107,24 @@ export const entityFactColumns = (columns: readonly string[], gauges: readonly s
   ...columns.flatMap((name) => ENTITY_FACTS.map((f) => fact(name, f))),
   ...gauges.flatMap((name) => LEVEL_FACTS.map((f) => fact(name, f))),
 ];
+
+/** The entity cells' running facts of gauges over the hour's parts (ddl.ts PART_FACTS). */
+export const partFactColumns = (gauges: readonly string[]) => gauges.flatMap((name) => PART_FACTS.map((f) => fact(name, f)));
+
+/**
+ * Aggregates of a cell's fact rows (each at its `collected_at`) into the running facts of its gauges: element i
+ * counts and sums the values in the hour's parts 1..i, and holds the latest time of one (as entity-cell-facts.ts).
+ */
+export function runningPartFacts(gauges: readonly string[]): string[] {
+  const part = `(floor(date_part('epoch', collected_at) / ${3600 / HOUR_PARTS})::bigint % ${HOUR_PARTS})`;
+  const upTo = (i: number, aggregate: string) => `${aggregate} FILTER (WHERE ${part} < ${i})`;
+  const parts = (each: (i: number) => string) => `ARRAY[${Array.from({ length: HOUR_PARTS }, (_, i) => each(i + 1)).join(", ")}]`;
+  return gauges.flatMap((name) => [
+    `${parts((i) => `coalesce(${upTo(i, `sum(${fact(name, "n")})`)}, 0)`)}::integer[] AS ${fact(name, "part_n")}`,
+    `${parts((i) => `coalesce(${upTo(i, `sum(${fact(name, "sum")})`)}, 0)`)}::double precision[] AS ${fact(name, "part_sum")}`,
+    `${parts((i) => upTo(i, `max(${fact(name, "last_at")})`))}::timestamptz[] AS ${fact(name, "part_last_at")}`,
+  ]);
+}
 
 /**
  * Interval facts or cells merged into one: counts and sums added, the longest interval kept; gauges' extremes
@@ -134,6 +159,30 @@ export function mergedEntityFacts(columns: readonly string[], gauges: readonly s
 function subtractedEntityFacts(columns: readonly string[], gauges: readonly string[]): string[] {
   return ["-r.intervals", "r.max_span_ms", ...subtractedFacts(columns, ENTITY_FACTS, ENTITY_FACTS), ...subtractedLevelFacts(gauges)];
 }
+
+/**
+ * entityFactColumns of gauges alone as a cell read for some of its parts gives them (`p.part_from..p.part_to`,
+ * 0..12 when whole): counts and sums the difference of two running facts (the first part's none: 0), the latest
+ * time the later one where the parts hold a value, extremes and latest value unknown (NULL). A cell without
+ * running facts (before migration 26) reads a NULL count: incomplete.
+ */
+function partCellFacts(gauges: readonly string[]): string[] {
+  const whole = `(p.part_from = 0 AND p.part_to = ${HOUR_PARTS})`;
+  const difference = (name: string, f: "part_n" | "part_sum") => `l.${fact(name, f)}[p.part_to] - coalesce(l.${fact(name, f)}[p.part_from], 0)`;
+  return [
+    `CASE WHEN ${whole} THEN l.intervals ELSE 0 END`,
+    `CASE WHEN ${whole} THEN l.max_span_ms END`,
+    ...gauges.flatMap((name) => [
+      `CASE WHEN ${whole} THEN l.${fact(name, "n")} ELSE ${difference(name, "part_n")} END`,
+      `CASE WHEN ${whole} THEN l.${fact(name, "sum")} ELSE ${difference(name, "part_sum")} END`,
+      ...(["min", "max", "last"] as const).map((f) => `CASE WHEN ${whole} THEN l.${fact(name, f)} END`),
+      `CASE WHEN ${whole} THEN l.${fact(name, "last_at")} WHEN ${difference(name, "part_n")} > 0 THEN l.${fact(name, "part_last_at")}[p.part_to] END`,
+    ]),
+  ];
+}
+
+/** The gauges' facts that are times. */
+const lastTimes = (gauges: readonly string[]) => gauges.map((name) => fact(name, "last_at"));
 
 /** One entity's merged facts in one bucket. */
 export interface EntityBucket {
@@ -175,19 +224,24 @@ export async function fetchEntityBuckets(
   const cellWhere = q.intervals ? (filters.length ? [`(l.entity = '${CONNECTION_ENTITY}' OR ${entities})`] : []) : [entities];
   const rawWhere = filters.map(([key], i) => `r.${quoteIdent(key)}::text = $${FIRST_EXTRA_PARAM + i}`);
   if (!q.intervals && q.columns.length > 0) throw new Error("counter facts need intervals");
+  const byParts = q.plan.cells.some((c) => c.parts);
+  if (byParts && (q.columns.length > 0 || !q.onlySums)) throw new Error("cells are read by parts for gauges' counts and sums alone");
   const rows = await readRollupBuckets(db, {
     cellsTable: probeTable(entityCellsTableName(q.probe.name)),
     key: "entity",
     cellsWhere: cellWhere,
     params: filters.map(([, value]) => value),
     facts: entityFactColumns(q.columns, gauges),
+    cellFacts: byParts ? partCellFacts(gauges) : undefined,
+    times: lastTimes(gauges),
     merged: mergedEntityFacts(q.columns, gauges, q.onlySums),
     subtracted: subtractedEntityFacts(q.columns, gauges),
-    // Without intervals, raw rows are read without looking back, and merged per range.
+    // Without intervals, raw rows are read without looking back. Merged per range either way: sorting every
+    // entity's raw rows for the final merge took half of a week's grouped counter read (lab: 460 -> 230 ms).
     rawFacts: q.intervals
       ? entityIntervalFacts(q.probe, q.columns, { from: "p.lo", to: "p.hi" }, rawWhere, gauges)
       : entityGaugeFacts(q.probe, { from: "p.lo", to: "p.hi" }, rawWhere, gauges, q.onlySums ?? false),
-    mergePerRange: !q.intervals,
+    mergePerRange: true,
     connectionIds: q.connectionIds,
     plan: q.plan,
   });
@@ -207,28 +261,30 @@ export async function fetchRawEntityGauges(
   const conditions = ["r.connection_id = ANY($1::int[])", "r.collected_at >= $2::timestamptz", "r.collected_at <= $3::timestamptz", ...excludedRowsSql(q.probe).map((w) => `r.${w}`)];
   const firstInstants = Array.from({ length: q.buckets.n + 1 }, (_, k) => new Date(firstInstant(q.buckets, k)).toISOString());
   const rows = await db.query<BucketRow>(
-    `SELECT x.connection_id, ${entityKeySql(q.probe, "x")} AS entity, x.k, ${mergedEntityFacts([], q.gauges, q.onlySums).join(", ")}
+    `SELECT m.connection_id, m.entity, m.k, ${returnedFacts(entityFactColumns([], q.gauges), lastTimes(q.gauges), "m").join(", ")} FROM (
+     SELECT x.connection_id, ${entityKeySql(q.probe, "x")} AS entity, x.k, ${mergedEntityFacts([], q.gauges, q.onlySums).join(", ")}
        FROM (SELECT r.connection_id, ${q.probe.keys.map((k) => `r.${quoteIdent(k)}`).join(", ")}, width_bucket(r.collected_at, $4::timestamptz[]) - 1 AS k,
                     0 AS intervals, NULL::float8 AS max_span_ms, ${gaugeFactsOfRow(q.gauges, q.onlySums).join(", ")}
                FROM ${probeTable(q.probe.name)} r WHERE ${conditions.join(" AND ")}) x
-      GROUP BY x.connection_id, ${keys.join(", ")}, x.k`,
+      GROUP BY x.connection_id, ${keys.join(", ")}, x.k) m`,
     [q.connectionIds, new Date(q.from).toISOString(), new Date(q.buckets.end).toISOString(), firstInstants],
   );
   return entityBuckets(rows, [], q.gauges);
 }
 
-/** Merged fact rows as EntityBucket. */
+/** Merged fact rows (times as epoch milliseconds) as EntityBucket. */
 function entityBuckets(rows: readonly BucketRow[], columns: readonly string[], gauges: readonly string[]): EntityBucket[] {
+  // The rows' keys, spelled once: thousands of rows, a dozen facts each.
+  const counters = columns.map((name) => Object.fromEntries(ENTITY_FACTS.map((f) => [f, `${name}:${f}`])) as Record<EntityFact, string>);
+  const levels = gauges.map((name) => Object.fromEntries(LEVEL_FACTS.map((f) => [f, `${name}:${f}`])) as Record<LevelFact, string>);
+  const value = (v: number | null | undefined) => (v === null || v === undefined ? Number.NaN : Number(v));
   return rows.map((row) => ({
     connectionId: row.connection_id,
     entity: row.entity as unknown as Array<string | null>,
     k: row.k,
     intervals: row.intervals as number,
-    maxSpanMs: row.max_span_ms as number | null,
-    columns: columns.map((name) => ({ n: (row[`${name}:n`] as number | null) ?? 0, sum: row[`${name}:sum`] as number | null, ratioSum: row[`${name}:ratio_sum`] as number | null })),
-    gauges: gauges.map((name) => {
-      const value = (f: string) => (row[`${name}:${f}`] === null ? Number.NaN : Number(row[`${name}:${f}`]));
-      return { n: row[`${name}:n`] as number | null, sum: value("sum"), min: value("min"), max: value("max"), last: value("last"), lastAt: (row[`${name}:last_at`] as Date | null)?.getTime() ?? Number.NaN };
-    }),
+    maxSpanMs: row.max_span_ms,
+    columns: counters.map((name) => ({ n: row[name.n] ?? 0, sum: row[name.sum], ratioSum: row[name.ratio_sum] })),
+    gauges: levels.map((name) => ({ n: row[name.n], sum: value(row[name.sum]), min: value(row[name.min]), max: value(row[name.max]), last: value(row[name.last]), lastAt: value(row[name.last_at]) })),
   }));
 }

@@ -13,6 +13,7 @@ import { borrowLimitMs } from "../metrics/series.ts";
 import { changesTableName, probeTable, quoteIdent } from "../probes/ddl.ts";
 import type { ProbeDefinition } from "../probes/types.ts";
 import { differencedGroupChanges } from "./differenced-changes.ts";
+import { entityPartitionSql } from "./entity-cells.ts";
 
 export interface GroupedChangeQuery {
   probe: ProbeDefinition;
@@ -63,7 +64,7 @@ export async function scannedGroupChanges(db: Queryable, q: GroupedChangeQuery):
   const inRange = ["connection_id = $1", "collected_at >= $2::timestamptz", "collected_at <= $3::timestamptz"];
   const where = [...inRange, ...Object.entries(q.filters ?? {}).map(([column, value]) => `${quoteIdent(column)} = ${p(value)}`)];
   const group = q.groupBy.length ? `concat_ws(${p(SEPARATOR)}, ${q.groupBy.map((c) => `r.${quoteIdent(c)}::text`).join(", ")})` : "''";
-  const entity = q.probe.keys.map((k) => `r.${quoteIdent(k)}`).join(", ") || "r.connection_id";
+  const entity = entityPartitionSql(q.probe, "r").join(", ") || "r.connection_id";
   const start = p(new Date(b.start).toISOString());
   const change = q.columns.map((c, i) => {
     const col = `r.${quoteIdent(c)}`;

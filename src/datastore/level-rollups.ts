@@ -6,7 +6,7 @@
 import type { Queryable } from "../../drivers/types.ts";
 import type { RollupPlan } from "../metrics/rollup-plan.ts";
 import type { LevelPoint } from "../metrics/series.ts";
-import { LEVEL_FACTS, factColumn as fact, levelsTableName, probeTable, quoteIdent } from "../probes/ddl.ts";
+import { LEVEL_FACTS, type LevelFact, factColumn as fact, levelsTableName, probeTable, quoteIdent } from "../probes/ddl.ts";
 import type { ProbeDefinition } from "../probes/types.ts";
 import { readRollupBuckets, subtractedFacts } from "./rollup-read.ts";
 import { excludedRowsSql } from "./samples-repository.ts";
@@ -62,6 +62,7 @@ export async function fetchBucketLevels(db: Queryable, q: BucketLevelQuery): Pro
     facts: factColumns(q.columns),
     merged: mergedFacts(q.columns),
     subtracted: subtractedLevelFacts(q.columns),
+    times: q.columns.map((name) => fact(name, "last_at")),
     rawFacts: `SELECT connection_id, collected_at, ${samplePartials(q.probe, q.columns).join(", ")}
                  FROM ${probeTable(q.probe.name)}
                 WHERE ${["connection_id = ANY($1::int[])", "collected_at >= p.lo", "collected_at < p.hi", ...excludedRowsSql(q.probe)].join(" AND ")}
@@ -70,12 +71,12 @@ export async function fetchBucketLevels(db: Queryable, q: BucketLevelQuery): Pro
     plan: q.plan,
   });
   const result = new Map<number, Array<Array<{ k: number; point: LevelPoint }>>>(q.connectionIds.map((id) => [id, q.columns.map(() => [])]));
+  const names = q.columns.map((name) => Object.fromEntries(LEVEL_FACTS.map((f) => [f, `${name}:${f}`])) as Record<LevelFact, string>);
   for (const row of rows) {
-    q.columns.forEach((name, i) => {
-      const n = row[`${name}:n`] as number;
+    names.forEach((name, i) => {
+      const n = row[name.n]!;
       if (n === 0) return;
-      const value = (f: string) => Number(row[`${name}:${f}`]);
-      const point = { t: (row[`${name}:last_at`] as Date).getTime(), count: n, sum: value("sum"), min: value("min"), max: value("max"), last: value("last") };
+      const point = { t: row[name.last_at]!, count: n, sum: Number(row[name.sum]), min: Number(row[name.min]), max: Number(row[name.max]), last: Number(row[name.last]) };
       result.get(row.connection_id)![i].push({ k: row.k, point });
     });
   }

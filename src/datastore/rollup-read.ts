@@ -1,7 +1,7 @@
 /** The one statement that reads a query's buckets from time rollups: its whole cells, and the rest raw. */
 import type { Queryable } from "../../drivers/types.ts";
 import type { RollupPlan } from "../metrics/rollup-plan.ts";
-import { type ChangeFact, type LevelFact, factColumn } from "../probes/ddl.ts";
+import { type ChangeFact, HOUR_PARTS, type LevelFact, factColumn } from "../probes/ddl.ts";
 
 export interface RollupRead {
   /** The cells table (schema-qualified, quoted). */
@@ -16,13 +16,20 @@ export interface RollupRead {
   plan: RollupPlan;
   /** A further column that splits a connection's facts (the entity), selected by both parts. */
   key?: string;
-  /** Further conditions on the cells (`l`), with their values as `params` ($14 onwards: FIRST_EXTRA_PARAM). */
+  /**
+   * The facts of a cell as read, over `l` and the planned cell `p` (default: `l.<fact>`); for cells read for some of
+   * their parts (RollupPlan's `parts`: p.part_from..p.part_to - 1; 0 and 12 when whole).
+   */
+  cellFacts?: readonly string[];
+  /** Facts that are times, returned as epoch milliseconds (returnedFacts). */
+  times?: readonly string[];
+  /** Further conditions on the cells (`l`), with their values as `params` ($16 onwards: FIRST_EXTRA_PARAM). */
   cellsWhere?: readonly string[];
   params?: readonly unknown[];
   /**
    * Merge each range's raw facts in its own scan (a small hash per range), so the final merge groups a few rows
    * per bucket rather than every raw row: worth it where raw rows are many and cheap to merge (the per-sample
-   * changes; every entity's gauges), where the final sort of every row had spilled to disk.
+   * changes; every entity's rows), where the final sort of every row had spilled to disk.
    */
   mergePerRange?: boolean;
   /**
@@ -41,10 +48,14 @@ export function subtractedFacts<F extends LevelFact | ChangeFact>(columns: reado
   return columns.flatMap((name) => facts.map((f) => (sums.includes(f) ? `-r.${factColumn(name, f)}` : times.includes(f) ? "NULL::timestamptz" : "NULL::float8")));
 }
 
-/** The number of the first parameter in `params`. */
-export const FIRST_EXTRA_PARAM = 14;
+/** Facts of the alias as a statement returns them: those that are times as epoch milliseconds (a double decodes far faster than a Date). */
+export const returnedFacts = (facts: readonly string[], times: readonly string[], alias: string) =>
+  facts.map((f) => (times.includes(f) ? `round(date_part('epoch', ${alias}.${f}) * 1000) AS ${f}` : `${alias}.${f}`));
 
-export type BucketRow = Record<string, number | Date | null> & { connection_id: number; k: number };
+/** The number of the first parameter in `params`. */
+export const FIRST_EXTRA_PARAM = 16;
+
+export type BucketRow = Record<string, number | null> & { connection_id: number; k: number };
 
 /**
  * The plan's raw ranges with each one that ends where the next begins (either side of a bucket edge) read
@@ -92,11 +103,12 @@ export async function readRollupBuckets(db: Queryable, q: RollupRead): Promise<B
   if (subtracting && q.subtracted?.length !== q.facts.length) throw new Error("a plan that subtracts raw ranges from cells needs each fact's subtracted form");
   const facts = q.facts.map((f, i) => (subtracting ? `CASE WHEN s.plus THEN r.${f} ELSE ${q.subtracted![i]} END` : `r.${f}`));
   return db.query<BucketRow>(
-    `SELECT ${by}, ${q.merged.join(", ")}
+    `SELECT ${by}, ${returnedFacts(q.facts, q.times ?? [], "m").join(", ")} FROM (
+     SELECT ${by}, ${q.merged.join(", ")}
        FROM (
-         SELECT l.connection_id,${key("l")} p.k, ${q.facts.map((f) => `l.${f}`).join(", ")}
+         SELECT l.connection_id,${key("l")} p.k, ${q.facts.map((f, i) => (q.cellFacts ? `${q.cellFacts[i]} AS ${f}` : `l.${f}`)).join(", ")}
            FROM ${q.cellsTable} l
-           JOIN unnest($2::int[], $3::timestamptz[], $4::int[]) AS p(level_seconds, cell_start, k)
+           JOIN unnest($2::int[], $3::timestamptz[], $4::int[], $14::int[], $15::int[]) AS p(level_seconds, cell_start, k, part_from, part_to)
              ON l.level_seconds = p.level_seconds AND l.cell_start = p.cell_start
           WHERE ${["l.connection_id = ANY($1::int[]) AND l.cell_start >= $8::timestamptz AND l.cell_start < $9::timestamptz", ...(q.cellsWhere ?? [])].join(" AND ")}
          UNION ALL
@@ -112,7 +124,7 @@ export async function readRollupBuckets(db: Queryable, q: RollupRead): Promise<B
                : ""
            }
        ) parts
-      GROUP BY ${by}${q.key ? "" : ` ORDER BY ${by}`}`,
+      GROUP BY ${by}) m${q.key ? "" : ` ORDER BY ${by}`}`,
     [
       q.connectionIds,
       cells.map((c) => c.levelSeconds),
@@ -128,6 +140,8 @@ export async function readRollupBuckets(db: Queryable, q: RollupRead): Promise<B
       raw.map((r) => r.kAfter),
       raw.map((r) => r.minus ?? null),
       raw.map((r) => r.minusAfter ?? null),
+      cells.map((c) => c.parts?.[0] ?? 0),
+      cells.map((c) => c.parts?.[1] ?? HOUR_PARTS),
       ...(q.params ?? []),
     ],
   );

@@ -5,10 +5,12 @@
  * the same facts from raw rows (the writer's path for any other batch); both judge an entity's change as
  * intervals.ts does.
  */
+import { HOUR_PARTS } from "../probes/ddl.ts";
 import type { ProbeColumn, ProbeDefinition } from "../probes/types.ts";
 import { type Row, type Sample, sameMarker } from "./samples.ts";
 
 export const HOUR_MS = 3_600_000;
+const PART_MS = HOUR_MS / HOUR_PARTS;
 
 export interface EntityCellFacts {
   hour: number; // cell_start, epoch ms
@@ -17,9 +19,33 @@ export interface EntityCellFacts {
   intervals: number;
   maxSpanMs: number | null;
   columns: Array<{ n: number; sum: number | null; ratioSum: number | null }>;
-  /** Per gauge: the level facts of its values (as time rollups keep them). */
-  gauges: Array<{ n: number; sum: number | null; min: number | null; max: number | null; last: number | null; lastAt: number | null }>;
+  /** Per gauge: the level facts of its values (as time rollups keep them), and their running facts over the hour's parts (ddl.ts PART_FACTS). */
+  gauges: GaugeFacts[];
 }
+
+interface GaugeFacts {
+  n: number;
+  sum: number | null;
+  min: number | null;
+  max: number | null;
+  last: number | null;
+  lastAt: number | null;
+  partN: number[];
+  partSum: number[];
+  partLastAt: Array<number | null>;
+}
+
+const noGaugeFacts = (): GaugeFacts => ({
+  n: 0,
+  sum: null,
+  min: null,
+  max: null,
+  last: null,
+  lastAt: null,
+  partN: Array(HOUR_PARTS).fill(0),
+  partSum: Array(HOUR_PARTS).fill(0),
+  partLastAt: Array(HOUR_PARTS).fill(null),
+});
 
 const numeric = (v: unknown): number | null => (v === null || v === undefined ? null : typeof v === "number" ? v : Number(v));
 
@@ -54,7 +80,7 @@ export function entityCellFacts(
         intervals: 0,
         maxSpanMs: null,
         columns: columns.map(() => ({ n: 0, sum: null, ratioSum: null })),
-        gauges: gauges.map(() => ({ n: 0, sum: null, min: null, max: null, last: null, lastAt: null })),
+        gauges: gauges.map(noGaugeFacts),
       };
       cells.set(id, found);
     }
@@ -64,6 +90,7 @@ export function entityCellFacts(
   for (let i = first; i < sequence.length; i++) {
     const { t, rows } = sequence[i];
     const hour = Math.floor(t / HOUR_MS) * HOUR_MS;
+    const part = Math.floor((t - hour) / PART_MS);
     const previous = i > 0 ? sequence[i - 1] : undefined;
     const span = previous ? t - previous.t : 0;
     if (previous) {
@@ -82,6 +109,7 @@ export function entityCellFacts(
         const facts = target.gauges[g]; // samples come in time order: the last value seen is the latest
         [facts.n, facts.sum, facts.last, facts.lastAt] = [facts.n + 1, (facts.sum ?? 0) + value, value, t];
         [facts.min, facts.max] = [Math.min(facts.min ?? value, value), Math.max(facts.max ?? value, value)];
+        for (let p = part; p < HOUR_PARTS; p++) [facts.partN[p], facts.partSum[p], facts.partLastAt[p]] = [facts.partN[p] + 1, facts.partSum[p] + value, t];
       });
       const prior = before.get(JSON.stringify(entity));
       if (!prior) continue; // appeared (or the connection's first sample): a cell, no interval

@@ -17,8 +17,8 @@ import type { ProbeDefinition } from "../probes/types.ts";
 import type { Aggregation } from "./aggregate.ts";
 import type { Buckets } from "./buckets.ts";
 import { RATE_FACTOR, longestSafeIntervalMs } from "./rollup-changes.ts";
-import { type RollupQuery, bucketLevelPoints, connectionJudge, connectionSpacing, judgedLevelSeries } from "./rollup-levels.ts";
-import { ENTITY_CELLS_MS, type RollupPlan, needsOnlySums, rollupPlanFor } from "./rollup-plan.ts";
+import { type Judge, type RollupQuery, type Spacing, bucketLevelPoints, connectionJudge, connectionSpacing, judgedLevelSeries } from "./rollup-levels.ts";
+import { ENTITY_CELLS_MS, ENTITY_PART_CELLS_MS, type RollupPlan, hourParts, needsOnlySums, rollupPlanFor } from "./rollup-plan.ts";
 import type { MetricRequest } from "./metric-names.ts";
 
 
@@ -53,7 +53,7 @@ export async function entitySeriesFromCells(db: Queryable, q: EntityRollupQuery)
   // raw rows alone where none does but buckets hold several samples: that beats sending every raw row to the
   // pipeline (lab: a week in 67-minute buckets 0.43 s -> 0.19 s; a day in 10-minute buckets 70 -> 45 ms).
   const gaugesOfEvery = columns.length === 0 && Object.keys(q.filters).length === 0;
-  const entityPlan = entityPlanFor(q, gaugesOfEvery ? 0 : undefined);
+  const entityPlan = entityPlanFor(q, { minCovered: gaugesOfEvery ? 0 : undefined, gaugesAlone: columns.length === 0 });
   const onlySums = needsOnlySums(q.aggregation);
   let facts: EntityBucket[];
   if (entityPlan) {
@@ -70,7 +70,7 @@ export async function entitySeriesFromCells(db: Queryable, q: EntityRollupQuery)
   if (own.some((f) => (f.maxSpanMs ?? 0) > longest)) return undefined;
 
   const filtered = Object.keys(q.filters).length > 0;
-  const judged: (id: number, values: number) => Promise<number | undefined> = filtered ? judgeWherePresent(db, q) : connectionJudge(db, q);
+  const judged: (id: number, values: number) => Judge = filtered ? judgeWherePresent(db, q) : connectionJudge(db, q);
   const result = new Map<number, EntitySeries[]>();
   for (const id of q.connectionIds) {
     const connectionIntervals = new Map(own.filter((f) => f.connectionId === id).map((f) => [f.k, f.intervals]));
@@ -139,7 +139,7 @@ async function gaugeSeriesOfOneEntity(db: Queryable, q: EntityRollupQuery): Prom
   const answered = new Map<MetricRequest, Map<number, Array<number | null>>>();
   const candidates = q.metrics.filter(gaugeMetric(q.probe));
   if (candidates.length === 0) return answered;
-  const plan = entityPlanFor(q);
+  const plan = entityPlanFor(q, { gaugesAlone: true });
   if (!plan) return answered;
   const gauges = [...new Set(candidates.map((m) => m.metric))];
   const facts = await fetchEntityBuckets(db, { probe: q.probe, columns: [], gauges, connectionIds: q.connectionIds, plan, filters: q.filters, intervals: false, onlySums: needsOnlySums(q.aggregation) });
@@ -162,8 +162,15 @@ async function gaugeSeriesOfOneEntity(db: Queryable, q: EntityRollupQuery): Prom
  * summed), an hour cut by bucket edges is read whole less its smaller parts (read raw), which leaves about a
  * quarter of the raw rows at bucket edges; otherwise each part is read raw.
  */
-function entityPlanFor(q: Pick<RollupQuery, "buckets" | "levelsFrom" | "aggregation">, minCovered?: number): RollupPlan | undefined {
-  return rollupPlanFor(q.buckets, q.levelsFrom, ENTITY_CELLS_MS, { subtract: needsOnlySums(q.aggregation), minCovered });
+function entityPlanFor(q: Pick<RollupQuery, "buckets" | "levelsFrom" | "aggregation">, { minCovered, gaugesAlone = false }: { minCovered?: number; gaugesAlone?: boolean } = {}): RollupPlan | undefined {
+  const subtract = needsOnlySums(q.aggregation);
+  // Gauges' counts and sums alone read the hours' running facts over 5-minute parts too, which leaves at most
+  // part of a 5-minute cell at each bucket edge to read raw.
+  if (gaugesAlone && subtract) {
+    const plan = rollupPlanFor(q.buckets, q.levelsFrom, ENTITY_PART_CELLS_MS, { subtract, minCovered });
+    return plan && hourParts(plan);
+  }
+  return rollupPlanFor(q.buckets, q.levelsFrom, ENTITY_CELLS_MS, { subtract, minCovered });
 }
 
 /** The test for a metric that is a gauge's raw value (whose level facts the entity cells keep). */
@@ -173,17 +180,15 @@ function gaugeMetric(probe: ProbeDefinition): (m: MetricRequest) => boolean {
 }
 
 /**
- * Per connection, the interval the pipeline judges a filtered entity's repeats by: its own spacing, which is the
+ * Per connection, what the pipeline judges a filtered entity's repeats by: its own spacing, which is the
  * connection's (connectionJudge) where the entity has a value in every sample of the window, that is where its
  * count of values (`values`) is the connection's count of samples (an entity has one row a sample at most);
- * otherwise unknown (undefined). Both are read in one statement, once, when first asked.
+ * otherwise unknown (undefined). Read once per kind, when first asked.
  */
-function judgeWherePresent(db: Queryable, q: EntityRollupQuery): (id: number, values: number) => Promise<number | undefined> {
+function judgeWherePresent(db: Queryable, q: EntityRollupQuery): (id: number, values: number) => Judge {
   const spacing = connectionSpacing(db, q);
-  return async (id, values) => {
-    const found = await spacing(id);
-    return found?.samples === values ? found.judged : undefined;
-  };
+  const present = (found: Spacing | undefined, values: number) => (found?.samples === values ? found.judged : undefined);
+  return (id, values) => ({ atMost: async () => present(await spacing(id).atMost(), values), exactly: async () => present(await spacing(id).exactly(), values) });
 }
 
 /**
@@ -203,7 +208,7 @@ async function gaugeSeries(
   buckets: readonly EntityBucket[],
   g: number,
   q: { buckets: Buckets; intervalSeconds: number; aggregation: Aggregation },
-  judged: (values: number) => Promise<number | undefined>,
+  judged: (values: number) => Judge,
 ): Promise<Array<number | null> | undefined> {
   if (buckets.some((f) => f.gauges[g].n === null)) return undefined;
   const withValues = buckets.filter((f) => f.k >= 0 && f.gauges[g].n! > 0);
@@ -211,5 +216,5 @@ async function gaugeSeries(
     q.buckets,
     withValues.map(({ k, gauges }) => ({ k, point: { t: gauges[g].lastAt, count: gauges[g].n!, sum: gauges[g].sum, min: gauges[g].min, max: gauges[g].max, last: gauges[g].last } })),
   );
-  return inWindow && judgedLevelSeries(inWindow, q, () => judged(withValues.reduce((sum, f) => sum + f.gauges[g].n!, 0)));
+  return inWindow && judgedLevelSeries(inWindow, q, judged(withValues.reduce((sum, f) => sum + f.gauges[g].n!, 0)));
 }

@@ -7,7 +7,7 @@
  */
 import type { Queryable } from "../../drivers/types.ts";
 import { fetchBucketLevels } from "../datastore/level-rollups.ts";
-import { sampleSpacings } from "../datastore/changes-repository.ts";
+import { sampleBounds, sampleSpacings } from "../datastore/changes-repository.ts";
 import { cumulativeColumns, levelColumns } from "../probes/ddl.ts";
 import type { ProbeDefinition } from "../probes/types.ts";
 import type { Aggregation } from "./aggregate.ts";
@@ -28,45 +28,77 @@ export interface RollupQuery {
 }
 
 /**
- * Per connection, its samples in the window and the interval the pipeline judges repeats by there: the larger of
- * the collection interval and the median spacing. Read from the recorded changes once, when first asked;
- * undefined for a probe without recorded changes.
+ * What the pipeline judges a series' repeats into empty buckets by (the larger of the collection interval and the
+ * median spacing of the samples in the window), as far as it is known: an upper bound, read cheaply, and the
+ * interval itself; undefined where it cannot be told.
+ */
+export interface Judge {
+  atMost(): Promise<number | undefined>;
+  exactly(): Promise<number | undefined>;
+}
+
+/** A connection's samples in the window and the interval judged by its spacing there. */
+export interface Spacing {
+  samples: number;
+  judged: number;
+}
+
+/**
+ * Per connection, its samples in the window (counted alike by both reads) and the judged interval: at most the
+ * longest spacing there (sampleBounds: the change cells for whole hours), exactly by the median (sampleSpacings:
+ * every recorded change). Each read once, when first asked; undefined for a probe without recorded changes.
  */
 export function connectionSpacing(
   db: Queryable,
-  q: Pick<RollupQuery, "probe" | "connectionIds" | "buckets" | "intervalSeconds">,
-): (id: number) => Promise<{ samples: number; judged: number } | undefined> {
+  q: Pick<RollupQuery, "probe" | "connectionIds" | "buckets" | "intervalSeconds" | "levelsFrom">,
+): (id: number) => { atMost(): Promise<Spacing | undefined>; exactly(): Promise<Spacing | undefined> } {
+  let bounds: ReturnType<typeof sampleBounds> | undefined;
   let spacings: ReturnType<typeof sampleSpacings> | undefined;
-  return async (id) => {
-    if (cumulativeColumns(q.probe).length === 0) return undefined;
-    spacings ??= sampleSpacings(db, q.probe, q.connectionIds, q.buckets.start, q.buckets.end);
-    const found = (await spacings).get(id);
-    return { samples: found?.samples ?? 0, judged: Math.max(q.intervalSeconds * 1000, found?.median ?? 0) };
-  };
+  const recorded = cumulativeColumns(q.probe).length > 0;
+  const judged = (spacing: number | null | undefined) => Math.max(q.intervalSeconds * 1000, spacing ?? 0);
+  return (id) => ({
+    atMost: async () => {
+      if (!recorded) return undefined;
+      bounds ??= sampleBounds(db, q.probe, q.connectionIds, q.buckets.start, q.buckets.end, q.levelsFrom);
+      const found = (await bounds).get(id);
+      return { samples: found?.samples ?? 0, judged: judged(found?.longest) };
+    },
+    exactly: async () => {
+      if (!recorded) return undefined;
+      spacings ??= sampleSpacings(db, q.probe, q.connectionIds, q.buckets.start, q.buckets.end);
+      const found = (await spacings).get(id);
+      return { samples: found?.samples ?? 0, judged: judged(found?.median) };
+    },
+  });
 }
 
-/** connectionSpacing's judged interval alone. */
-export function connectionJudge(db: Queryable, q: Parameters<typeof connectionSpacing>[1]): (id: number) => Promise<number | undefined> {
+/** connectionSpacing's judged interval alone, as a Judge per connection. */
+export function connectionJudge(db: Queryable, q: Parameters<typeof connectionSpacing>[1]): (id: number) => Judge {
   const spacing = connectionSpacing(db, q);
-  return async (id) => (await spacing(id))?.judged;
+  return (id) => ({ atMost: async () => (await spacing(id).atMost())?.judged, exactly: async () => (await spacing(id).exactly())?.judged });
 }
 
 /**
  * A level series from one point per bucket (merged facts), where provably the pipeline's: the first bucket has a
  * value (no sample before the window matters), and repeating values into empty buckets is judged as the pipeline
- * judges it. Where the answer is the same for any judged interval from the collection interval up, `judged` is
- * not asked; where it is asked and cannot say (undefined), so is the answer.
+ * judges it. An empty bucket repeats the last value while within REPEAT_INTERVALS judged intervals of it, so where
+ * two judged intervals give the same series, so does every one between them: the collection interval and no
+ * limit, then the collection interval and the judge's upper bound, and only then the judged interval itself
+ * (undefined where the judge cannot tell).
  */
 export async function judgedLevelSeries(
   inWindow: LevelPoint[],
   q: Pick<RollupQuery, "buckets" | "intervalSeconds" | "aggregation">,
-  judged: () => Promise<number | undefined>,
+  judge: Judge,
 ): Promise<Array<number | null> | undefined> {
   if (inWindow.length === 0 || bucketOf(q.buckets, inWindow[0].t) !== 0) return undefined;
   const series = (judgedInterval: number) => seriesFromLevels({ inWindow, prior: undefined, buckets: q.buckets, judgedInterval, aggregation: q.aggregation });
   const shortest = series(q.intervalSeconds * 1000);
-  if (series(Number.POSITIVE_INFINITY).every((v, i) => Object.is(v, shortest[i]))) return shortest;
-  const exact = await judged();
+  const agrees = (judgedInterval: number) => series(judgedInterval).every((v, i) => Object.is(v, shortest[i]));
+  if (agrees(Number.POSITIVE_INFINITY)) return shortest;
+  const bound = await judge.atMost();
+  if (bound !== undefined && agrees(bound)) return shortest;
+  const exact = await judge.exactly();
   return exact === undefined ? undefined : series(exact);
 }
 
@@ -108,7 +140,7 @@ export async function seriesFromLevelCells(db: Queryable, q: RollupQuery): Promi
     const perConnection = new Map<number, Array<number | null>>();
     for (const id of q.connectionIds) {
       const inWindow = bucketLevelPoints(q.buckets, points.get(id)![columns.indexOf(m.metric)]);
-      const series = inWindow && (await judgedLevelSeries(inWindow, q, () => judged(id)));
+      const series = inWindow && (await judgedLevelSeries(inWindow, q, judged(id)));
       if (!series) break;
       perConnection.set(id, series);
     }

@@ -8,10 +8,15 @@ import { type Buckets, bucketOf } from "./buckets.ts";
 export const ROLLUP_CELLS_MS = [3_600_000, 300_000] as const;
 /** Entity cells are hourly only: finer cells per entity would cost about what the raw rows do. */
 export const ENTITY_CELLS_MS = [3_600_000] as const;
+/** ...but keep running facts of gauges over the hour's 5-minute parts, read as runs of parts (hourParts). */
+export const ENTITY_PART_CELLS_MS = [3_600_000, 300_000] as const;
 
 export interface RollupPlan {
-  /** Whole cells to read, with the bucket they fall in. */
-  cells: Array<{ levelSeconds: number; start: number; k: number }>;
+  /**
+   * Whole cells to read, with the bucket they fall in; `parts`: only the hour's 5-minute parts from..to-1
+   * (0-based), of a cell that keeps running facts over them (hourParts).
+   */
+  cells: Array<{ levelSeconds: number; start: number; k: number; parts?: [number, number] }>;
   /**
    * Time ranges [from, to) to read raw, with the bucket they fall in; `minus`: the bucket holding the rest of the
    * cell around the range, which reads the whole cell less this range (planComplementReads).
@@ -133,4 +138,26 @@ export function planComplementReads(b: Buckets, completeFrom: number, sizes: rea
   plan.raw.push({ from: b.end, to: b.end + 1, k: b.n });
   plan.covered = b.end > b.start ? 1 - rawMs / (b.end - b.start) : 0;
   return plan;
+}
+
+/**
+ * A plan of hourly and 5-minute cells (ENTITY_PART_CELLS_MS) for cells that are hourly rows with running facts over
+ * their twelve 5-minute parts: each run of 5-minute cells of one hour in one bucket becomes that hour's cell read
+ * for those parts.
+ */
+export function hourParts(plan: RollupPlan): RollupPlan {
+  const [HOUR, PART] = ENTITY_PART_CELLS_MS;
+  const cells: RollupPlan["cells"] = [];
+  for (const c of plan.cells) {
+    if (c.levelSeconds * 1000 !== PART) {
+      cells.push(c);
+      continue;
+    }
+    const hour = Math.floor(c.start / HOUR) * HOUR;
+    const part = (c.start - hour) / PART;
+    const last = cells[cells.length - 1];
+    if (last?.parts && last.start === hour && last.k === c.k && last.parts[1] === part) last.parts = [last.parts[0], part + 1];
+    else cells.push({ levelSeconds: HOUR / 1000, start: hour, k: c.k, parts: [part, part + 1] });
+  }
+  return { ...plan, cells };
 }

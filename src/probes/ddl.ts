@@ -89,7 +89,7 @@ export const levelsTableName = (probe: string) => `${probe}__levels`;
 export const LEVEL_FACTS = ["n", "sum", "min", "max", "last", "last_at"] as const;
 export type LevelFact = (typeof LEVEL_FACTS)[number];
 /** A rollup table's column of one fact of one source column. */
-export const factColumn = (column: string, fact: LevelFact | ChangeFact) => quoteIdent(`${column}:${fact}`);
+export const factColumn = (column: string, fact: LevelFact | ChangeFact | PartFact) => quoteIdent(`${column}:${fact}`);
 
 /**
  * Time rollups of a probe's level columns, per connection, in cells of 5 minutes and of 1 hour: the samples
@@ -151,6 +151,7 @@ export const entityCellsTableName = (probe: string) => `${probe}__entity_cells`;
 
 /** The facts an entity cell keeps per cumulative column: fewer than a change cell's, since there is one cell per entity. */
 export const ENTITY_FACTS = ["n", "sum", "ratio_sum"] as const;
+export type EntityFact = (typeof ENTITY_FACTS)[number];
 
 /** The other numeric columns (gauges such as numbackends or n_dead_tup): an entity cell keeps their level facts. */
 export function entityGaugeColumns(probe: ProbeDefinition): ProbeColumn[] {
@@ -161,9 +162,30 @@ export function entityGaugeColumns(probe: ProbeDefinition): ProbeColumn[] {
  * The entity cells' level facts of gauges (as the time rollups keep them, LEVEL_FACTS), nullable: cells
  * written before migration 25 have none, and a reader takes a cell without them as incomplete.
  */
-export function entityGaugeFactColumns(probe: ProbeDefinition): string[] {
+export function entityGaugeLevelFactColumns(probe: ProbeDefinition): string[] {
   return entityGaugeColumns(probe).flatMap((c) => LEVEL_FACTS.map((f) => `${factColumn(c.name, f)} ${f === "n" ? "integer" : f === "last_at" ? "timestamptz" : "double precision"}`));
 }
+
+/** The 5-minute parts of an hour, which the entity cells keep running facts of (PART_FACTS). */
+export const HOUR_PARTS = 12;
+
+/**
+ * Per gauge, running facts over the hour's twelve 5-minute parts: element i (1-based) holds the count and sum of
+ * the entity's values in parts 1..i, and the latest time of one (null while there is none). So any run of parts
+ * reads as the difference of two elements, and a bucket edge that cuts an hour leaves at most a 5-minute part
+ * to read raw. Only counts and sums (and the latest time): extremes do not subtract.
+ */
+export const PART_FACTS = ["part_n", "part_sum", "part_last_at"] as const;
+export type PartFact = (typeof PART_FACTS)[number];
+export const PART_FACT_TYPES: Record<PartFact, string> = { part_n: "integer[]", part_sum: "double precision[]", part_last_at: "timestamptz[]" };
+
+/** The entity cells' PART_FACTS columns, nullable: cells written before migration 26 have none (incomplete). */
+export function entityGaugePartFactColumns(probe: ProbeDefinition): string[] {
+  return entityGaugeColumns(probe).flatMap((c) => PART_FACTS.map((f) => `${factColumn(c.name, f)} ${PART_FACT_TYPES[f]}`));
+}
+
+/** Every gauge fact column of the entity cells. */
+export const entityGaugeFactColumns = (probe: ProbeDefinition): string[] => [...entityGaugeLevelFactColumns(probe), ...entityGaugePartFactColumns(probe)];
 
 /**
  * Hourly rollups of each entity's changes (each database, each table), for per-entity series over long

@@ -4,11 +4,12 @@
  * filter naming one entity, on random multi-day histories (entities appearing and vanishing, resets, nulls,
  * excluded rows, gaps) written in shuffled batches or appended in order (the writer's two ways of keeping the
  * cells); also when the cells are complete only from a later hour. Every entity's gauges alone are read from
- * the cells even where few whole hours fit in the buckets.
+ * the cells even where few whole hours fit in the buckets; gauges averaged or summed read the hours that bucket
+ * edges cut from the cells' running facts over 5-minute parts.
  * Corrupting the cells changes the answers: they are really read.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { sampleSpacings } from "../../src/datastore/changes-repository.ts";
+import { sampleBounds, sampleSpacings } from "../../src/datastore/changes-repository.ts";
 import { fetchSampleRows } from "../../src/datastore/samples-repository.ts";
 import { AGGREGATIONS } from "../../src/metrics/aggregate.ts";
 import { layoutBuckets } from "../../src/metrics/buckets.ts";
@@ -34,6 +35,11 @@ const CASES: Case[] = [
     metrics: ["xact_commit_per_sec", "xact_commit_delta", "blk_read_time_pct", "active_time_sessions"],
   },
   { probe: "pg_sys_network_info", key: "interface_name", entities: ["eth0", "eth1", "lo"], steady: ["eth0"], columns: { rx_bytes: "int", tx_bytes: "int" }, metrics: ["rx_bytes_per_sec", "tx_bytes_delta"] },
+];
+/** Appending is checked on a probe with several gauges too. */
+const APPENDED: Case[] = [
+  ...CASES,
+  { probe: "pg_stat_all_tables", key: "relname", entities: ["orders", "users", "events"], columns: { n_live_tup: "int", n_dead_tup: "int", seq_scan: "int" }, metrics: [], fixed: { database_name: "app", schemaname: "public" } },
 ];
 /** Hours a minute apart, now and then a gap (which sends the windows holding it to the other paths). */
 const STEADY = [...Array(2000).fill(60), 7200];
@@ -162,9 +168,9 @@ describe("entity cells give the pipeline's per-entity counter series", () => {
     expect(answered.sparseGauge).toBeGreaterThan(3);
   });
 
-  it.each([11, 12])("appending in order (down to one sample per batch, as a collector does) keeps the cells that recomputing from raw rows keeps, seed %i", async (seed) => {
+  it.each([11, 12, 13])("appending in order (down to one sample per batch, as a collector does) keeps the cells that recomputing from raw rows keeps, seed %i", async (seed) => {
     const rng = random(seed);
-    const spec = CASES[seed % CASES.length];
+    const spec = APPENDED[seed % APPENDED.length];
     const rows = history(rng, spec, 600, [60, 60, 60, 61, 7200]);
     const appended = await addConnection(store.db, `entity-cells-appended-${seed}`);
     const recomputed = await addConnection(store.db, `entity-cells-recomputed-${seed}`);
@@ -288,6 +294,31 @@ describe("entity cells give the pipeline's per-entity counter series", () => {
     }
   });
 
+  it("reads a gauge at cut hours from the cells' running facts over 5-minute parts, and raw rows where a cell has none (written before migration 26)", async () => {
+    const connectionId = await addConnection(store.db, "entity-cells-parts");
+    const probe = findProbe("pg_stat_database")!;
+    const t0 = Date.parse("2026-03-13T00:00:00Z");
+    const rows = Array.from({ length: 24 * 60 }, (_, i) => ["a", "b"].map((d, j) => ({ collected_at: new Date(t0 + i * 60_000).toISOString(), database_name: d, xact_commit: i, numbackends: (i * (j + 3)) % 13 }))).flat();
+    await writeShuffled(store, random(9), connectionId, "pg_stat_database", rows, 90);
+    // 5-hour buckets from 7 past: every edge cuts an hour and a 5-minute part.
+    const window = { start: t0 + HOUR + 7 * 60_000, end: t0 + 21 * HOUR + 7 * 60_000 };
+    const buckets = layoutBuckets(window.start, window.end, INTERVAL, 4);
+    const raw = await fetchSampleRows(store.db, { probe, connectionIds: [connectionId], from: window.start - borrowLimitMs(buckets), to: window.end, columns: ["numbackends"], filters: { database_name: "a" } });
+    const [expected] = computeSeries({ probe, metrics: parseMetricList("numbackends", probe), samples: groupSamples(probe, raw), buckets, intervalSeconds: INTERVAL, aggregation: "avg" });
+    const query = { probeName: "pg_stat_database", connectionIds: [connectionId], window, buckets: 4, metrics: "numbackends" };
+    const filtered = async () => (await runMetricsQuery(store.db, { ...query, filters: { database_name: "a" } })).series[0].data.map((p) => p.value);
+    const grouped = async () => (await runGroupedMetricsQuery(store.db, { ...query, groupBy: "database_name" }))[0].data.map((p) => p.value);
+    expect([await filtered(), await grouped()]).toEqual([expected, expected]);
+    // Parts really are read: running facts that put the hour's every value in its first part move the answers.
+    const parts = (sql: string) => store.db.query(`UPDATE metrics.pg_stat_database__entity_cells SET ${sql} WHERE connection_id = $1 AND entity = '{a}'`, [connectionId]);
+    await parts(`"numbackends:part_sum" = array_fill("numbackends:sum", ARRAY[12]), "numbackends:part_n" = array_fill("numbackends:n", ARRAY[12])`);
+    expect(await filtered()).not.toEqual(expected);
+    expect(await grouped()).not.toEqual(expected);
+    // Cells without them: raw rows answer, as the pipeline does.
+    await parts(`"numbackends:part_sum" = NULL, "numbackends:part_n" = NULL, "numbackends:part_last_at" = NULL`);
+    expect([await filtered(), await grouped()]).toEqual([expected, expected]);
+  });
+
   it("counts a connection's samples in a range from the recorded changes, its first sample included, beside their median spacing", async () => {
     const connectionId = await addConnection(store.db, "sample-counts");
     const empty = await addConnection(store.db, "sample-counts-empty");
@@ -302,6 +333,31 @@ describe("entity cells give the pipeline's per-entity counter series", () => {
     expect(await counts(at(3), at(6))).toEqual({ [connectionId]: { samples: 4, median: 60_000 } });
     expect(await counts(at(3), at(3))).toEqual({ [connectionId]: { samples: 1, median: null } });
     expect(await counts(at(3) + 1, at(4) - 1)).toEqual({});
+  });
+
+  it("bounds a connection's spacing from the change cells of whole hours and the changes of the rest, counting its samples as sampleSpacings does", async () => {
+    const connectionId = await addConnection(store.db, "sample-bounds");
+    const t0 = Date.parse("2026-03-14T00:00:00Z");
+    // Five hours a minute apart from 00:30, but for a 7-minute gap in the third hour (before 02:50) and a 3-minute one
+    // in the last (before 05:10).
+    const times: number[] = [];
+    for (let t = t0 + 30 * 60_000; t <= t0 + 5 * HOUR + 25 * 60_000; t += 60_000) if (!(t > t0 + 2 * HOUR + 43 * 60_000 && t < t0 + 2 * HOUR + 50 * 60_000) && !(t > t0 + 5 * HOUR + 7 * 60_000 && t < t0 + 5 * HOUR + 10 * 60_000)) times.push(t);
+    await writeShuffled(store, random(8), connectionId, "pg_stat_database", times.map((t, i) => ({ collected_at: new Date(t).toISOString(), database_name: "a", xact_commit: i, numbackends: i })), 25);
+    const probe = findProbe("pg_stat_database")!;
+    const bounds = async (from: number, to: number, cellsFrom = Number.NEGATIVE_INFINITY) => (await sampleBounds(store.db, probe, [connectionId], from, to, cellsFrom)).get(connectionId);
+    const longestIn = (from: number, to: number) => Math.max(...times.slice(1).map((t, i) => (t >= from && t <= to ? t - times[i] : 0)));
+    for (const [from, to] of [
+      [t0, t0 + 6 * HOUR], // every sample, the first included
+      [t0 + HOUR + 1, t0 + 4 * HOUR - 1], // whole hours 02:00-03:00 and raw edges
+      [t0 + 3 * HOUR, t0 + 5 * HOUR + 12 * 60_000], // the later gap in a raw edge
+      [t0 + 2 * HOUR + 20 * 60_000, t0 + 2 * HOUR + 40 * 60_000], // no whole hour
+    ]) {
+      const spacings = (await sampleSpacings(store.db, probe, [connectionId], from, to)).get(connectionId)!;
+      for (const cellsFrom of [Number.NEGATIVE_INFINITY, t0 + 3 * HOUR]) {
+        expect({ from, cellsFrom, ...(await bounds(from, to, cellsFrom)) }).toEqual({ from, cellsFrom, samples: spacings.samples, longest: longestIn(from, to) });
+      }
+    }
+    expect(await bounds(t0 + 6 * HOUR, t0 + 7 * HOUR)).toBeUndefined();
   });
 
   it("lists an entity seen only in the span borrowed before the window, as the pipeline does", async () => {

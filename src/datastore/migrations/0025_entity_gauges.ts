@@ -1,4 +1,4 @@
-import { entityCellsTableName, entityGaugeFactColumns, probeTable } from "../../probes/ddl.ts";
+import { entityCellsTableName, entityGaugeLevelFactColumns, probeTable } from "../../probes/ddl.ts";
 import { PROBES } from "../../probes/index.ts";
 import type { Migration } from "./types.ts";
 
@@ -12,7 +12,7 @@ export const migration: Migration = {
   version: 25,
   name: "entity_gauges",
   statements: PROBES.flatMap((probe) => {
-    const columns = entityGaugeFactColumns(probe);
+    const columns = entityGaugeLevelFactColumns(probe);
     return columns.length === 0 ? [] : [`ALTER TABLE IF EXISTS ${probeTable(entityCellsTableName(probe.name))} ${columns.map((c) => `ADD COLUMN IF NOT EXISTS ${c}`).join(", ")}`];
   }),
 };
