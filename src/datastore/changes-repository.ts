@@ -3,12 +3,15 @@ import type { Queryable } from "../../drivers/types.ts";
 import { changeCellsTableName, changesTableName, probeTable, quoteIdent } from "../probes/ddl.ts";
 import type { ProbeDefinition } from "../probes/types.ts";
 
+/** A timestamp as epoch milliseconds (see epochMsSql). */
+const msSql = (timestamp: string) => `round(date_part('epoch', ${timestamp}) * 1000)`;
+
 /**
  * A timestamp column as epoch milliseconds (as a Date holds them): numbers decode far faster than timestamps.
  * date_part is double precision arithmetic (extract's numeric took most of a long read's time); rounding makes
  * it exact for the whole milliseconds the sample writer stores, and one instant always maps to one number.
  */
-export const epochMsSql = (column: string) => `round(date_part('epoch', ${column}) * 1000) AS ${column}`;
+export const epochMsSql = (column: string) => `${msSql(column)} AS ${column}`;
 
 /** Milliseconds from one timestamp to another, in double precision as epochMsSql (exact for whole milliseconds). */
 export const spanMsSql = (later: string, earlier: string) => `round(date_part('epoch', ${later} - ${earlier}) * 1000)`;
@@ -63,6 +66,32 @@ export async function sampleSpacings(
   return new Map(rows.map((r) => [r.connection_id, { samples: r.samples, median: r.median === null ? null : Number(r.median) }]));
 }
 
+const HOUR = 3_600_000;
+
+/**
+ * The connection's changes ending in [$2, $3] counted, and their longest interval, without reading each one: whole
+ * hours [$4, $5) from the hourly change cells, the changes of the rest (`id`: the connection; $4 = $5 when no
+ * whole hour is read). Two lateral joins, `w` (cells) and `r` (rows), each giving `changes` and `longest`.
+ */
+function countedChangesSql(probe: ProbeDefinition): string {
+  const changes = probeTable(changesTableName(probe.name));
+  const span = spanMsSql("c.collected_at", "c.prev_collected_at");
+  return `CROSS JOIN LATERAL (SELECT sum(intervals)::int AS changes, max(max_span_ms) AS longest FROM ${probeTable(changeCellsTableName(probe.name))}
+                            WHERE connection_id = id AND level_seconds = 3600 AND cell_start >= $4::timestamptz AND cell_start < $5::timestamptz) w
+       CROSS JOIN LATERAL (SELECT count(*)::int AS changes, max(span) AS longest FROM (
+                             SELECT ${span} AS span FROM ${changes} c WHERE c.connection_id = id AND c.collected_at >= $2::timestamptz AND c.collected_at < $4::timestamptz
+                             UNION ALL
+                             SELECT ${span} FROM ${changes} c WHERE c.connection_id = id AND c.collected_at >= $5::timestamptz AND c.collected_at <= $3::timestamptz) x) r`;
+}
+
+/** countedChangesSql's parameters $2..$5 for [from, to] with cells complete from `cellsFrom`. */
+function countedChangesParams(from: number, to: number, cellsFrom: number): string[] {
+  const lo = Math.ceil(Math.max(from, cellsFrom) / HOUR) * HOUR;
+  const hi = Math.floor(to / HOUR) * HOUR;
+  const [cellsLo, cellsHi] = lo < hi ? [lo, hi] : [from, from];
+  return [from, to, cellsLo, cellsHi].map((t) => new Date(t).toISOString());
+}
+
 /**
  * Per connection, as sampleSpacings counts them, its samples in [from, to], and the longest spacing of an interval
  * ending there (an upper bound of the median, null without one), without reading every recorded change: whole
@@ -77,28 +106,48 @@ export async function sampleBounds(
   to: number,
   cellsFrom: number,
 ): Promise<Map<number, { samples: number; longest: number | null }>> {
-  const HOUR = 3_600_000;
   const changes = probeTable(changesTableName(probe.name));
-  const cells = probeTable(changeCellsTableName(probe.name));
-  // Whole hours [lo, hi) inside the range and the cells; none: an empty span at the range's start.
-  const lo = Math.ceil(Math.max(from, cellsFrom) / HOUR) * HOUR;
-  const hi = Math.floor(to / HOUR) * HOUR;
-  const [cellsLo, cellsHi] = lo < hi ? [lo, hi] : [from, from];
-  const span = spanMsSql("c.collected_at", "c.prev_collected_at");
   const rows = await db.query<{ connection_id: number; samples: number; longest: number | null }>(
     `SELECT id AS connection_id, (r.changes + coalesce(w.changes, 0) + (f.first_previous >= $2::timestamptz AND NOT EXISTS (
               SELECT 1 FROM ${changes} c0 WHERE c0.connection_id = id AND c0.collected_at = f.first_previous))::int)::int AS samples,
             greatest(r.longest, w.longest) AS longest
        FROM unnest($1::int[]) AS id
-       CROSS JOIN LATERAL (SELECT sum(intervals)::int AS changes, max(max_span_ms) AS longest FROM ${cells}
-                            WHERE connection_id = id AND level_seconds = 3600 AND cell_start >= $4::timestamptz AND cell_start < $5::timestamptz) w
-       CROSS JOIN LATERAL (SELECT count(*)::int AS changes, max(span) AS longest FROM (
-                             SELECT ${span} AS span FROM ${changes} c WHERE c.connection_id = id AND c.collected_at >= $2::timestamptz AND c.collected_at < $4::timestamptz
-                             UNION ALL
-                             SELECT ${span} FROM ${changes} c WHERE c.connection_id = id AND c.collected_at >= $5::timestamptz AND c.collected_at <= $3::timestamptz) x) r
+       ${countedChangesSql(probe)}
        CROSS JOIN LATERAL (SELECT c.prev_collected_at AS first_previous FROM ${changes} c
                             WHERE c.connection_id = id AND c.collected_at >= $2::timestamptz AND c.collected_at <= $3::timestamptz ORDER BY c.collected_at LIMIT 1) f`,
-    [connectionIds, new Date(from).toISOString(), new Date(to).toISOString(), new Date(cellsLo).toISOString(), new Date(cellsHi).toISOString()],
+    [connectionIds, ...countedChangesParams(from, to, cellsFrom)],
   );
   return new Map(rows.map((r) => [r.connection_id, { samples: r.samples, longest: r.longest }]));
+}
+
+/** Changes that are every one `spacing` ms long: the i-th (from 0) ends at `first + i * spacing`. */
+export interface EvenChanges {
+  first: number;
+  spacing: number;
+  count: number;
+}
+
+/**
+ * A keyed probe's changes of one connection ending in [from, to], where they are evenly spaced and each says its
+ * irregular entity intervals were recorded (entities_checked), read without reading them: their count and longest
+ * interval (countedChangesSql), the first's two times and the last's time. With n changes whose intervals are at
+ * most s long, where the first is s long and the last ends (n - 1) s after the first, every interval is s long.
+ * Undefined where they are not (or there are none): the caller reads them.
+ */
+export async function evenChanges(db: Queryable, probe: ProbeDefinition, connectionId: number, from: number, to: number, cellsFrom: number): Promise<EvenChanges | undefined> {
+  const changes = probeTable(changesTableName(probe.name));
+  const inRange = "c.connection_id = id AND c.collected_at >= $2::timestamptz AND c.collected_at <= $3::timestamptz";
+  const [row] = await db.query<{ changes: number; longest: number | null; first: number | null; previous: number | null; last: number | null; unchecked: boolean }>(
+    `SELECT r.changes + coalesce(w.changes, 0) AS changes, greatest(r.longest, w.longest) AS longest, f.collected_at AS first, f.prev_collected_at AS previous,
+            (SELECT ${msSql("c.collected_at")} FROM ${changes} c WHERE ${inRange} ORDER BY c.collected_at DESC LIMIT 1) AS last,
+            EXISTS (SELECT 1 FROM ${changes} c WHERE ${inRange} AND c.entities_checked IS NOT TRUE) AS unchecked
+       FROM unnest($1::int[]) AS id
+       ${countedChangesSql(probe)}
+       LEFT JOIN LATERAL (SELECT ${msSql("c.collected_at")} AS collected_at, ${msSql("c.prev_collected_at")} AS prev_collected_at FROM ${changes} c WHERE ${inRange} ORDER BY c.collected_at LIMIT 1) f ON true`,
+    [[connectionId], ...countedChangesParams(from, to, cellsFrom)],
+  );
+  if (!row || row.unchecked || row.first === null || row.previous === null || row.last === null || row.longest === null) return undefined;
+  const spacing = row.first - row.previous;
+  const even = spacing > 0 && row.longest <= spacing && row.last - row.first === (row.changes - 1) * spacing;
+  return even ? { first: row.first, spacing, count: row.changes } : undefined;
 }

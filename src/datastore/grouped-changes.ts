@@ -28,6 +28,10 @@ export interface GroupedChangeQuery {
   filters?: Readonly<Record<string, string>>;
   /** Also the per-second rates (costs a per-interval step); without, `rate` holds nulls. */
   rates?: boolean;
+  /** From when the hourly change cells are complete (levels_from), where the caller knows; absent: not read. */
+  cellsFrom?: number;
+  /** Read by difference only where the samples are evenly spaced (differenced-changes.ts), not reading their sequence. */
+  onlyEven?: boolean;
 }
 
 export interface GroupedChanges {

@@ -5,13 +5,16 @@
  */
 import type { Queryable } from "../../drivers/types.ts";
 import { differencedChanges } from "../datastore/differenced-changes.ts";
-import { bucketValues } from "../datastore/grouped-changes.ts";
+import { type GroupedChangeQuery, bucketValues } from "../datastore/grouped-changes.ts";
 import type { ProbeDefinition } from "../probes/types.ts";
 import { type Buckets, bucketOf } from "./buckets.ts";
 import type { MetricRequest } from "./metric-names.ts";
 
 /** Forms whose mean per bucket follows from a group's summed changes and mean per-second rate (aggregation avg). */
 export const DIFFERENCED_FORMS = new Set<MetricRequest["form"]>(["per_sec", "delta", "pct", "sessions"]);
+
+/** What both readers take besides their own: the probe, the buckets, and how the changes may be read. */
+type DifferencedOptions = Pick<GroupedChangeQuery, "probe" | "buckets" | "intervalSeconds" | "cellsFrom" | "onlyEven">;
 
 /**
  * One connection's series per group (group key as JSON -> one value array per metric) from the writer's
@@ -20,7 +23,7 @@ export const DIFFERENCED_FORMS = new Set<MetricRequest["form"]>(["per_sec", "del
  */
 export async function differencedGroupSeries(
   db: Queryable,
-  q: { probe: ProbeDefinition; metrics: readonly MetricRequest[]; columns: string[]; filters: Record<string, string>; connectionId: number; buckets: Buckets; intervalSeconds: number },
+  q: DifferencedOptions & { metrics: readonly MetricRequest[]; columns: string[]; filters: Record<string, string>; connectionId: number },
 ): Promise<{ series: Map<string, Array<Array<number | null>>>; steady: Set<string> } | undefined> {
   const bases = [...new Set(q.metrics.map((m) => m.metric))];
   const found = await differencedChanges(db, {
@@ -32,6 +35,8 @@ export async function differencedGroupSeries(
     intervalSeconds: q.intervalSeconds,
     filters: q.filters,
     rates: q.metrics.some((m) => m.form !== "delta"),
+    cellsFrom: q.cellsFrom,
+    onlyEven: q.onlyEven,
   });
   if (!found || found.intervals.length === 0) return undefined;
   const b = q.buckets;
@@ -64,7 +69,7 @@ export async function differencedGroupSeries(
  */
 export async function seriesOfSteadyEntity(
   db: Queryable,
-  q: { probe: ProbeDefinition; metrics: readonly MetricRequest[]; filters: Record<string, string>; connectionIds: readonly number[]; buckets: Buckets; intervalSeconds: number },
+  q: DifferencedOptions & { metrics: readonly MetricRequest[]; filters: Record<string, string>; connectionIds: readonly number[] },
 ): Promise<Map<MetricRequest, Map<number, Array<number | null>>>> {
   const answered = new Map<MetricRequest, Map<number, Array<number | null>>>();
   const metrics = q.metrics.filter((m) => DIFFERENCED_FORMS.has(m.form));

@@ -88,7 +88,7 @@ export async function runGroupedMetricsQuery(db: Queryable, q: MetricsQuery & { 
     // By difference first (fewest rows read, but only over equally spaced samples), then the entity cells
     // (any spacing, but every row outside whole hours is read), then the pipeline on raw rows.
     const values =
-      (differencing ? (await differencedGroupSeries(db, { probe, metrics, columns, filters, connectionId: id, buckets, intervalSeconds }))?.series : undefined) ??
+      (differencing ? (await differencedGroupSeries(db, { probe, metrics, columns, filters, connectionId: id, buckets, intervalSeconds, cellsFrom: levelsFrom }))?.series : undefined) ??
       (await entityCells(id)) ??
       (await pipelineSeries(id));
     let groups = [...values.keys()].sort();

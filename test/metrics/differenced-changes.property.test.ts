@@ -156,6 +156,42 @@ describe.each(DATASTORE_KINDS)("differenced grouped changes on %s", (kind) => {
     if (seed % 2 === 0) expect(differenced, "regular spacing: every query is read by difference").toBe(cases.length);
   });
 
+  it.each([2, 4, 6])("seed %i, evenly spaced: read without the sample sequence (evenChanges), equal to the scan", async (seed) => {
+    const connectionId = await addConnection(store.db, `even-${seed}`);
+    const rows = statementHistory(seed, { start: T0, samples: [40, 80], spacings: [300], churn: 0.05, reset: 0.04, drop: 0.03, missing: 0.03 });
+    const rng = seededRandom(seed * 31);
+    await writeShuffled(store, connectionId, rows, rng);
+    const last = Date.parse(rows[rows.length - 1].collected_at as string);
+    const { statements, watched } = watching(store);
+    const even = DIFFERENCING.evenFirstSamples;
+    DIFFERENCING.evenFirstSamples = 0; // ask at any length
+    try {
+      for (const groupBy of [[], ["database_name"], probe.keys]) {
+        for (const rates of [false, true]) {
+          const start = T0 + Math.floor(rng() * (last - T0) * 0.6);
+          const buckets = layoutBuckets(start, last + Math.floor(rng() * 600_000), INTERVAL_S, 1 + Math.floor(rng() * 30));
+          const q: GroupedChangeQuery = { probe, connectionId, columns: COLUMNS, groupBy, buckets, intervalSeconds: INTERVAL_S, rates, cellsFrom: Number.NEGATIVE_INFINITY, onlyEven: true };
+          statements.length = 0;
+          const fast = await differencedGroupChanges(watched, q);
+          const where = `seed ${seed}, by [${groupBy}], rates ${rates}`;
+          expect(fast, where).toBeDefined();
+          expect(statements.some((sql) => /entities_checked FROM/.test(sql)), `${where}: the sequence is not read`).toBe(false);
+          expectSame(fast!, await scannedGroupChanges(store.db, q), q, where);
+        }
+      }
+      // The same history with one sample a second late is not evenly spaced: with onlyEven, not read by difference.
+      const lateId = await addConnection(store.db, `late-${seed}`);
+      const late = rows[Math.floor(rows.length / 2)].collected_at as string;
+      const shifted = rows.map((r) => (r.collected_at === late ? { ...r, collected_at: new Date(Date.parse(late) + 1000).toISOString() } : r));
+      await writeShuffled(store, lateId, shifted, rng);
+      const q: GroupedChangeQuery = { probe, connectionId: lateId, columns: COLUMNS, groupBy: [], buckets: layoutBuckets(T0, last, INTERVAL_S, 5), intervalSeconds: INTERVAL_S, cellsFrom: Number.NEGATIVE_INFINITY, onlyEven: true };
+      expect(await differencedGroupChanges(store.db, q)).toBeUndefined();
+      expect(await differencedGroupChanges(store.db, { ...q, onlyEven: false })).toBeDefined();
+    } finally {
+      DIFFERENCING.evenFirstSamples = even;
+    }
+  });
+
   it("gives the pipeline's zeros and groups: a bucket inside one interval, a bucket of invalid changes, a database gone before the window", async () => {
     const connectionId = await addConnection(store.db, "edges");
     const minutes = [0, 5, 10, 15, 20, 30, 35, 40]; // 20 -> 30 spans the bucket [25, 30)
