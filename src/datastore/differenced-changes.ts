@@ -32,7 +32,30 @@ export const DIFFERENCING = { maxTimesShare: 0.5, evenFirstSamples: 500 };
 interface Interval {
   from: number;
   to: number;
+}
+
+/**
+ * The counted intervals in time order, by index: listed where the changes were read, computed where they are
+ * evenly spaced (a month holds tens of thousands: an object each was most of such a read's time).
+ */
+interface Intervals {
+  readonly length: number;
+  from(i: number): number;
+  to(i: number): number;
+  bucket(i: number): number;
+  /** Set where every interval is this long. */
+  spacing?: number;
+}
+
+/**
+ * A maximal chain of counted intervals within one bucket, by position in the chain; only its first interval
+ * can begin in an earlier bucket.
+ */
+export interface Run {
   bucket: number;
+  length: number;
+  from(i: number): number;
+  to(i: number): number;
 }
 
 type Row = Record<string, unknown> & { collected_at: Date };
@@ -65,59 +88,80 @@ async function changeTimes(db: Queryable, q: GroupedChangeQuery, from: number): 
  * The first sample in range and the counted intervals (ending in the window, starting within the borrow limit, not
  * gaps), or undefined where changeTimes is.
  */
-async function countedIntervals(db: Queryable, q: GroupedChangeQuery): Promise<{ first: number; intervals: Interval[] } | undefined> {
+async function countedIntervals(db: Queryable, q: GroupedChangeQuery): Promise<{ first: number; intervals: Intervals } | undefined> {
   const b = q.buckets;
   const borrowFrom = b.start - borrowLimitMs(b);
   const read = await changeTimes(db, q, borrowFrom);
   if (!read) return undefined;
-  const even = "spacing" in read;
-  const [count, toOf, fromOf]: [number, (i: number) => number, (i: number) => number] =
-    "spacing" in read
-      ? [read.count, (i) => read.first + i * read.spacing, (i) => read.first + (i - 1) * read.spacing]
-      : [read.to.length, (i) => read.to[i], (i) => read.from[i]];
+  if ("spacing" in read) return evenIntervals(read, b, q.intervalSeconds * 1000, borrowFrom);
   // Plain loops: a month holds tens of thousands of samples, and allocation was most of this read's time.
   const inWindow: number[] = [];
-  let first = count > 0 ? toOf(0) : Number.NaN;
+  let first = read.to[0] ?? Number.NaN;
   let firstFound = false;
-  for (let i = 0; i < count; i++) {
-    const from = fromOf(i);
+  for (let i = 0; i < read.to.length; i++) {
+    const from = read.from[i];
     if (from < borrowFrom) continue;
     if (!firstFound) [first, firstFound] = [from, true];
-    if (from >= b.start) inWindow.push(toOf(i) - from);
-    if (even && inWindow.length > 0) break; // evenly spaced, one spacing is the median (no sort of a month's)
+    if (from >= b.start) inWindow.push(read.to[i] - from);
   }
   const judged = Math.max(q.intervalSeconds * 1000, median(inWindow) ?? 0);
-  const intervals: Interval[] = [];
-  for (let i = 0; i < count; i++) {
-    const [from, to] = [fromOf(i), toOf(i)];
-    if (from >= borrowFrom && to >= b.start && to - from <= GAP_INTERVALS * judged) intervals.push({ from, to, bucket: bucketOf(b, to) });
+  const [froms, tos, buckets]: number[][] = [[], [], []];
+  for (let i = 0; i < read.to.length; i++) {
+    const from = read.from[i];
+    const to = read.to[i];
+    if (from >= borrowFrom && to >= b.start && to - from <= GAP_INTERVALS * judged) froms.push(from), tos.push(to), buckets.push(bucketOf(b, to));
   }
-  return { first, intervals };
+  return { first, intervals: { length: tos.length, from: (i) => froms[i], to: (i) => tos[i], bucket: (i) => buckets[i] } };
+}
+
+/** countedIntervals over evenly spaced changes, by the same rules without a list of them (the median is the spacing). */
+function evenIntervals(even: EvenChanges, b: GroupedChangeQuery["buckets"], intervalMs: number, borrowFrom: number): { first: number; intervals: Intervals } {
+  const { first: firstEnd, spacing, count } = even;
+  let i = 0; // the first change whose previous sample is within the borrow limit
+  while (i < count && firstEnd + (i - 1) * spacing < borrowFrom) i++;
+  const first = i < count ? firstEnd + (i - 1) * spacing : firstEnd;
+  const someInWindow = firstEnd + (count - 2) * spacing >= b.start; // the last change's previous sample
+  const judged = Math.max(intervalMs, someInWindow ? spacing : 0);
+  while (i < count && firstEnd + i * spacing < b.start) i++; // the first change ending in the window
+  const counted = spacing > GAP_INTERVALS * judged ? 0 : count - i;
+  const to = (j: number) => firstEnd + (i + j) * spacing;
+  return { first, intervals: { length: counted, from: (j) => to(j) - spacing, to, bucket: (j) => bucketOf(b, to(j)), spacing } };
 }
 
 /** The counted interval ending at a time, by binary search (intervals are in time order). */
-function intervalsByEnd(intervals: readonly Interval[]): { get(to: number): Interval | undefined; has(to: number): boolean } {
+function intervalsByEnd(intervals: Intervals): { get(to: number): Interval | undefined; has(to: number): boolean } {
   const find = (to: number) => {
-    let [lo, hi] = [0, intervals.length - 1];
-    while (lo <= hi) {
-      const mid = (lo + hi) >> 1;
-      if (intervals[mid].to === to) return intervals[mid];
-      if (intervals[mid].to < to) lo = mid + 1;
-      else hi = mid - 1;
-    }
-    return undefined;
+    const i = lastAtMost(intervals.length, intervals.to, to);
+    return i >= 0 && intervals.to(i) === to ? { from: intervals.from(i), to } : undefined;
   };
   return { get: find, has: (to) => find(to) !== undefined };
 }
 
+/** The last index in [0, length) whose key (ascending) is at most `t`, by binary search; -1 when none. */
+function lastAtMost(length: number, key: (i: number) => number, t: number): number {
+  let [lo, hi] = [0, length - 1];
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1;
+    if (key(mid) <= t) lo = mid + 1;
+    else hi = mid - 1;
+  }
+  return hi;
+}
+
 /** Maximal chains of counted intervals within one bucket. */
-function runsOf(intervals: readonly Interval[]): Interval[][] {
-  const runs: Interval[][] = [];
-  for (const iv of intervals) {
-    const run = runs[runs.length - 1];
-    const last = run?.[run.length - 1];
-    if (last && last.to === iv.from && last.bucket === iv.bucket) run.push(iv);
-    else runs.push([iv]);
+function runsOf(intervals: Intervals): Run[] {
+  const runs: Run[] = [];
+  const runFrom = (start: number, end: number): Run => ({
+    bucket: intervals.bucket(start),
+    length: end - start,
+    from: (i) => intervals.from(start + i),
+    to: (i) => intervals.to(start + i),
+  });
+  let [start, bucket] = [0, intervals.length > 0 ? intervals.bucket(0) : 0];
+  for (let i = 1; i <= intervals.length; i++) {
+    if (i < intervals.length && intervals.bucket(i) === bucket && intervals.to(i - 1) === intervals.from(i)) continue;
+    runs.push(runFrom(start, i));
+    if (i < intervals.length) [start, bucket] = [i, intervals.bucket(i)];
   }
   return runs;
 }
@@ -137,8 +181,8 @@ export interface DifferencedChanges {
   groups: GroupedChanges[];
   /** Every group with a row in range (the borrow span included), changes or not. */
   allGroups: string[][];
-  /** The counted intervals, in time order. */
-  intervals: Interval[];
+  /** The counted intervals in runs, in time order. */
+  runs: Run[];
   /**
    * The groups whose entities are in every sample read (none appeared or vanished: each has a row at the first
    * sample and no exception without a valid change), whose series are also the series of a filter naming them.
@@ -161,7 +205,7 @@ export async function differencedChanges(db: Queryable, q: GroupedChangeQuery): 
   const counted = await countedIntervals(db, q);
   if (!counted) return undefined;
   const { first, intervals } = counted;
-  if (intervals.length === 0) return { groups: [], allGroups: [], intervals, steadyGroups: [] };
+  if (intervals.length === 0) return { groups: [], allGroups: [], runs: [], steadyGroups: [] };
 
   // Both reads take the connection and the filters as $1.. and add their own parameters after them.
   const common: unknown[] = [q.connectionId, ...filters.map(([, v]) => v)];
@@ -181,7 +225,7 @@ export async function differencedChanges(db: Queryable, q: GroupedChangeQuery): 
 
   const runs = runsOf(intervals);
   const times = new Set<number>([first]);
-  for (const run of runs) times.add(run[0].from).add(run[run.length - 1].to);
+  for (const run of runs) times.add(run.from(0)).add(run.to(run.length - 1));
   for (const r of applied) times.add(byEnd.get(r.collected_at.getTime())!.from).add(r.collected_at.getTime());
   if (times.size > Math.max(8, DIFFERENCING.maxTimesShare * intervals.length)) return undefined;
 
@@ -202,7 +246,7 @@ export async function differencedChanges(db: Queryable, q: GroupedChangeQuery): 
  */
 function sumByGroup(
   q: GroupedChangeQuery,
-  read: { first: number; intervals: Interval[]; byEnd: ReturnType<typeof intervalsByEnd>; runs: Interval[][]; rows: Row[]; irregular: Row[]; applied: Row[] },
+  read: { first: number; intervals: Intervals; byEnd: ReturnType<typeof intervalsByEnd>; runs: Run[]; rows: Row[]; irregular: Row[]; applied: Row[] },
 ): DifferencedChanges | undefined {
   const { first, intervals, byEnd, runs, rows, irregular, applied } = read;
   const keys = q.probe.keys;
@@ -237,12 +281,15 @@ function sumByGroup(
   };
   const num = (v: unknown) => (v === null || v === undefined ? null : Number(v));
 
-  // Where each applied exception's interval sits: its run and position in it.
-  const exceptionEnds = new Set(applied.map((r) => r.collected_at.getTime()));
+  // Where each applied exception's interval sits: its run and position in it (runs and their intervals are in time order).
   const place = new Map<number, [number, number]>();
-  runs.forEach((run, r) => run.forEach((iv, i) => exceptionEnds.has(iv.to) && place.set(iv.to, [r, i])));
-  const evenlySpaced = (run: readonly Interval[], from: number, to: number) => {
-    for (let i = from + 1; i < to; i++) if (run[i].to - run[i].from !== run[from].to - run[from].from) return false;
+  for (const t of new Set(applied.map((r) => r.collected_at.getTime()))) {
+    const r = lastAtMost(runs.length, (j) => runs[j].to(0), t);
+    place.set(t, [r, lastAtMost(runs[r].length, runs[r].to, t)]);
+  }
+  const evenlySpaced = (run: Run, from: number, to: number) => {
+    if (intervals.spacing !== undefined) return true;
+    for (let i = from + 1; i < to; i++) if (run.to(i) - run.from(i) !== run.to(from) - run.from(from)) return false;
     return true;
   };
   const uniform = runs.map((run) => evenlySpaced(run, 0, run.length));
@@ -252,7 +299,7 @@ function sumByGroup(
     let own: GroupState | undefined; // made at the entity's first contribution, as the scan's groups are
     const state = () => (own ??= stateOf(entity));
     /** `run[from..to)`: the intervals the change covers. */
-    const add = (c: number, bucket: number, change: number, rate: number, run: readonly Interval[], from: number, to: number) => {
+    const add = (c: number, bucket: number, change: number, rate: number, run: Run, from: number, to: number) => {
       const s = state();
       s.delta[c].set(bucket, (s.delta[c].get(bucket) ?? 0) + change);
       if (!q.rates) return;
@@ -263,7 +310,7 @@ function sumByGroup(
       }
       let set = s.valid[c].get(bucket);
       if (!set) s.valid[c].set(bucket, (set = new Set()));
-      for (let i = from; i < to; i++) set.add(run[i].to);
+      for (let i = from; i < to; i++) set.add(run.to(i));
     };
     const present = (bucket: number) => q.columns.forEach((_, c) => state().delta[c].has(bucket) || state().delta[c].set(bucket, null));
     // The entity's exceptions by run, as positions in the run.
@@ -273,16 +320,16 @@ function sumByGroup(
       cuts[r].push(i);
     }
     for (const [r, run] of runs.entries()) {
-      const bucket = run[0].bucket;
+      const bucket = run.bucket;
       let from = 0;
       for (const cut of [...cuts[r].sort((x, y) => x - y), run.length]) {
         // Plain growth from run[from] to run[cut - 1]: the difference of the entity's values at the two ends.
         if (cut > from) {
-          const first = values.get(run[from].from);
-          const last = values.get(run[cut - 1].to);
+          const first = values.get(run.from(from));
+          const last = values.get(run.to(cut - 1));
           if (first && last) {
             present(bucket);
-            const span = (run[from].to - run[from].from) / 1000;
+            const span = (run.to(from) - run.from(from)) / 1000;
             if (q.rates && !uniform[r] && !evenlySpaced(run, from, cut)) return undefined;
             for (const [c, column] of q.columns.entries()) {
               const a = num(first[column]);
@@ -295,11 +342,10 @@ function sumByGroup(
         }
         if (cut < run.length) {
           present(bucket);
-          const iv = run[cut];
-          const exception = exceptions.get(entity)!.get(iv.to)!;
+          const exception = exceptions.get(entity)!.get(run.to(cut))!;
           for (const [c, column] of q.columns.entries()) {
             const change = num(exception[column]);
-            if (change !== null) add(c, bucket, change, change / ((iv.to - iv.from) / 1000), run, cut, cut + 1);
+            if (change !== null) add(c, bucket, change, change / ((run.to(cut) - run.from(cut)) / 1000), run, cut, cut + 1);
           }
         }
         from = cut + 1;
@@ -329,5 +375,5 @@ function sumByGroup(
   const unsteady = new Set(irregular.filter((r) => q.columns.every((c) => r[c] === null) && !atBothEnds(r)).map((r) => JSON.stringify(groupOf(entityOf(r)))));
   for (const entity of keyRow.keys()) if (!valuesAt.get(entity)?.has(first)) unsteady.add(JSON.stringify(groupOf(entity)));
   const steadyGroups = [...allGroups].filter(([id]) => !unsteady.has(id)).map(([, group]) => group);
-  return { groups: found, allGroups: [...allGroups.values()], intervals, steadyGroups };
+  return { groups: found, allGroups: [...allGroups.values()], runs, steadyGroups };
 }

@@ -38,14 +38,15 @@ export async function differencedGroupSeries(
     cellsFrom: q.cellsFrom,
     onlyEven: q.onlyEven,
   });
-  if (!found || found.intervals.length === 0) return undefined;
+  if (!found || found.runs.length === 0) return undefined;
   const b = q.buckets;
-  // A bucket where an interval ends, or wholly inside one, has a _delta of 0 when nothing valid changed (series.ts).
+  // A bucket where an interval ends, or wholly inside one, has a _delta of 0 when nothing valid changed (series.ts);
+  // only a run's first interval can begin in an earlier bucket.
   const zeroDelta = new Array<boolean>(b.n + 1).fill(false);
-  for (const iv of found.intervals) {
-    const k = bucketOf(b, iv.to);
+  for (const run of found.runs) {
+    const [k, from] = [run.bucket, run.from(0)];
     zeroDelta[k] = true;
-    for (let j = iv.from < b.start ? 0 : bucketOf(b, iv.from) + 1; j < k; j++) zeroDelta[j] = true;
+    for (let j = from < b.start ? 0 : bucketOf(b, from) + 1; j < k; j++) zeroDelta[j] = true;
   }
   const changes = new Map(found.groups.map((g) => [JSON.stringify(g.group), g]));
   const scale: Record<string, number> = { per_sec: 1, pct: 0.1, sessions: 0.001 }; // pct: 100 * change / ms; sessions: change / ms

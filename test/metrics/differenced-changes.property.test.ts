@@ -8,7 +8,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { writeSamples } from "../../src/collector/sample-writer.ts";
-import { DIFFERENCING, differencedGroupChanges } from "../../src/datastore/differenced-changes.ts";
+import { DIFFERENCING, type DifferencedChanges, differencedChanges, differencedGroupChanges } from "../../src/datastore/differenced-changes.ts";
 import { type GroupedChangeQuery, type GroupedChanges, bucketValues, scannedGroupChanges } from "../../src/datastore/grouped-changes.ts";
 import { layoutBuckets } from "../../src/metrics/buckets.ts";
 import { runGroupedMetricsQuery } from "../../src/metrics/grouped-query.ts";
@@ -187,6 +187,37 @@ describe.each(DATASTORE_KINDS)("differenced grouped changes on %s", (kind) => {
       const q: GroupedChangeQuery = { probe, connectionId: lateId, columns: COLUMNS, groupBy: [], buckets: layoutBuckets(T0, last, INTERVAL_S, 5), intervalSeconds: INTERVAL_S, cellsFrom: Number.NEGATIVE_INFINITY, onlyEven: true };
       expect(await differencedGroupChanges(store.db, q)).toBeUndefined();
       expect(await differencedGroupChanges(store.db, { ...q, onlyEven: false })).toBeDefined();
+    } finally {
+      DIFFERENCING.evenFirstSamples = even;
+    }
+  });
+
+  /** The answer as data: each run as its bucket and intervals. */
+  const plain = ({ runs, ...rest }: DifferencedChanges) => ({ ...rest, runs: runs.map((r) => [r.bucket, Array.from({ length: r.length }, (_, i) => [r.from(i), r.to(i)])]) });
+
+  it("counts the same intervals from evenly spaced facts as from the read sequence, at the window's edges", async () => {
+    const connectionId = await addConnection(store.db, "even-edges");
+    const rows = statementHistory(8, { start: T0, samples: [40, 40], spacings: [300], churn: 0.05, reset: 0.04, drop: 0.03, missing: 0.03 });
+    await writeSamples(store.db, { connectionId, probe: probe.name, rows: rows as never });
+    const at = (sample: number, plusSeconds = 0) => T0 + sample * 300_000 + plusSeconds * 1000;
+    const even = DIFFERENCING.evenFirstSamples;
+    DIFFERENCING.evenFirstSamples = 0;
+    try {
+      // [start, end, collection interval (s)]: windows starting and ending on a sample, a millisecond off it, and
+      // inside one interval (5 minutes: a gap when judged by a 60 s interval, as no interval starts in the window).
+      const windows = Array.from({ length: 30 }, (_, i) => [
+        [at(i + 3), at(i + 8), 300],
+        [at(i + 3, 0.001), at(i + 8, -0.001), 300],
+      ]).flat();
+      for (const [start, end, interval] of [...windows, [at(10, 60), at(10, 240), 60], [at(10, 60), at(11, 240), 60], [at(10, 60), at(10, 240), 300]]) {
+        for (const rates of [false, true]) {
+          const q: GroupedChangeQuery = { probe, connectionId, columns: COLUMNS, groupBy: ["database_name"], buckets: layoutBuckets(start, end, interval, 3), intervalSeconds: interval, rates };
+          const where = `[${start - T0}, ${end - T0}] by ${interval} s, rates ${rates}`;
+          const fromFacts = await differencedChanges(store.db, { ...q, cellsFrom: Number.NEGATIVE_INFINITY, onlyEven: true });
+          expect(fromFacts, where).toBeDefined();
+          expect(plain(fromFacts!), where).toEqual(plain((await differencedChanges(store.db, q))!));
+        }
+      }
     } finally {
       DIFFERENCING.evenFirstSamples = even;
     }
