@@ -218,10 +218,18 @@ export async function fetchEntityBuckets(
 ): Promise<EntityBucket[]> {
   const gauges = q.gauges ?? [];
   const filters = Object.entries(q.filters);
-  // The shared read's parameters come first; the filter values follow.
+  // The shared read's parameters come first; the filter values follow, then the entity they name, if one.
   const named = filters.map(([key], i) => `l.entity[${q.probe.keys.indexOf(key) + 1}] = $${FIRST_EXTRA_PARAM + i}`).join(" AND ");
-  const entities = filters.length ? `(${named})` : `l.entity <> '${CONNECTION_ENTITY}'`;
-  const cellWhere = q.intervals ? (filters.length ? [`(l.entity = '${CONNECTION_ENTITY}' OR ${entities})`] : []) : [entities];
+  const pinned = filters.length === q.probe.keys.length ? q.probe.keys.map((k) => q.filters[k]) : undefined;
+  const one = `$${FIRST_EXTRA_PARAM + filters.length}::text[]`;
+  // One entity is looked up by the cells' entity index (migration 28), with the connection's own cells where intervals are read.
+  const cellWhere = pinned
+    ? [q.intervals ? `l.entity IN ('${CONNECTION_ENTITY}'::text[], ${one})` : `l.entity = ${one}`]
+    : q.intervals
+      ? filters.length
+        ? [`(l.entity = '${CONNECTION_ENTITY}' OR (${named}))`]
+        : []
+      : [filters.length ? `(${named})` : `l.entity <> '${CONNECTION_ENTITY}'`];
   const rawWhere = filters.map(([key], i) => `r.${quoteIdent(key)}::text = $${FIRST_EXTRA_PARAM + i}`);
   if (!q.intervals && q.columns.length > 0) throw new Error("counter facts need intervals");
   const byParts = q.plan.cells.some((c) => c.parts);
@@ -230,7 +238,7 @@ export async function fetchEntityBuckets(
     cellsTable: probeTable(entityCellsTableName(q.probe.name)),
     key: "entity",
     cellsWhere: cellWhere,
-    params: filters.map(([, value]) => value),
+    params: [...filters.map(([, value]) => value), ...(pinned ? [pinned] : [])],
     facts: entityFactColumns(q.columns, gauges),
     cellFacts: byParts ? partCellFacts(gauges) : undefined,
     times: lastTimes(gauges),
