@@ -70,6 +70,9 @@ async function changeTimes(db: Queryable, q: GroupedChangeQuery, from: number): 
   if (q.cellsFrom !== undefined && (to - from) / (q.intervalSeconds * 1000) >= DIFFERENCING.evenFirstSamples) {
     const even = await evenChanges(db, q.probe, q.connectionId, from, to, q.cellsFrom);
     if (even) return even;
+    // Tuning: rates need runs of one interval length, which buckets spanning several of a live collector's unevenly
+    // spaced intervals never are; the other paths answer without the sequence read first (a jittered week: 8 ms).
+    if (q.rates && q.buckets.width >= 2 * q.intervalSeconds * 1000) return undefined;
   }
   if (q.onlyEven) return undefined;
   const sequence = await db.query<{ collected_at: number; prev_collected_at: number; entities_checked: boolean | null }>(
