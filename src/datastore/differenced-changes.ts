@@ -2,9 +2,9 @@
  * Grouped counter changes without reading every sample: an entity's change over a run of consecutive plain-growth
  * intervals is the difference of its cumulative values at the run's two ends, and the sample writer records the
  * few intervals that are not plain growth with their valid changes (metrics/irregular-intervals.ts). So a window
- * reads the per-sample sequence, those exceptions and the rows at a handful of sample times, instead of every
- * entity row with a window function over them (grouped-changes.ts, which stays the fallback and the reference
- * this is property-tested against).
+ * reads the per-sample sequence (or, evenly spaced, the few facts that show it), those exceptions and the rows at
+ * a handful of sample times, instead of every entity row with a window function over them (grouped-changes.ts,
+ * which stays the fallback and the reference this is property-tested against).
  *
  * Not applicable (undefined) when: the probe has no entity keys; grouping or filters name non-key columns; some
  * sample in range was written before the writer recorded irregular intervals; rates are asked for and a run's
@@ -112,7 +112,10 @@ async function countedIntervals(db: Queryable, q: GroupedChangeQuery): Promise<{
   for (let i = 0; i < read.to.length; i++) {
     const from = read.from[i];
     const to = read.to[i];
-    if (from >= borrowFrom && to >= b.start && to - from <= GAP_INTERVALS * judged) froms.push(from), tos.push(to), buckets.push(bucketOf(b, to));
+    if (from < borrowFrom || to < b.start || to - from > GAP_INTERVALS * judged) continue;
+    froms.push(from);
+    tos.push(to);
+    buckets.push(bucketOf(b, to));
   }
   return { first, intervals: { length: tos.length, from: (i) => froms[i], to: (i) => tos[i], bucket: (i) => buckets[i] } };
 }
