@@ -6,8 +6,7 @@
 import type { Queryable } from "../../drivers/types.ts";
 import { differencedChanges } from "../datastore/differenced-changes.ts";
 import { type GroupedChangeQuery, bucketValues } from "../datastore/grouped-changes.ts";
-import type { ProbeDefinition } from "../probes/types.ts";
-import { type Buckets, bucketOf } from "./buckets.ts";
+import { bucketOf } from "./buckets.ts";
 import type { MetricRequest } from "./metric-names.ts";
 
 /** Forms whose mean per bucket follows from a group's summed changes and mean per-second rate (aggregation avg). */
