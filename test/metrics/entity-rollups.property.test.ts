@@ -282,15 +282,16 @@ describe("entity cells give the pipeline's per-entity counter series", () => {
     const window = { start: t0 + HOUR + 10 * 60_000, end: t0 + HOUR + (10 + n * minutes) * 60_000 };
     const buckets = layoutBuckets(window.start, window.end, INTERVAL, n);
     expect({ width: buckets.width, covered: planRollupReads(buckets, Number.NEGATIVE_INFINITY, ENTITY_CELLS_MS).covered < MIN_COVERED_SHARE }).toEqual({ width: minutes * 60_000, covered: true });
-    for (const aggregation of AGGREGATIONS) {
-      const query = { probeName: "pg_stat_database", connectionIds: [connectionId], window, buckets: n, aggregation, metrics: "numbackends", groupBy: "database_name" };
+    // A counter's raw value (xact_commit) is a level too, reduced from raw rows alone (the cells keep no levels of counters).
+    for (const [metrics, aggregation] of ["numbackends", "xact_commit"].flatMap((m) => AGGREGATIONS.map((a) => [m, a] as const))) {
+      const query = { probeName: "pg_stat_database", connectionIds: [connectionId], window, buckets: n, aggregation, metrics, groupBy: "database_name" };
       const reference = (await runGroupedMetricsQuery(store.db, query, "pipeline")).map((s) => s.data.map((p) => p.value));
       expect(reference[1]).toContain(null);
       const direct = await entitySeriesFromCells(store.db, {
-        probe, metrics: parseMetricList("numbackends", probe), connectionIds: [connectionId], buckets, intervalSeconds: INTERVAL, aggregation, levelsFrom: Number.NEGATIVE_INFINITY, filters: {}, borrowFrom: window.start - borrowLimitMs(buckets),
+        probe, metrics: parseMetricList(metrics, probe), connectionIds: [connectionId], buckets, intervalSeconds: INTERVAL, aggregation, levelsFrom: Number.NEGATIVE_INFINITY, filters: {}, borrowFrom: window.start - borrowLimitMs(buckets),
       });
-      expect({ aggregation, series: direct?.get(connectionId)?.map((e) => e.values[0]) }).toEqual({ aggregation, series: reference });
-      expect({ aggregation, series: (await runGroupedMetricsQuery(store.db, query)).map((s) => s.data.map((p) => p.value)) }).toEqual({ aggregation, series: reference });
+      expect({ metrics, aggregation, series: direct?.get(connectionId)?.map((e) => e.values[0]) }).toEqual({ metrics, aggregation, series: reference });
+      expect({ metrics, aggregation, series: (await runGroupedMetricsQuery(store.db, query)).map((s) => s.data.map((p) => p.value)) }).toEqual({ metrics, aggregation, series: reference });
     }
   });
 
