@@ -1,5 +1,6 @@
 /** Reads the per-sample changes recorded by the sample writer (see collector/record-changes.ts). */
 import type { Queryable } from "../../drivers/types.ts";
+import { HOUR_MS as HOUR } from "../metrics/entity-cell-facts.ts";
 import { changeCellsTableName, changesTableName, probeTable, quoteIdent } from "../probes/ddl.ts";
 import type { ProbeDefinition } from "../probes/types.ts";
 
@@ -65,8 +66,6 @@ export async function sampleSpacings(
   );
   return new Map(rows.map((r) => [r.connection_id, { samples: r.samples, median: r.median === null ? null : Number(r.median) }]));
 }
-
-const HOUR = 3_600_000;
 
 /**
  * The connection's changes ending in [$2, $3] counted, and their longest interval, without reading each one: whole

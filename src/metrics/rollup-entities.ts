@@ -47,7 +47,8 @@ export async function entitySeriesFromCells(db: Queryable, q: EntityRollupQuery)
   if (probe.keys.length === 0 || q.metrics.length === 0 || !Object.keys(q.filters).every((c) => probe.keys.includes(c))) return undefined;
   const isGauge = gaugeMetric(probe);
   // A counter's raw value (xact_commit itself) is a level too, but the cells keep no level facts of counters.
-  const isRawCounter = (m: MetricRequest) => m.form === "raw" && !isGauge(m) && cumulativeColumns(probe).some((c) => c.name === m.metric);
+  const counters = new Set(cumulativeColumns(probe).map((c) => c.name));
+  const isRawCounter = (m: MetricRequest) => m.form === "raw" && counters.has(m.metric);
   const isLevel = (m: MetricRequest) => isGauge(m) || isRawCounter(m);
   const isCounter = (m: MetricRequest) => m.form === "delta" || (RATE_FACTOR[m.form] !== undefined && needsOnlySums(q.aggregation));
   if (!q.metrics.every((m) => isCounter(m) || isLevel(m))) return undefined;
