@@ -23,9 +23,18 @@ export interface ProbeOutcome {
 const LEASE_SECONDS = 120;
 
 /**
- * Claims the candidates that are due: their interval has passed since the last run, no back-off holds them,
- * and no other instance holds a live claim. The row-level UPDATE makes concurrent claimers exclusive.
+ * Claims the candidates that are due: no run has finished in the current slot of their interval (time since the
+ * epoch in whole intervals, by the datastore's clock) and half an interval has passed since the last, no back-off
+ * holds them, and no other instance holds a live claim. The row-level UPDATE makes concurrent claimers exclusive.
+ *
+ * Slots, not "an interval since the last run": a minute's Cron Trigger firing a little early no longer skips a
+ * 60-second probe's round, and a one-second tick no longer lets each run start a little later than the last.
+ * The half interval keeps a run that finished just before a slot's end from being followed at once.
  */
+/** SQL: whether the run claimed at `last` (NULL: none) leaves nothing due at `now`, `seconds` being a slot. */
+export const slotDoneSql = (last: string, now: string, seconds: string) =>
+  `(floor(date_part('epoch', ${last}) / ${seconds}) = floor(date_part('epoch', ${now}) / ${seconds}) OR ${last} > ${now} - make_interval(secs => ${seconds} / 2.0))`;
+
 export async function claimDue(db: Queryable, candidates: readonly Candidate[]): Promise<Candidate[]> {
   if (candidates.length === 0) return [];
   const ids = candidates.map((c) => c.connectionId);
@@ -36,10 +45,10 @@ export async function claimDue(db: Queryable, candidates: readonly Candidate[]):
     [ids, probes],
   );
   const claimed = await db.query<{ connection_id: number; probe_name: string }>(
-    `UPDATE probe_schedule s SET claimed_until = now() + make_interval(secs => ${LEASE_SECONDS})
+    `UPDATE probe_schedule s SET claimed_until = now() + make_interval(secs => ${LEASE_SECONDS}), claimed_at = now()
        FROM unnest($1::int[], $2::text[], $3::int[]) AS c(connection_id, probe_name, interval_seconds)
       WHERE s.connection_id = c.connection_id AND s.probe_name = c.probe_name
-        AND (s.last_run_at IS NULL OR s.last_run_at <= now() - make_interval(secs => c.interval_seconds))
+        AND (${slotDoneSql("coalesce(s.last_slot_at, s.last_run_at)", "now()", "c.interval_seconds")} IS NOT TRUE)
         AND (s.not_before IS NULL OR s.not_before <= now())
         AND (s.claimed_until IS NULL OR s.claimed_until < now())
       RETURNING s.connection_id, s.probe_name`,
@@ -53,7 +62,7 @@ export async function claimDue(db: Queryable, candidates: readonly Candidate[]):
 export async function recordOutcomes(db: Queryable, outcomes: readonly ProbeOutcome[]): Promise<void> {
   for (const o of outcomes) {
     await db.query(
-      `UPDATE probe_schedule SET last_run_at = $3, claimed_until = NULL, last_status = $4, last_error = $5, last_rows = $6, not_before = $7,
+      `UPDATE probe_schedule SET last_run_at = $3, last_slot_at = claimed_at, claimed_until = NULL, last_status = $4, last_error = $5, last_rows = $6, not_before = $7,
               last_success_at = CASE WHEN $4 = 'ok' THEN $3 ELSE last_success_at END
         WHERE connection_id = $1 AND probe_name = $2`,
       [o.connectionId, o.probe, o.collectedAt.toISOString(), o.status, o.error ?? null, o.rows, o.notBefore?.toISOString() ?? null],
