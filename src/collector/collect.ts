@@ -40,6 +40,8 @@ export interface TickResult {
 }
 
 const RETENTION_EVERY_SECONDS = 3600;
+/** Ticks land this long after the whole second, so that neither a timer firing a hair early nor a datastore clock a little behind puts the claim in the last slot. */
+const TICK_OFFSET_MS = 50;
 
 async function eachLimited<T>(items: readonly T[], limit: number, work: (item: T) => Promise<void>): Promise<void> {
   let next = 0;
@@ -58,6 +60,7 @@ export async function collectOnce(db: Driver, config: Config, log: Logger, optio
     const candidates: Candidate[] = connections.flatMap((c) =>
       [...effective.get(c.id)!.values()].filter((e) => e.is_enabled).map((e) => ({ connectionId: c.id, probe: e.probe_name, intervalSeconds: e.collection_interval_seconds })),
     );
+    const claimedAt = Date.now();
     const claimed = await claimDue(db, candidates);
     result.claimed = claimed.length;
     const byConnection = new Map<number, Candidate[]>();
@@ -67,7 +70,7 @@ export async function collectOnce(db: Driver, config: Config, log: Logger, optio
     await eachLimited([...byConnection.entries()], options.concurrency ?? 4, async ([id, work]) => {
       const conn = rows.get(id)!;
       try {
-        const run = await runConnection(db, conn, work, config.secret, options.statementTimeoutMs ?? 10_000);
+        const run = await runConnection(db, conn, work, config.secret, options.statementTimeoutMs ?? 10_000, claimedAt);
         if (!run.reachable) {
           const shortest = Math.min(...work.map((w) => w.intervalSeconds));
           await recordUnreachable(db, id, run.error!, Math.max(5, Math.min(shortest, 60)));
@@ -97,7 +100,10 @@ export async function collectOnce(db: Driver, config: Config, log: Logger, optio
   return result;
 }
 
-/** Node: tick every `everyMs` until stopped; a tick never overlaps the previous one. */
+/**
+ * Node: tick at every whole `everyMs` of the clock until stopped (so a run starts just after its slot begins and
+ * its sample is stamped on the slot: sample-time.ts); a tick never overlaps the previous one.
+ */
 export function startCollector(db: Driver, config: Config, log: Logger, everyMs = 1000, onRound?: (seconds: number) => void): { stop(): Promise<void> } {
   let stopped = false;
   let current: Promise<unknown> = Promise.resolve();
@@ -108,7 +114,7 @@ export function startCollector(db: Driver, config: Config, log: Logger, everyMs 
         .then(() => onRound?.((performance.now() - started) / 1000))
         .catch((err: Error) => log.error("collector tick failed", { error: err.message }));
       await current;
-      if (!stopped) await new Promise((r) => setTimeout(r, everyMs));
+      if (!stopped) await new Promise((r) => setTimeout(r, everyMs - (Date.now() % everyMs) + TICK_OFFSET_MS));
     }
   };
   void loop();

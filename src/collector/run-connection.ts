@@ -12,6 +12,7 @@ import { findProbe } from "../probes/index.ts";
 import type { ProbeDefinition } from "../probes/types.ts";
 import type { Candidate, ProbeOutcome } from "./schedule-store.ts";
 import { type SampleRow, writeSamples } from "./sample-writer.ts";
+import { sampleTime } from "./sample-time.ts";
 import { markCollectorSql } from "./statement-mark.ts";
 
 const UNAVAILABLE_RECHECK_MS = 3600_000;
@@ -77,9 +78,17 @@ export interface RunResult {
   outcomes: ProbeOutcome[];
 }
 
-export async function runConnection(db: Driver, conn: ConnectionRow, claimed: readonly Candidate[], secret: string | undefined, statementTimeoutMs: number): Promise<RunResult> {
-  const collectedAt = new Date();
+/** `claimedAt`: when the round claimed the work (epoch ms), by which its samples are stamped (sample-time.ts). */
+export async function runConnection(
+  db: Driver,
+  conn: ConnectionRow,
+  claimed: readonly Candidate[],
+  secret: string | undefined,
+  statementTimeoutMs: number,
+  claimedAt = Date.now(),
+): Promise<RunResult> {
   const probes = claimed.map((c) => findProbe(c.probe)!).filter(Boolean);
+  const intervals = new Map(claimed.map((c) => [c.probe, c.intervalSeconds]));
   const gathered = new Map<string, Gathered>(probes.map((p) => [p.name, { rows: [], errors: [], ms: 0 }]));
   const serverProbes = probes.filter((p) => p.collect.runs === "server");
   const databaseProbes = probes.filter((p) => p.collect.runs === "each_database");
@@ -134,6 +143,7 @@ export async function runConnection(db: Driver, conn: ConnectionRow, claimed: re
   const outcomes: ProbeOutcome[] = [];
   for (const probe of probes) {
     const g = gathered.get(probe.name)!;
+    const collectedAt = new Date(sampleTime(claimedAt, intervals.get(probe.name)!));
     const base = { connectionId: conn.id, probe: probe.name, collectedAt };
     if (g.unavailable || (probe.collect.runs === "each_database" && probe.collect.extension && g.rows.length === 0 && g.errors.length === 0)) {
       const reason = g.unavailable ?? `extension ${probe.collect.extension} is not installed in any database`;

@@ -1,6 +1,8 @@
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { collectOnce } from "../../src/collector/collect.ts";
+import { runConnection } from "../../src/collector/run-connection.ts";
+import { alignToleranceMs, sampleTime } from "../../src/collector/sample-time.ts";
 import { withMonitoredClient } from "../../src/monitored/client.ts";
 import { findConnection } from "../../src/datastore/connections.ts";
 import { openPg } from "../../drivers/pg.ts";
@@ -77,6 +79,37 @@ describe.each(servers)("collecting from %s", (_name, serverUrl) => {
     expect(runs.length).toBeGreaterThanOrEqual(3);
     const databases = (await api("GET", `/api/v1/connections/${conn}/databases`, { token: root })).body.length;
     expect(runs.every((r) => r.databases === databases)).toBe(true);
+  });
+});
+
+describe("sample times", () => {
+  it("stamps a sample on its interval's slot when its round claimed it within the tolerance, else with the claim's time", async () => {
+    const store = await migratedDatastore("pg");
+    const id = await registerServer(store.db, "stamped", own.url);
+    const row = (await findConnection(store.db, id))!;
+    const work = [{ connectionId: id, probe: "pg_stat_database", intervalSeconds: 60 }];
+    const slot = Math.floor(Date.now() / 60_000) * 60_000 - 3_600_000; // an hour ago: no other sample there
+    for (const claimedAt of [slot + alignToleranceMs(60), slot + 60_000 + alignToleranceMs(60) + 1]) {
+      const run = await runConnection(store.db, row, work, TEST_SECRET, 10_000, claimedAt);
+      expect(run.outcomes.map((o) => o.status)).toEqual(["ok"]);
+    }
+    const stamps = await store.db.query<{ t: Date }>("SELECT DISTINCT collected_at AS t FROM metrics.pg_stat_database WHERE connection_id = $1 ORDER BY 1", [id]);
+    expect(stamps.map((r) => r.t.getTime())).toEqual([slot, slot + 60_000 + alignToleranceMs(60) + 1]);
+    await store.close();
+  });
+
+  it.each([
+    [60, 0, 0],
+    [60, 600, 0],
+    [60, 601, 601],
+    [300, 1000, 0],
+    [300, 1001, 1001],
+    [3600, 1000, 0],
+    [1, 10, 0],
+    [1, 11, 11],
+  ])("at %i s a slot, a claim %i ms into it is stamped %i ms into it", (seconds, late, stamped) => {
+    const slot = 1_764_000_000_000 - (1_764_000_000_000 % (seconds * 1000)) + 7 * seconds * 1000;
+    expect(sampleTime(slot + late, seconds)).toBe(slot + stamped);
   });
 });
 
