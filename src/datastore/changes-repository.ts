@@ -126,27 +126,78 @@ export interface EvenChanges {
   count: number;
 }
 
+/** Changes listed by their times (`to`) and their previous samples' (`from`), in time order. */
+export interface ChangeSequence {
+  to: number[];
+  from: number[];
+}
+
+/** The most changes of another length than the collection interval for which the rest are not read (spacedChanges). */
+export const MAX_IRREGULAR_CHANGES = 64;
+
 /**
- * A keyed probe's changes of one connection ending in [from, to], where they are evenly spaced and each says its
- * irregular entity intervals were recorded (entities_checked), read without reading them: their count and longest
- * interval (countedChangesSql), the first's two times and the last's time. With n changes whose intervals are at
- * most s long, where the first is s long and the last ends (n - 1) s after the first, every interval is s long.
- * Undefined where they are not (or there are none): the caller reads them.
+ * A keyed probe's changes of one connection ending in [from, to], where each says its irregular entity intervals
+ * were recorded (entities_checked), without reading each one: their count and longest interval (countedChangesSql),
+ * the first's two times and the last's time; and, where those do not show them evenly spaced, the few whose
+ * interval is not `intervalMs` long (a missed round, a late one).
+ * - Evenly spaced: with n changes whose intervals are at most s long, where the first is s long and the last ends
+ *   (n - 1) s after the first, every interval is s long (EvenChanges).
+ * - Else, with at most MAX_IRREGULAR_CHANGES of them not `intervalMs` long: every other change is, and each
+ *   begins where the one before it ended (the previous sample), so the sequence follows from the first change and
+ *   those few, which must lead to the last change in as many changes as were counted (ChangeSequence).
+ * Undefined otherwise (or with no change): the caller reads them.
  */
-export async function evenChanges(db: Queryable, probe: ProbeDefinition, connectionId: number, from: number, to: number, cellsFrom: number): Promise<EvenChanges | undefined> {
+export async function spacedChanges(
+  db: Queryable,
+  probe: ProbeDefinition,
+  connectionId: number,
+  range: { from: number; to: number; cellsFrom: number },
+  intervalMs: number,
+): Promise<EvenChanges | ChangeSequence | undefined> {
   const changes = probeTable(changesTableName(probe.name));
   const inRange = "c.connection_id = id AND c.collected_at >= $2::timestamptz AND c.collected_at <= $3::timestamptz";
-  const [row] = await db.query<{ changes: number; longest: number | null; first: number | null; previous: number | null; last: number | null; unchecked: boolean }>(
-    `SELECT r.changes + coalesce(w.changes, 0) AS changes, greatest(r.longest, w.longest) AS longest, f.collected_at AS first, f.prev_collected_at AS previous,
-            (SELECT ${msSql("c.collected_at")} FROM ${changes} c WHERE ${inRange} ORDER BY c.collected_at DESC LIMIT 1) AS last,
-            EXISTS (SELECT 1 FROM ${changes} c WHERE ${inRange} AND c.entities_checked IS NOT TRUE) AS unchecked
-       FROM unnest($1::int[]) AS id
-       ${countedChangesSql(probe)}
-       LEFT JOIN LATERAL (SELECT ${msSql("c.collected_at")} AS collected_at, ${msSql("c.prev_collected_at")} AS prev_collected_at FROM ${changes} c WHERE ${inRange} ORDER BY c.collected_at LIMIT 1) f ON true`,
-    [[connectionId], ...countedChangesParams(from, to, cellsFrom)],
+  const [row] = await db.query<{ changes: number; longest: number | null; first: number | null; previous: number | null; last: number | null; unchecked: boolean; irregular: number[][] | null }>(
+    `SELECT d.*, CASE WHEN NOT (d.longest <= d.first - d.previous AND d.last - d.first = (d.changes - 1) * (d.first - d.previous)) THEN
+              (SELECT array_agg(ARRAY[x.collected_at, x.prev_collected_at] ORDER BY x.collected_at) FROM (
+                 SELECT ${msSql("c.collected_at")} AS collected_at, ${msSql("c.prev_collected_at")} AS prev_collected_at FROM ${changes} c
+                  WHERE ${inRange.replace("= id", "= d.id")} AND c.collected_at - c.prev_collected_at <> make_interval(secs => $6::float8 / 1000)
+                  LIMIT ${MAX_IRREGULAR_CHANGES + 1}) x) END AS irregular
+       FROM (SELECT id, r.changes + coalesce(w.changes, 0) AS changes, greatest(r.longest, w.longest) AS longest, f.collected_at AS first, f.prev_collected_at AS previous,
+                    (SELECT ${msSql("c.collected_at")} FROM ${changes} c WHERE ${inRange} ORDER BY c.collected_at DESC LIMIT 1) AS last,
+                    EXISTS (SELECT 1 FROM ${changes} c WHERE ${inRange} AND c.entities_checked IS NOT TRUE) AS unchecked
+               FROM unnest($1::int[]) AS id
+               ${countedChangesSql(probe)}
+               LEFT JOIN LATERAL (SELECT ${msSql("c.collected_at")} AS collected_at, ${msSql("c.prev_collected_at")} AS prev_collected_at FROM ${changes} c WHERE ${inRange} ORDER BY c.collected_at LIMIT 1) f ON true) d`,
+    [[connectionId], ...countedChangesParams(range.from, range.to, range.cellsFrom), intervalMs],
   );
   if (!row || row.unchecked || row.first === null || row.previous === null || row.last === null || row.longest === null) return undefined;
   const spacing = row.first - row.previous;
-  const even = spacing > 0 && row.longest <= spacing && row.last - row.first === (row.changes - 1) * spacing;
-  return even ? { first: row.first, spacing, count: row.changes } : undefined;
+  if (spacing > 0 && row.longest <= spacing && row.last - row.first === (row.changes - 1) * spacing) return { first: row.first, spacing, count: row.changes };
+  if (row.irregular === null || row.irregular.length > MAX_IRREGULAR_CHANGES) return undefined;
+  return sequenceBetween({ to: row.first, from: row.previous }, row.last, row.changes, intervalMs, row.irregular.map(([to, from]) => ({ to: Number(to), from: Number(from) })));
+}
+
+/**
+ * The chain of changes from `first` to the one ending at `last`, each `spacing` long but the `irregular` ones (in
+ * time order); undefined where they do not chain up into `count` changes.
+ */
+export function sequenceBetween(first: { to: number; from: number }, last: number, count: number, spacing: number, irregular: ReadonlyArray<{ to: number; from: number }>): ChangeSequence | undefined {
+  const sequence: ChangeSequence = { to: [], from: [] };
+  let at = first.from;
+  const evenTo = (end: number) => {
+    if (end < at || (end - at) % spacing !== 0) return false;
+    for (; at < end && sequence.to.length <= count; at += spacing) {
+      sequence.from.push(at);
+      sequence.to.push(at + spacing);
+    }
+    return true;
+  };
+  for (const change of irregular) {
+    if (!evenTo(change.from)) return undefined;
+    sequence.from.push(change.from);
+    sequence.to.push(change.to);
+    at = change.to;
+  }
+  if (!evenTo(last)) return undefined;
+  return sequence.to.length === count && sequence.to[0] === first.to ? sequence : undefined;
 }

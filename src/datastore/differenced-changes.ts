@@ -16,7 +16,7 @@ import { bucketOf } from "../metrics/buckets.ts";
 import { median } from "../metrics/samples.ts";
 import { borrowLimitMs } from "../metrics/series.ts";
 import { changesTableName, irregularTableName, probeTable, quoteIdent } from "../probes/ddl.ts";
-import { type EvenChanges, epochMsSql, evenChanges } from "./changes-repository.ts";
+import { type ChangeSequence, type EvenChanges, epochMsSql, spacedChanges } from "./changes-repository.ts";
 import type { GroupedChangeQuery, GroupedChanges } from "./grouped-changes.ts";
 import { excludedRowsSql } from "./samples-repository.ts";
 
@@ -62,14 +62,15 @@ type Row = Record<string, unknown> & { collected_at: Date };
 
 /**
  * The recorded changes in range in time order, as their times (`to`) and their previous samples' (`from`), or as
- * evenChanges where they are evenly spaced (then not read); without reading them only where `onlyEven`.
- * Undefined when a sample in range was written before the writer recorded irregular intervals.
+ * EvenChanges where they are evenly spaced; where they are evenly spaced but for a few, without reading them
+ * (spacedChanges), and only so where `onlyEven`. Undefined when a sample in range was written before the writer
+ * recorded irregular intervals.
  */
-async function changeTimes(db: Queryable, q: GroupedChangeQuery, from: number): Promise<{ to: number[]; from: number[] } | EvenChanges | undefined> {
+async function changeTimes(db: Queryable, q: GroupedChangeQuery, from: number): Promise<ChangeSequence | EvenChanges | undefined> {
   const to = q.buckets.end;
   if (q.cellsFrom !== undefined && (to - from) / (q.intervalSeconds * 1000) >= DIFFERENCING.evenFirstSamples) {
-    const even = await evenChanges(db, q.probe, q.connectionId, from, to, q.cellsFrom);
-    if (even) return even;
+    const spaced = await spacedChanges(db, q.probe, q.connectionId, { from, to, cellsFrom: q.cellsFrom }, q.intervalSeconds * 1000);
+    if (spaced) return spaced;
     // Tuning: rates need runs of one interval length, which buckets spanning several of a live collector's unevenly
     // spaced intervals never are; the other paths answer without the sequence read first (a jittered week: 8 ms).
     if (q.rates && q.buckets.width >= 2 * q.intervalSeconds * 1000) return undefined;
@@ -154,8 +155,11 @@ function lastAtMost(length: number, key: (i: number) => number, t: number): numb
   return hi;
 }
 
-/** Maximal chains of counted intervals within one bucket. */
-function runsOf(intervals: Intervals): Run[] {
+/**
+ * Maximal chains of counted intervals within one bucket, of one length where `sameLength` (a rate is the mean of
+ * per-interval rates: a chain of one length gives their sum as its change over that length).
+ */
+function runsOf(intervals: Intervals, sameLength: boolean): Run[] {
   const runs: Run[] = [];
   const runFrom = (start: number, end: number): Run => ({
     bucket: intervals.bucket(start),
@@ -163,9 +167,11 @@ function runsOf(intervals: Intervals): Run[] {
     from: (i) => intervals.from(start + i),
     to: (i) => intervals.to(start + i),
   });
+  const length = (j: number) => intervals.to(j) - intervals.from(j);
   let [start, bucket] = [0, intervals.length > 0 ? intervals.bucket(0) : 0];
   for (let i = 1; i <= intervals.length; i++) {
-    if (i < intervals.length && intervals.bucket(i) === bucket && intervals.to(i - 1) === intervals.from(i)) continue;
+    const chained = i < intervals.length && intervals.bucket(i) === bucket && intervals.to(i - 1) === intervals.from(i);
+    if (chained && (!sameLength || intervals.spacing !== undefined || length(i) === length(i - 1))) continue;
     runs.push(runFrom(start, i));
     if (i < intervals.length) [start, bucket] = [i, intervals.bucket(i)];
   }
@@ -229,7 +235,7 @@ export async function differencedChanges(db: Queryable, q: GroupedChangeQuery): 
   );
   const applied = irregular.filter((r) => byEnd.has(r.collected_at.getTime()));
 
-  const runs = runsOf(intervals);
+  const runs = runsOf(intervals, q.rates === true);
   const times = new Set<number>([first]);
   for (const run of runs) times.add(run.from(0)).add(run.to(run.length - 1));
   for (const r of applied) times.add(byEnd.get(r.collected_at.getTime())!.from).add(r.collected_at.getTime());

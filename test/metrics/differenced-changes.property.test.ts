@@ -179,14 +179,36 @@ describe.each(DATASTORE_KINDS)("differenced grouped changes on %s", (kind) => {
           expectSame(fast!, await scannedGroupChanges(store.db, q), q, where);
         }
       }
-      // The same history with one sample a second late is not evenly spaced: with onlyEven, not read by difference.
-      const lateId = await addConnection(store.db, `late-${seed}`);
-      const late = rows[Math.floor(rows.length / 2)].collected_at as string;
-      const shifted = rows.map((r) => (r.collected_at === late ? { ...r, collected_at: new Date(Date.parse(late) + 1000).toISOString() } : r));
-      await writeShuffled(store, lateId, shifted, rng);
-      const q: GroupedChangeQuery = { probe, connectionId: lateId, columns: COLUMNS, groupBy: [], buckets: layoutBuckets(T0, last, INTERVAL_S, 5), intervalSeconds: INTERVAL_S, cellsFrom: Number.NEGATIVE_INFINITY, onlyEven: true };
-      expect(await differencedGroupChanges(store.db, q)).toBeUndefined();
-      expect(await differencedGroupChanges(store.db, { ...q, onlyEven: false })).toBeDefined();
+    } finally {
+      DIFFERENCING.evenFirstSamples = even;
+    }
+  });
+
+  it.each([2, 3, 4, 5])("seed %i, evenly spaced but for a few missed and late samples: read without the sample sequence, equal to it and to the scan", async (seed) => {
+    const connectionId = await addConnection(store.db, `few-irregular-${seed}`);
+    const spacings = [...Array<number>(24).fill(300), 600, 301, 900];
+    const rows = statementHistory(seed, { start: T0, samples: [60, 90], spacings, churn: 0.05, reset: 0.04, drop: 0.03, missing: 0.03 });
+    const rng = seededRandom(seed * 37);
+    await writeShuffled(store, connectionId, rows, rng);
+    const last = Date.parse(rows[rows.length - 1].collected_at as string);
+    const { statements, watched } = watching(store);
+    const even = DIFFERENCING.evenFirstSamples;
+    DIFFERENCING.evenFirstSamples = 0;
+    try {
+      for (const groupBy of [[], ["database_name"], probe.keys]) {
+        for (const rates of [false, true]) {
+          const start = T0 + Math.floor(rng() * (last - T0) * 0.6);
+          const buckets = layoutBuckets(start, last + Math.floor(rng() * 600_000), INTERVAL_S, 1 + Math.floor(rng() * 30));
+          const q: GroupedChangeQuery = { probe, connectionId, columns: COLUMNS, groupBy, buckets, intervalSeconds: INTERVAL_S, rates };
+          const where = `seed ${seed}, by [${groupBy}], rates ${rates}`;
+          statements.length = 0;
+          const fromFacts = await differencedChanges(watched, { ...q, cellsFrom: Number.NEGATIVE_INFINITY, onlyEven: true });
+          expect(fromFacts, where).toBeDefined();
+          expect(statements.some((sql) => /entities_checked FROM/.test(sql)), `${where}: the sequence is not read`).toBe(false);
+          expect(plain(fromFacts!), where).toEqual(plain((await differencedChanges(store.db, q))!));
+          expectSame(fromFacts!.groups, await scannedGroupChanges(store.db, q), q, where);
+        }
+      }
     } finally {
       DIFFERENCING.evenFirstSamples = even;
     }

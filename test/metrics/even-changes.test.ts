@@ -1,11 +1,11 @@
 /**
- * evenChanges: whether a connection's recorded changes in a range are evenly spaced, told from their count and
+ * spacedChanges: whether a connection's recorded changes in a range are evenly spaced, told from their count and
  * longest interval (the hourly change cells for whole hours) and the first and last change, against spacings that
- * look even by one of those facts alone.
+ * look even by one of those facts alone; and where a few are not one interval long, the sequence from them.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { writeSamples } from "../../src/collector/sample-writer.ts";
-import { evenChanges } from "../../src/datastore/changes-repository.ts";
+import { MAX_IRREGULAR_CHANGES, sequenceBetween, spacedChanges } from "../../src/datastore/changes-repository.ts";
 import { findProbe } from "../../src/probes/index.ts";
 import { addConnection, DATASTORE_KINDS, migratedDatastore, type TestDatastore } from "../support/datastore.ts";
 
@@ -19,7 +19,25 @@ const NO_CELLS = Number.POSITIVE_INFINITY;
 /** Sample times every minute from T0 to END, then `edit` applied (at minute offsets). */
 const minutes = (edit: (ts: number[]) => number[] = (ts) => ts) => edit(Array.from({ length: 201 }, (_, i) => T0 + i * MINUTE));
 
-describe.each(DATASTORE_KINDS)("evenChanges on %s", (kind) => {
+/** The changes of samples at `times` that end in [from, to], as read one by one. */
+function sequenceOf(times: number[], from: number, to: number) {
+  const ends = times.map((t, i) => [t, times[i - 1]]).filter(([t], i) => i > 0 && t >= from && t <= to);
+  return { to: ends.map(([t]) => t), from: ends.map(([, f]) => f) };
+}
+
+describe("sequenceBetween", () => {
+  const second = 1000;
+  it("chains the irregular changes with evenly spaced ones, and refuses what does not chain into the count", () => {
+    const irregular = [{ from: 5 * second, to: 7 * second }];
+    expect(sequenceBetween({ from: 0, to: second }, 9 * second, 8, second, irregular)).toEqual({ to: [1, 2, 3, 4, 5, 7, 8, 9].map((t) => t * second), from: [0, 1, 2, 3, 4, 5, 7, 8].map((t) => t * second) });
+    expect(sequenceBetween({ from: 0, to: second }, 9 * second, 9, second, irregular)).toBeUndefined(); // a change not accounted for
+    expect(sequenceBetween({ from: 0, to: second }, 9.5 * second, 8, second, irregular)).toBeUndefined(); // off the spacing at the end
+    expect(sequenceBetween({ from: 0, to: second }, 9 * second, 8, second, [{ from: 5.5 * second, to: 7 * second }])).toBeUndefined(); // off the spacing before it
+    expect(sequenceBetween({ from: 0, to: 2 * second }, 9 * second, 8, second, irregular)).toBeUndefined(); // the first change is irregular but not listed
+  });
+});
+
+describe.each(DATASTORE_KINDS)("spacedChanges on %s", (kind) => {
   let store: TestDatastore;
   beforeAll(async () => {
     store = await migratedDatastore(kind);
@@ -30,7 +48,7 @@ describe.each(DATASTORE_KINDS)("evenChanges on %s", (kind) => {
     const id = await addConnection(store.db, name);
     const rows = times.flatMap((t, i) => ["a", "b"].map((d) => ({ collected_at: new Date(t).toISOString(), database_name: d, xact_commit: i })));
     await writeSamples(store.db, { connectionId: id, probe: probe.name, rows });
-    return Object.assign((from: number, to: number, cellsFrom: number) => evenChanges(store.db, probe, id, from, to, cellsFrom), { id });
+    return Object.assign((from: number, to: number, cellsFrom: number) => spacedChanges(store.db, probe, id, { from, to, cellsFrom }, MINUTE), { id });
   }
 
   it("gives the first change, the spacing and the count of evenly spaced changes, with the cells read or not", async () => {
@@ -47,15 +65,29 @@ describe.each(DATASTORE_KINDS)("evenChanges on %s", (kind) => {
     ["a longer interval made up by a shorter one, in a raw edge", (ts: number[]) => ts.map((t, i) => (i === 10 ? t + 30_000 : t))],
     ["an extra sample between two", (ts: number[]) => [...ts, T0 + 100.5 * MINUTE].sort((x, y) => x - y)],
     ["a missing sample", (ts: number[]) => ts.filter((_, i) => i !== 120)],
-  ])("is undefined for %s", async (what, edit) => {
-    const uneven = await connectionWith(what, minutes(edit));
-    for (const cellsFrom of [Number.NEGATIVE_INFINITY, NO_CELLS]) expect(await uneven(T0, END, cellsFrom), `cells from ${cellsFrom}`).toBeUndefined();
+    ["two missing samples and a late one", (ts: number[]) => ts.filter((_, i) => i !== 3 && i !== 150).map((t, i) => (i === 90 ? t + 700 : t))],
+  ])("is the sequence, as read one by one, for %s", async (what, edit) => {
+    const times = minutes(edit);
+    const uneven = await connectionWith(what, times);
+    for (const cellsFrom of [Number.NEGATIVE_INFINITY, NO_CELLS]) {
+      expect(await uneven(T0, END, cellsFrom), `cells from ${cellsFrom}`).toEqual(sequenceOf(times, T0, END));
+      expect(await uneven(T0 + 2.5 * MINUTE, T0 + 170 * MINUTE, cellsFrom)).toEqual(sequenceOf(times, T0 + 2.5 * MINUTE, T0 + 170 * MINUTE));
+    }
   });
 
-  it("is undefined where the first change is shorter than the rest", async () => {
-    const shortFirst = await connectionWith("short first", minutes((ts) => ts.map((t, i) => (i === 1 ? t + 30_000 : t))));
-    expect(await shortFirst(T0 + 1.7 * MINUTE, END, Number.NEGATIVE_INFINITY)).toBeUndefined(); // 30 s, then 60 s apart
+  it("is the sequence where the first change is shorter than the rest, and even after it", async () => {
+    const times = minutes((ts) => ts.map((t, i) => (i === 1 ? t + 30_000 : t)));
+    const shortFirst = await connectionWith("short first", times);
+    expect(await shortFirst(T0 + 1.7 * MINUTE, END, Number.NEGATIVE_INFINITY)).toEqual(sequenceOf(times, T0 + 1.7 * MINUTE, END)); // 30 s, then 60 s apart
     expect(await shortFirst(T0 + 2.2 * MINUTE, END, Number.NEGATIVE_INFINITY)).toEqual({ first: T0 + 3 * MINUTE, spacing: MINUTE, count: 198 });
+  });
+
+  it("is undefined where more than MAX_IRREGULAR_CHANGES changes are not one interval long", async () => {
+    // k samples late by 0.5 s, each between two on time: 2k changes not a minute long.
+    const late = (k: number) => minutes((ts) => ts.map((t, i) => (i % 2 === 0 && i > 0 && i <= 2 * k ? t + 500 : t)));
+    const few = late(MAX_IRREGULAR_CHANGES / 2);
+    expect(await (await connectionWith("few late", few))(T0, END, Number.NEGATIVE_INFINITY)).toEqual(sequenceOf(few, T0, END));
+    expect(await (await connectionWith("many late", late(MAX_IRREGULAR_CHANGES / 2 + 1)))(T0, END, Number.NEGATIVE_INFINITY)).toBeUndefined();
   });
 
   it("is undefined where a sample in range was written before irregular intervals were recorded", async () => {
