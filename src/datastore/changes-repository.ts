@@ -133,19 +133,57 @@ export interface ChangeSequence {
 }
 
 /** The most changes of another length than the collection interval for which the rest are not read (spacedChanges). */
-export const MAX_IRREGULAR_CHANGES = 64;
+export const MAX_IRREGULAR_CHANGES = 128;
+
+/** What spacedChangesSql reads of a connection's changes in range (times as epoch ms). */
+export interface SpacedFacts {
+  changes: number;
+  longest: number | null;
+  first: number | null;
+  previous: number | null;
+  last: number | null;
+  unchecked: boolean;
+  /** [to, from] of up to MAX_IRREGULAR_CHANGES + 1 changes not one interval long, where the rest do not show them evenly spaced. */
+  irregular: number[][] | null;
+  /** Whether the facts may show the sequence (as spacedFrom judges them; it decides). */
+  spaced: boolean;
+}
+
+/**
+ * A SELECT of one row of SpacedFacts for connection $1 (int[] of one) and changes ending in [$2, $3] (whole hours
+ * [$4, $5) from the change cells: countedChangesSql), $6 the collection interval (ms); spacedParams gives them.
+ */
+export function spacedChangesSql(probe: ProbeDefinition): string {
+  const changes = probeTable(changesTableName(probe.name));
+  const inRange = (id: string) => `c.connection_id = ${id} AND c.collected_at >= $2::timestamptz AND c.collected_at <= $3::timestamptz`;
+  const even = "(e.longest <= e.first - e.previous AND e.last - e.first = (e.changes - 1) * (e.first - e.previous))";
+  return `SELECT x.*, NOT x.unchecked AND (x.even OR cardinality(x.irregular) <= ${MAX_IRREGULAR_CHANGES}) AS spaced FROM (
+            SELECT e.*, coalesce(${even}, false) AS even, CASE WHEN NOT ${even} THEN
+                     (SELECT array_agg(ARRAY[i.collected_at, i.prev_collected_at] ORDER BY i.collected_at) FROM (
+                        SELECT ${msSql("c.collected_at")} AS collected_at, ${msSql("c.prev_collected_at")} AS prev_collected_at FROM ${changes} c
+                         WHERE ${inRange("e.id")} AND c.collected_at - c.prev_collected_at <> make_interval(secs => $6::float8 / 1000)
+                         LIMIT ${MAX_IRREGULAR_CHANGES + 1}) i) END AS irregular
+              FROM (SELECT id, r.changes + coalesce(w.changes, 0) AS changes, greatest(r.longest, w.longest) AS longest, f.collected_at AS first, f.prev_collected_at AS previous,
+                           (SELECT ${msSql("c.collected_at")} FROM ${changes} c WHERE ${inRange("id")} ORDER BY c.collected_at DESC LIMIT 1) AS last,
+                           EXISTS (SELECT 1 FROM ${changes} c WHERE ${inRange("id")} AND c.entities_checked IS NOT TRUE) AS unchecked
+                      FROM unnest($1::int[]) AS id
+                      ${countedChangesSql(probe)}
+                      LEFT JOIN LATERAL (SELECT ${msSql("c.collected_at")} AS collected_at, ${msSql("c.prev_collected_at")} AS prev_collected_at FROM ${changes} c
+                                          WHERE ${inRange("id")} ORDER BY c.collected_at LIMIT 1) f ON true) e) x`;
+}
+
+/** spacedChangesSql's parameters $1..$6. */
+export const spacedParams = (connectionId: number, range: { from: number; to: number; cellsFrom: number }, intervalMs: number): unknown[] => [
+  [connectionId],
+  ...countedChangesParams(range.from, range.to, range.cellsFrom),
+  intervalMs,
+];
 
 /**
  * A keyed probe's changes of one connection ending in [from, to], where each says its irregular entity intervals
  * were recorded (entities_checked), without reading each one: their count and longest interval (countedChangesSql),
  * the first's two times and the last's time; and, where those do not show them evenly spaced, the few whose
- * interval is not `intervalMs` long (a missed round, a late one).
- * - Evenly spaced: with n changes whose intervals are at most s long, where the first is s long and the last ends
- *   (n - 1) s after the first, every interval is s long (EvenChanges).
- * - Else, with at most MAX_IRREGULAR_CHANGES of them not `intervalMs` long: every other change is, and each
- *   begins where the one before it ended (the previous sample), so the sequence follows from the first change and
- *   those few, which must lead to the last change in as many changes as were counted (ChangeSequence).
- * Undefined otherwise (or with no change): the caller reads them.
+ * interval is not `intervalMs` long (a missed round, a late one). See spacedFrom.
  */
 export async function spacedChanges(
   db: Queryable,
@@ -154,27 +192,26 @@ export async function spacedChanges(
   range: { from: number; to: number; cellsFrom: number },
   intervalMs: number,
 ): Promise<EvenChanges | ChangeSequence | undefined> {
-  const changes = probeTable(changesTableName(probe.name));
-  const inRange = "c.connection_id = id AND c.collected_at >= $2::timestamptz AND c.collected_at <= $3::timestamptz";
-  const [row] = await db.query<{ changes: number; longest: number | null; first: number | null; previous: number | null; last: number | null; unchecked: boolean; irregular: number[][] | null }>(
-    `SELECT d.*, CASE WHEN NOT (d.longest <= d.first - d.previous AND d.last - d.first = (d.changes - 1) * (d.first - d.previous)) THEN
-              (SELECT array_agg(ARRAY[x.collected_at, x.prev_collected_at] ORDER BY x.collected_at) FROM (
-                 SELECT ${msSql("c.collected_at")} AS collected_at, ${msSql("c.prev_collected_at")} AS prev_collected_at FROM ${changes} c
-                  WHERE ${inRange.replace("= id", "= d.id")} AND c.collected_at - c.prev_collected_at <> make_interval(secs => $6::float8 / 1000)
-                  LIMIT ${MAX_IRREGULAR_CHANGES + 1}) x) END AS irregular
-       FROM (SELECT id, r.changes + coalesce(w.changes, 0) AS changes, greatest(r.longest, w.longest) AS longest, f.collected_at AS first, f.prev_collected_at AS previous,
-                    (SELECT ${msSql("c.collected_at")} FROM ${changes} c WHERE ${inRange} ORDER BY c.collected_at DESC LIMIT 1) AS last,
-                    EXISTS (SELECT 1 FROM ${changes} c WHERE ${inRange} AND c.entities_checked IS NOT TRUE) AS unchecked
-               FROM unnest($1::int[]) AS id
-               ${countedChangesSql(probe)}
-               LEFT JOIN LATERAL (SELECT ${msSql("c.collected_at")} AS collected_at, ${msSql("c.prev_collected_at")} AS prev_collected_at FROM ${changes} c WHERE ${inRange} ORDER BY c.collected_at LIMIT 1) f ON true) d`,
-    [[connectionId], ...countedChangesParams(range.from, range.to, range.cellsFrom), intervalMs],
-  );
-  if (!row || row.unchecked || row.first === null || row.previous === null || row.last === null || row.longest === null) return undefined;
-  const spacing = row.first - row.previous;
-  if (spacing > 0 && row.longest <= spacing && row.last - row.first === (row.changes - 1) * spacing) return { first: row.first, spacing, count: row.changes };
-  if (row.irregular === null || row.irregular.length > MAX_IRREGULAR_CHANGES) return undefined;
-  return sequenceBetween({ to: row.first, from: row.previous }, row.last, row.changes, intervalMs, row.irregular.map(([to, from]) => ({ to: Number(to), from: Number(from) })));
+  const [facts] = await db.query<SpacedFacts>(spacedChangesSql(probe), spacedParams(connectionId, range, intervalMs));
+  return facts && spacedFrom(facts, intervalMs);
+}
+
+/**
+ * The changes the facts show, without a list of them:
+ * - evenly spaced: with n changes whose intervals are at most s long, where the first is s long and the last ends
+ *   (n - 1) s after the first, every interval is s long (EvenChanges);
+ * - else, with at most MAX_IRREGULAR_CHANGES of them not `intervalMs` long: every other change is, and each
+ *   begins where the one before it ended (the previous sample), so the sequence follows from the first change and
+ *   those few, which must lead to the last change in as many changes as were counted (ChangeSequence).
+ * Undefined otherwise (or with no change, or one written before irregular intervals were recorded).
+ */
+export function spacedFrom(facts: SpacedFacts, intervalMs: number): EvenChanges | ChangeSequence | undefined {
+  const { changes, longest, first, previous, last, irregular } = facts;
+  if (facts.unchecked || first === null || previous === null || last === null || longest === null) return undefined;
+  const spacing = first - previous;
+  if (spacing > 0 && longest <= spacing && last - first === (changes - 1) * spacing) return { first, spacing, count: changes };
+  if (irregular === null || irregular.length > MAX_IRREGULAR_CHANGES) return undefined;
+  return sequenceBetween({ to: first, from: previous }, last, changes, intervalMs, irregular.map(([to, from]) => ({ to: Number(to), from: Number(from) })));
 }
 
 /**

@@ -16,7 +16,9 @@ import { bucketOf } from "../metrics/buckets.ts";
 import { median } from "../metrics/samples.ts";
 import { borrowLimitMs } from "../metrics/series.ts";
 import { changesTableName, irregularTableName, probeTable, quoteIdent } from "../probes/ddl.ts";
+import { firstInstant } from "../metrics/rollup-plan.ts";
 import { type ChangeSequence, type EvenChanges, epochMsSql, spacedChanges } from "./changes-repository.ts";
+import { type SpacedRead, readSpaced } from "./spaced-read.ts";
 import type { GroupedChangeQuery, GroupedChanges } from "./grouped-changes.ts";
 import { excludedRowsSql } from "./samples-repository.ts";
 
@@ -66,10 +68,10 @@ type Row = Record<string, unknown> & { collected_at: Date };
  * (spacedChanges), and only so where `onlyEven`. Undefined when a sample in range was written before the writer
  * recorded irregular intervals.
  */
-async function changeTimes(db: Queryable, q: GroupedChangeQuery, from: number): Promise<ChangeSequence | EvenChanges | undefined> {
+async function changeTimes(db: Queryable, q: GroupedChangeQuery, from: number, read?: SpacedRead): Promise<ChangeSequence | EvenChanges | undefined> {
   const to = q.buckets.end;
-  if (q.cellsFrom !== undefined && (to - from) / (q.intervalSeconds * 1000) >= DIFFERENCING.evenFirstSamples) {
-    const spaced = await spacedChanges(db, q.probe, q.connectionId, { from, to, cellsFrom: q.cellsFrom }, q.intervalSeconds * 1000);
+  if (q.cellsFrom !== undefined && askSpacedFirst(q, from)) {
+    const spaced = read ? read.changes : await spacedChanges(db, q.probe, q.connectionId, { from, to, cellsFrom: q.cellsFrom }, q.intervalSeconds * 1000);
     if (spaced) return spaced;
     // Tuning: rates need runs of one interval length, which buckets spanning several of a live collector's unevenly
     // spaced intervals never are; the other paths answer without the sequence read first (a jittered week: 8 ms).
@@ -88,14 +90,17 @@ async function changeTimes(db: Queryable, q: GroupedChangeQuery, from: number): 
   return { to: sequence.map((s) => s.collected_at), from: sequence.map((s) => s.prev_collected_at) };
 }
 
+/** Whether the changes from `from` are many enough to ask first whether they are spaced by the interval. */
+const askSpacedFirst = (q: GroupedChangeQuery, from: number) => (q.buckets.end - from) / (q.intervalSeconds * 1000) >= DIFFERENCING.evenFirstSamples;
+
 /**
  * The first sample in range and the counted intervals (ending in the window, starting within the borrow limit, not
- * gaps), or undefined where changeTimes is.
+ * gaps), or undefined where changeTimes is; `spaced`: what readSpaced read, if it was asked.
  */
-async function countedIntervals(db: Queryable, q: GroupedChangeQuery): Promise<{ first: number; intervals: Intervals } | undefined> {
+async function countedIntervals(db: Queryable, q: GroupedChangeQuery, spaced?: SpacedRead): Promise<{ first: number; intervals: Intervals } | undefined> {
   const b = q.buckets;
   const borrowFrom = b.start - borrowLimitMs(b);
-  const read = await changeTimes(db, q, borrowFrom);
+  const read = await changeTimes(db, q, borrowFrom, spaced);
   if (!read) return undefined;
   if ("spacing" in read) return evenIntervals(read, b, q.intervalSeconds * 1000, borrowFrom);
   // Plain loops: a month holds tens of thousands of samples, and allocation was most of this read's time.
@@ -214,10 +219,19 @@ export async function differencedChanges(db: Queryable, q: GroupedChangeQuery): 
   // would be about every sample's (the share test below fails): raw rows answer, without reading the sequence to
   // learn it (a few such buckets stay under the test's floor of 8 sample times).
   if (q.buckets.width <= q.intervalSeconds * 1000 && q.buckets.n > 16) return undefined;
-  const counted = await countedIntervals(db, q);
+  // Over many samples, their spacing is asked first, in one statement with the rows it will likely need.
+  const b = q.buckets;
+  const borrowFrom = b.start - borrowLimitMs(b);
+  const edges = Array.from({ length: b.n }, (_, k) => firstInstant(b, k));
+  const spaced =
+    q.cellsFrom !== undefined && askSpacedFirst(q, borrowFrom)
+      ? await readSpaced(db, { ...q, filters }, { from: borrowFrom, to: b.end, cellsFrom: q.cellsFrom }, q.intervalSeconds * 1000, edges)
+      : undefined;
+  const counted = await countedIntervals(db, q, spaced);
   if (!counted) return undefined;
   const { first, intervals } = counted;
   if (intervals.length === 0) return { groups: [], allGroups: [], runs: [], steadyGroups: [] };
+  const read = spaced?.changes ? spaced : undefined;
 
   // Both reads take the connection and the filters as $1.. and add their own parameters after them.
   const common: unknown[] = [q.connectionId, ...filters.map(([, v]) => v)];
@@ -227,12 +241,14 @@ export async function differencedChanges(db: Queryable, q: GroupedChangeQuery): 
   const byEnd = intervalsByEnd(intervals);
   // Every exception in range (those of uncounted intervals only name entities that were there), the counted ones applied.
   const irregularParams = [...common];
-  const irregular = await db.query<Row>(
-    `SELECT ${select} FROM ${probeTable(irregularTableName(q.probe.name))}
-      WHERE connection_id = $1${filterSql} AND collected_at > ${next(irregularParams, new Date(first).toISOString())}::timestamptz
-        AND collected_at <= ${next(irregularParams, new Date(q.buckets.end).toISOString())}::timestamptz`,
-    irregularParams,
-  );
+  const irregular = read
+    ? read.irregular.filter((r) => r.collected_at.getTime() > first)
+    : await db.query<Row>(
+        `SELECT ${select} FROM ${probeTable(irregularTableName(q.probe.name))}
+          WHERE connection_id = $1${filterSql} AND collected_at > ${next(irregularParams, new Date(first).toISOString())}::timestamptz
+            AND collected_at <= ${next(irregularParams, new Date(q.buckets.end).toISOString())}::timestamptz`,
+        irregularParams,
+      );
   const applied = irregular.filter((r) => byEnd.has(r.collected_at.getTime()));
 
   const runs = runsOf(intervals, q.rates === true);
@@ -242,11 +258,14 @@ export async function differencedChanges(db: Queryable, q: GroupedChangeQuery): 
   if (times.size > Math.max(8, DIFFERENCING.maxTimesShare * intervals.length)) return undefined;
 
   const rowParams = [...common];
-  const rows = await db.query<Row>(
-    `SELECT ${select} FROM ${probeTable(q.probe.name)}
-      WHERE connection_id = $1${filterSql} AND collected_at = ANY(${next(rowParams, [...times].map((t) => new Date(t).toISOString()))}::timestamptz[])${excludedRowsSql(q.probe).map((w) => ` AND ${w}`).join("")}`,
-    rowParams,
-  );
+  const rows =
+    read && [...times].every((t) => read.times.has(t))
+      ? read.rows.filter((r) => times.has(r.collected_at.getTime())) // only the times needed: others could name other entities
+      : await db.query<Row>(
+          `SELECT ${select} FROM ${probeTable(q.probe.name)}
+            WHERE connection_id = $1${filterSql} AND collected_at = ANY(${next(rowParams, [...times].map((t) => new Date(t).toISOString()))}::timestamptz[])${excludedRowsSql(q.probe).map((w) => ` AND ${w}`).join("")}`,
+          rowParams,
+        );
 
   return sumByGroup(q, { first, intervals, byEnd, runs, rows, irregular, applied });
 }

@@ -77,6 +77,27 @@ describe("round trips", () => {
     expect(statements, statements.join("\n")).toHaveLength(3);
   });
 
+  it("a group_by or a database_name filter over many samples one a minute, a round missed, takes one data statement", async () => {
+    const aligned = await addConnection(store.db, "aligned");
+    const slot = Math.floor(now / 60_000) * 60_000;
+    const rows = Array.from({ length: 600 }, (_, i) => slot - (599 - i) * 60_000)
+      .filter((_, i) => i !== 300) // a missed round
+      .flatMap((t, i) => ["app", "shop"].map((d) => ({ collected_at: new Date(t).toISOString(), database_name: d, datname: d, xact_commit: 100 * i })));
+    await writeSamples(store.db, { connectionId: aligned, probe: "pg_stat_database", rows });
+    await store.db.query("INSERT INTO probe_configs (probe_name, scope, scope_id, collection_interval_seconds, retention_days) VALUES ('pg_stat_database', 'server', $1, 60, 7)", [aligned]);
+    const { driver, statements } = counting(store.db);
+    const { app } = testApp(driver, { config: { auth: { ...resolveConfig({}, {}).auth, cache_seconds: 5 } } });
+    const metrics = `/api/v1/metrics/query?probe_name=pg_stat_database&connection_id=${aligned}&metrics=xact_commit_per_sec&time_range=24h`;
+    expect((await request(app, metrics)).status).toBe(200); // the token and the connection's context, now cached
+    for (const narrowed of ["&group_by=database_name", "&database_name=app"]) {
+      statements.length = 0;
+      const { status, body } = await request(app, metrics + narrowed);
+      expect(status).toBe(200);
+      expect(body[0].data.some((p: { value: number | null }) => p.value !== null), narrowed).toBe(true);
+      expect(statements, `${narrowed}: ${statements.join("\n")}`).toHaveLength(1);
+    }
+  });
+
   it("another instance sees a connection's removal within auth.cache_seconds", async () => {
     const gone = await addConnection(store.db, "soon gone");
     const elsewhere = testApp(store.db, { config: { auth: { ...resolveConfig({}, {}).auth, cache_seconds: 1 } } }).app;

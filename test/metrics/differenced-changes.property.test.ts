@@ -176,6 +176,7 @@ describe.each(DATASTORE_KINDS)("differenced grouped changes on %s", (kind) => {
           const where = `seed ${seed}, by [${groupBy}], rates ${rates}`;
           expect(fast, where).toBeDefined();
           expect(statements.some((sql) => /entities_checked FROM/.test(sql)), `${where}: the sequence is not read`).toBe(false);
+          expect(statements, `${where}: one statement (spaced-read.ts)`).toHaveLength(1);
           expectSame(fast!, await scannedGroupChanges(store.db, q), q, where);
         }
       }
@@ -205,6 +206,7 @@ describe.each(DATASTORE_KINDS)("differenced grouped changes on %s", (kind) => {
           const fromFacts = await differencedChanges(watched, { ...q, cellsFrom: Number.NEGATIVE_INFINITY, onlyEven: true });
           expect(fromFacts, where).toBeDefined();
           expect(statements.some((sql) => /entities_checked FROM/.test(sql)), `${where}: the sequence is not read`).toBe(false);
+          expect(statements, `${where}: one statement (spaced-read.ts)`).toHaveLength(1);
           expect(plain(fromFacts!), where).toEqual(plain((await differencedChanges(store.db, q))!));
           expectSame(fromFacts!.groups, await scannedGroupChanges(store.db, q), q, where);
         }

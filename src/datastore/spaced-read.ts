@@ -1,0 +1,82 @@
+/**
+ * Reading by difference (differenced-changes.ts) in one statement, where a connection's changes are spaced by
+ * the collection interval but for a few (spacedChanges): their facts; where those show the sequence, the
+ * entities' irregular intervals, and the rows at the last sample before each given edge (the buckets' first
+ * instants: the previous sample of the first change from there on), at the first change's two samples and the
+ * last change's, at both ends of each change not one interval long and of each irregular interval. Those are every time the
+ * arithmetic reads (runs end at bucket edges, where the interval length changes, at gaps, which are such changes,
+ * and at irregular intervals); the caller checks that they are.
+ */
+import type { Queryable } from "../../drivers/types.ts";
+import { changesTableName, irregularTableName, probeTable, quoteIdent } from "../probes/ddl.ts";
+import type { ProbeDefinition } from "../probes/types.ts";
+import { type ChangeSequence, type EvenChanges, type SpacedFacts, spacedChangesSql, spacedFrom, spacedParams } from "./changes-repository.ts";
+import { excludedRowsSql } from "./samples-repository.ts";
+
+type Row = Record<string, unknown> & { collected_at: Date };
+
+export interface SpacedRead {
+  /** The changes the facts show; undefined where they do not (then nothing else was read). */
+  changes: EvenChanges | ChangeSequence | undefined;
+  /** The irregular entity intervals ending in (range.from, range.to]. */
+  irregular: Row[];
+  /** The rows at `times`. */
+  rows: Row[];
+  /** The sample times read (epoch ms). */
+  times: Set<number>;
+}
+
+export async function readSpaced(
+  db: Queryable,
+  q: { probe: ProbeDefinition; connectionId: number; columns: readonly string[]; filters: ReadonlyArray<[string, string]> },
+  range: { from: number; to: number; cellsFrom: number },
+  intervalMs: number,
+  edges: readonly number[],
+): Promise<SpacedRead> {
+  const { probe } = q;
+  const params = [...spacedParams(q.connectionId, range, intervalMs), q.connectionId, edges.map((t) => new Date(t).toISOString())];
+  const [id, at] = [`$${params.length - 1}`, `$${params.length}`];
+  const filterSql = q.filters.map(([column, value]) => ` AND ${quoteIdent(column)} = $${params.push(value)}`).join("");
+  const changes = probeTable(changesTableName(probe.name));
+  const keys = probe.keys.map((k) => `${quoteIdent(k)}::text AS ${quoteIdent(k)}`);
+  const values = q.columns.map((c) => `${quoteIdent(c)}::text AS ${quoteIdent(c)}`);
+  const nothing = [...probe.keys, ...q.columns].map((c) => `NULL::text AS ${quoteIdent(c)}`);
+  const spaced = "(SELECT spaced FROM d) IS TRUE";
+  const inRange = (alias: string) => `${alias}.connection_id = ${id} AND ${alias}.collected_at >= $2::timestamptz AND ${alias}.collected_at <= $3::timestamptz`;
+  const rows = await db.query<Row & { kind: number; facts: SpacedFacts | null }>(
+    `WITH d AS MATERIALIZED (${spacedChangesSql(probe)}),
+     i AS MATERIALIZED (SELECT collected_at, ${[...keys, ...values].join(", ")} FROM ${probeTable(irregularTableName(probe.name))}
+                         WHERE ${spaced} AND connection_id = ${id} AND collected_at > $2::timestamptz AND collected_at <= $3::timestamptz${filterSql}),
+     t AS MATERIALIZED (SELECT DISTINCT x FROM (
+         -- The last sample before each edge: counted on from the first where evenly spaced, else looked up.
+         SELECT to_timestamp((d.previous + floor((e.ms - 1 - d.previous) / (d.first - d.previous)) * (d.first - d.previous)) / 1000) AS x
+           FROM d CROSS JOIN LATERAL (SELECT round(date_part('epoch', at) * 1000) AS ms FROM unnest(${at}::timestamptz[]) AS at) e WHERE d.even AND e.ms > d.previous
+         UNION ALL
+         SELECT a.prev_collected_at FROM unnest(${at}::timestamptz[]) AS e(at)
+           CROSS JOIN LATERAL (SELECT c.prev_collected_at FROM ${changes} c WHERE ${inRange("c")} AND c.collected_at >= e.at ORDER BY c.collected_at LIMIT 1) a
+          WHERE (SELECT even FROM d) IS NOT TRUE
+         UNION ALL
+         SELECT to_timestamp(u.ms / 1000) FROM d CROSS JOIN LATERAL unnest(ARRAY[d.first, d.previous, d.last]) AS u(ms)
+         UNION ALL
+         SELECT to_timestamp(u.ms / 1000) FROM d CROSS JOIN LATERAL unnest(d.irregular) AS u(ms)
+         UNION ALL
+         -- An irregular interval's previous sample: one interval before it, unless it ends a change of another length (listed).
+         SELECT v.x FROM i CROSS JOIN d
+           CROSS JOIN LATERAL (VALUES (i.collected_at), (i.collected_at - make_interval(secs => CASE WHEN d.even THEN d.first - d.previous ELSE $6::float8 END / 1000))) AS v(x)) y
+       WHERE ${spaced} AND x IS NOT NULL)
+     SELECT 0 AS kind, NULL::timestamptz AS collected_at, ${nothing.join(", ")}, row_to_json(d) AS facts FROM d
+     UNION ALL SELECT 1, i.*, NULL FROM i
+     UNION ALL SELECT 2, collected_at, ${[...keys, ...values].join(", ")}, NULL FROM ${probeTable(probe.name)} r
+                WHERE ${inRange("r")}${filterSql} AND r.collected_at = ANY(ARRAY(SELECT x FROM t))${excludedRowsSql(probe).map((w) => ` AND ${w}`).join("")}
+     UNION ALL SELECT 3, x, ${nothing.join(", ")}, NULL FROM t`,
+    params,
+  );
+  const facts = rows.find((r) => r.kind === 0)?.facts;
+  const of = (kind: number) => rows.filter((r) => r.kind === kind);
+  return {
+    changes: facts ? spacedFrom(facts, intervalMs) : undefined,
+    irregular: of(1),
+    rows: of(2),
+    times: new Set(of(3).map((r) => r.collected_at.getTime())),
+  };
+}
