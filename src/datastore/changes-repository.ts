@@ -132,7 +132,7 @@ export interface ChangeSequence {
   from: number[];
 }
 
-/** The most changes of another length than the collection interval for which the rest are not read (spacedChanges). */
+/** The most changes of another length than the collection interval for which the rest are not read (spacedFrom). */
 export const MAX_IRREGULAR_CHANGES = 128;
 
 /** What spacedChangesSql reads of a connection's changes in range (times as epoch ms). */
@@ -152,6 +152,9 @@ export interface SpacedFacts {
 /**
  * A SELECT of one row of SpacedFacts for connection $1 (int[] of one) and changes ending in [$2, $3] (whole hours
  * [$4, $5) from the change cells: countedChangesSql), $6 the collection interval (ms); spacedParams gives them.
+ * The facts of a keyed probe's changes without reading each one: their count and longest interval, the first's two
+ * times, the last's time, whether each says its irregular entity intervals were recorded (entities_checked); and,
+ * where those do not show them evenly spaced, the few whose interval is not $6 long (a missed round, a late one).
  */
 export function spacedChangesSql(probe: ProbeDefinition): string {
   const changes = probeTable(changesTableName(probe.name));
@@ -178,23 +181,6 @@ export const spacedParams = (connectionId: number, range: { from: number; to: nu
   ...countedChangesParams(range.from, range.to, range.cellsFrom),
   intervalMs,
 ];
-
-/**
- * A keyed probe's changes of one connection ending in [from, to], where each says its irregular entity intervals
- * were recorded (entities_checked), without reading each one: their count and longest interval (countedChangesSql),
- * the first's two times and the last's time; and, where those do not show them evenly spaced, the few whose
- * interval is not `intervalMs` long (a missed round, a late one). See spacedFrom.
- */
-export async function spacedChanges(
-  db: Queryable,
-  probe: ProbeDefinition,
-  connectionId: number,
-  range: { from: number; to: number; cellsFrom: number },
-  intervalMs: number,
-): Promise<EvenChanges | ChangeSequence | undefined> {
-  const [facts] = await db.query<SpacedFacts>(spacedChangesSql(probe), spacedParams(connectionId, range, intervalMs));
-  return facts && spacedFrom(facts, intervalMs);
-}
 
 /**
  * The changes the facts show, without a list of them:

@@ -17,7 +17,7 @@ import { median } from "../metrics/samples.ts";
 import { borrowLimitMs } from "../metrics/series.ts";
 import { changesTableName, irregularTableName, probeTable, quoteIdent } from "../probes/ddl.ts";
 import { firstInstant } from "../metrics/rollup-plan.ts";
-import { type ChangeSequence, type EvenChanges, epochMsSql, spacedChanges } from "./changes-repository.ts";
+import { type ChangeSequence, type EvenChanges, epochMsSql } from "./changes-repository.ts";
 import { type SpacedRead, readSpaced } from "./spaced-read.ts";
 import type { GroupedChangeQuery, GroupedChanges } from "./grouped-changes.ts";
 import { excludedRowsSql } from "./samples-repository.ts";
@@ -64,15 +64,13 @@ type Row = Record<string, unknown> & { collected_at: Date };
 
 /**
  * The recorded changes in range in time order, as their times (`to`) and their previous samples' (`from`), or as
- * EvenChanges where they are evenly spaced; where they are evenly spaced but for a few, without reading them
- * (spacedChanges), and only so where `onlyEven`. Undefined when a sample in range was written before the writer
- * recorded irregular intervals.
+ * EvenChanges where they are evenly spaced; where `spaced` (readSpaced, asked first) shows them, not read, and
+ * only so where `onlyEven`. Undefined when a sample in range was written before the writer recorded irregular intervals.
  */
-async function changeTimes(db: Queryable, q: GroupedChangeQuery, from: number, read?: SpacedRead): Promise<ChangeSequence | EvenChanges | undefined> {
+async function changeTimes(db: Queryable, q: GroupedChangeQuery, from: number, spaced?: SpacedRead): Promise<ChangeSequence | EvenChanges | undefined> {
   const to = q.buckets.end;
-  if (q.cellsFrom !== undefined && askSpacedFirst(q, from)) {
-    const spaced = read ? read.changes : await spacedChanges(db, q.probe, q.connectionId, { from, to, cellsFrom: q.cellsFrom }, q.intervalSeconds * 1000);
-    if (spaced) return spaced;
+  if (spaced) {
+    if (spaced.changes) return spaced.changes;
     // Tuning: rates need runs of one interval length, which buckets spanning several of a live collector's unevenly
     // spaced intervals never are; the other paths answer without the sequence read first (a jittered week: 8 ms).
     if (q.rates && q.buckets.width >= 2 * q.intervalSeconds * 1000) return undefined;

@@ -1,11 +1,12 @@
 /**
- * spacedChanges: whether a connection's recorded changes in a range are evenly spaced, told from their count and
+ * The spacing facts (readSpaced's changes, spacedFrom): whether a connection's recorded changes in a range are evenly spaced, told from their count and
  * longest interval (the hourly change cells for whole hours) and the first and last change, against spacings that
  * look even by one of those facts alone; and where a few are not one interval long, the sequence from them.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { writeSamples } from "../../src/collector/sample-writer.ts";
-import { MAX_IRREGULAR_CHANGES, sequenceBetween, spacedChanges } from "../../src/datastore/changes-repository.ts";
+import { MAX_IRREGULAR_CHANGES, sequenceBetween } from "../../src/datastore/changes-repository.ts";
+import { readSpaced } from "../../src/datastore/spaced-read.ts";
 import { findProbe } from "../../src/probes/index.ts";
 import { addConnection, DATASTORE_KINDS, migratedDatastore, type TestDatastore } from "../support/datastore.ts";
 
@@ -37,7 +38,7 @@ describe("sequenceBetween", () => {
   });
 });
 
-describe.each(DATASTORE_KINDS)("spacedChanges on %s", (kind) => {
+describe.each(DATASTORE_KINDS)("the spacing facts on %s", (kind) => {
   let store: TestDatastore;
   beforeAll(async () => {
     store = await migratedDatastore(kind);
@@ -48,7 +49,8 @@ describe.each(DATASTORE_KINDS)("spacedChanges on %s", (kind) => {
     const id = await addConnection(store.db, name);
     const rows = times.flatMap((t, i) => ["a", "b"].map((d) => ({ collected_at: new Date(t).toISOString(), database_name: d, xact_commit: i })));
     await writeSamples(store.db, { connectionId: id, probe: probe.name, rows });
-    return Object.assign((from: number, to: number, cellsFrom: number) => spacedChanges(store.db, probe, id, { from, to, cellsFrom }, MINUTE), { id });
+    const changes = async (from: number, to: number, cellsFrom: number) => (await readSpaced(store.db, { probe, connectionId: id, columns: [], filters: [] }, { from, to, cellsFrom }, MINUTE, [])).changes;
+    return Object.assign(changes, { id });
   }
 
   it("gives the first change, the spacing and the count of evenly spaced changes, with the cells read or not", async () => {
