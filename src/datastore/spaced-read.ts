@@ -1,6 +1,6 @@
 /**
  * Reading by difference (differenced-changes.ts) in one statement, where a connection's changes are spaced by
- * the collection interval but for a few (spacedChanges): their facts; where those show the sequence, the
+ * the collection interval but for a few (changes-repository.ts spacedFrom): their facts; where those show the sequence, the
  * entities' irregular intervals, and the rows at the last sample before each given edge (the buckets' first
  * instants: the previous sample of the first change from there on), at the first change's two samples and the
  * last change's, at both ends of each change not one interval long and of each irregular interval. Those are every time the

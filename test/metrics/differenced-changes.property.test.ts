@@ -156,7 +156,7 @@ describe.each(DATASTORE_KINDS)("differenced grouped changes on %s", (kind) => {
     if (seed % 2 === 0) expect(differenced, "regular spacing: every query is read by difference").toBe(cases.length);
   });
 
-  it.each([2, 4, 6])("seed %i, evenly spaced: read without the sample sequence (evenChanges), equal to the scan", async (seed) => {
+  it.each([2, 4, 6])("seed %i, evenly spaced: read without the sample sequence, in one statement, equal to the scan", async (seed) => {
     const connectionId = await addConnection(store.db, `even-${seed}`);
     const rows = statementHistory(seed, { start: T0, samples: [40, 80], spacings: [300], churn: 0.05, reset: 0.04, drop: 0.03, missing: 0.03 });
     const rng = seededRandom(seed * 31);
