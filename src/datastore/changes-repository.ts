@@ -172,7 +172,8 @@ export function spacedChangesSql(probe: ProbeDefinition): string {
                       FROM unnest($1::int[]) AS id
                       ${countedChangesSql(probe)}
                       LEFT JOIN LATERAL (SELECT ${msSql("c.collected_at")} AS collected_at, ${msSql("c.prev_collected_at")} AS prev_collected_at FROM ${changes} c
-                                          WHERE ${inRange("id")} ORDER BY c.collected_at LIMIT 1) f ON true) e) x`;
+                                          WHERE ${inRange("id")} ORDER BY c.collected_at LIMIT 1) f ON true) e
+            OFFSET 0) x`; // not pulled up: the list would be read once for each use of it
 }
 
 /** spacedChangesSql's parameters $1..$6. */

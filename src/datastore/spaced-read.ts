@@ -2,13 +2,13 @@
  * Reading by difference (differenced-changes.ts) in one statement, where a connection's changes are spaced by
  * the collection interval but for a few (changes-repository.ts spacedFrom): their facts; where those show the sequence, the
  * entities' irregular intervals, and the rows at the last sample before each given edge (the buckets' first
- * instants: the previous sample of the first change from there on), at the first change's two samples and the
+ * instants: counted on from the facts, as spacedFrom reads them), at the first change's two samples and the
  * last change's, at both ends of each change not one interval long and of each irregular interval. Those are every time the
  * arithmetic reads (runs end at bucket edges, where the interval length changes, at gaps, which are such changes,
  * and at irregular intervals); the caller checks that they are.
  */
 import type { Queryable } from "../../drivers/types.ts";
-import { changesTableName, irregularTableName, probeTable, quoteIdent } from "../probes/ddl.ts";
+import { irregularTableName, probeTable, quoteIdent } from "../probes/ddl.ts";
 import type { ProbeDefinition } from "../probes/types.ts";
 import { type ChangeSequence, type EvenChanges, type SpacedFacts, spacedChangesSql, spacedFrom, spacedParams } from "./changes-repository.ts";
 import { excludedRowsSql } from "./samples-repository.ts";
@@ -37,24 +37,24 @@ export async function readSpaced(
   const params = [...spacedParams(q.connectionId, range, intervalMs), q.connectionId, edges.map((t) => new Date(t).toISOString())];
   const [id, at] = [`$${params.length - 1}`, `$${params.length}`];
   const filterSql = q.filters.map(([column, value]) => ` AND ${quoteIdent(column)} = $${params.push(value)}`).join("");
-  const changes = probeTable(changesTableName(probe.name));
   const keys = probe.keys.map((k) => `${quoteIdent(k)}::text AS ${quoteIdent(k)}`);
   const values = q.columns.map((c) => `${quoteIdent(c)}::text AS ${quoteIdent(c)}`);
   const nothing = [...probe.keys, ...q.columns].map((c) => `NULL::text AS ${quoteIdent(c)}`);
   const spaced = "(SELECT spaced FROM d) IS TRUE";
-  const inRange = (alias: string) => `${alias}.connection_id = ${id} AND ${alias}.collected_at >= $2::timestamptz AND ${alias}.collected_at <= $3::timestamptz`;
   const rows = await db.query<Row & { kind: number; facts: SpacedFacts | null }>(
     `WITH d AS MATERIALIZED (${spacedChangesSql(probe)}),
      i AS MATERIALIZED (SELECT collected_at, ${[...keys, ...values].join(", ")} FROM ${probeTable(irregularTableName(probe.name))}
                          WHERE ${spaced} AND connection_id = ${id} AND collected_at > $2::timestamptz AND collected_at <= $3::timestamptz${filterSql}),
      t AS MATERIALIZED (SELECT DISTINCT x FROM (
-         -- The last sample before each edge: counted on from the first where evenly spaced, else looked up.
-         SELECT to_timestamp((d.previous + floor((e.ms - 1 - d.previous) / (d.first - d.previous)) * (d.first - d.previous)) / 1000) AS x
-           FROM d CROSS JOIN LATERAL (SELECT round(date_part('epoch', at) * 1000) AS ms FROM unnest(${at}::timestamptz[]) AS at) e WHERE d.even AND e.ms > d.previous
-         UNION ALL
-         SELECT a.prev_collected_at FROM unnest(${at}::timestamptz[]) AS e(at)
-           CROSS JOIN LATERAL (SELECT c.prev_collected_at FROM ${changes} c WHERE ${inRange("c")} AND c.collected_at >= e.at ORDER BY c.collected_at LIMIT 1) a
-          WHERE (SELECT even FROM d) IS NOT TRUE
+         -- The last sample before each edge, counted on in steps of the spacing from the latest end of a change of
+         -- another length before it (or from the first change's previous sample), up to the next such change.
+         SELECT to_timestamp(least(a.anchor + floor((e.ms - 1 - a.anchor) / s.ms) * s.ms, n.next_from) / 1000) AS x
+           FROM d CROSS JOIN LATERAL (SELECT CASE WHEN d.even THEN d.first - d.previous ELSE $6::float8 END AS ms) s
+           CROSS JOIN LATERAL (SELECT round(date_part('epoch', at) * 1000) AS ms FROM unnest(${at}::timestamptz[]) AS at) e
+           CROSS JOIN LATERAL (SELECT greatest(d.previous, max(d.irregular[g][1]) FILTER (WHERE d.irregular[g][1] < e.ms)) AS anchor
+                                 FROM generate_subscripts(coalesce(d.irregular, '{}'), 1) AS g) a
+           CROSS JOIN LATERAL (SELECT min(d.irregular[g][2]) AS next_from FROM generate_subscripts(coalesce(d.irregular, '{}'), 1) AS g WHERE d.irregular[g][2] >= a.anchor) n
+          WHERE e.ms > d.previous
          UNION ALL
          SELECT to_timestamp(u.ms / 1000) FROM d CROSS JOIN LATERAL unnest(ARRAY[d.first, d.previous, d.last]) AS u(ms)
          UNION ALL
@@ -67,7 +67,7 @@ export async function readSpaced(
      SELECT 0 AS kind, NULL::timestamptz AS collected_at, ${nothing.join(", ")}, row_to_json(d) AS facts FROM d
      UNION ALL SELECT 1, i.*, NULL FROM i
      UNION ALL SELECT 2, collected_at, ${[...keys, ...values].join(", ")}, NULL FROM ${probeTable(probe.name)} r
-                WHERE ${inRange("r")}${filterSql} AND r.collected_at = ANY(ARRAY(SELECT x FROM t))${excludedRowsSql(probe).map((w) => ` AND ${w}`).join("")}
+                WHERE r.connection_id = ${id} AND r.collected_at >= $2::timestamptz AND r.collected_at <= $3::timestamptz${filterSql} AND r.collected_at = ANY(ARRAY(SELECT x FROM t))${excludedRowsSql(probe).map((w) => ` AND ${w}`).join("")}
      UNION ALL SELECT 3, x, ${nothing.join(", ")}, NULL FROM t`,
     params,
   );
