@@ -40,7 +40,7 @@ export interface TickResult {
 }
 
 const RETENTION_EVERY_SECONDS = 3600;
-/** Ticks land this long after the whole second, so that neither a timer firing a hair early nor a datastore clock a little behind puts the claim in the last slot. */
+/** Ticks land this long after the whole second: a timer firing a hair early, or a datastore clock a little behind, would claim in the last slot. */
 const TICK_OFFSET_MS = 50;
 
 async function eachLimited<T>(items: readonly T[], limit: number, work: (item: T) => Promise<void>): Promise<void> {

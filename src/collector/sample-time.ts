@@ -11,8 +11,8 @@
 /** At most 1 % of the interval, and never more than a second. */
 export const alignToleranceMs = (intervalSeconds: number): number => Math.min(1000, intervalSeconds * 10);
 
-export function sampleTime(startedAt: number, intervalSeconds: number): number {
+export function sampleTime(claimedAt: number, intervalSeconds: number): number {
   const slot = intervalSeconds * 1000;
-  const slotStart = Math.floor(startedAt / slot) * slot;
-  return startedAt - slotStart <= alignToleranceMs(intervalSeconds) ? slotStart : startedAt;
+  const slotStart = Math.floor(claimedAt / slot) * slot;
+  return claimedAt - slotStart <= alignToleranceMs(intervalSeconds) ? slotStart : claimedAt;
 }

@@ -132,6 +132,18 @@ export interface ChangeSequence {
   from: number[];
 }
 
+/** `count` changes each `spacing` long, the first from `from`, each beginning where the one before it ended. */
+export interface Segment {
+  from: number;
+  count: number;
+  spacing: number;
+}
+
+/** Changes as consecutive segments, in time order. */
+export interface SpacedSequence {
+  segments: Segment[];
+}
+
 /** The most changes of another length than the collection interval for which the rest are not read (spacedFrom). */
 export const MAX_IRREGULAR_CHANGES = 128;
 
@@ -189,10 +201,10 @@ export const spacedParams = (connectionId: number, range: { from: number; to: nu
  *   (n - 1) s after the first, every interval is s long (EvenChanges);
  * - else, with at most MAX_IRREGULAR_CHANGES of them not `intervalMs` long: every other change is, and each
  *   begins where the one before it ended (the previous sample), so the sequence follows from the first change and
- *   those few, which must lead to the last change in as many changes as were counted (ChangeSequence).
+ *   those few, which must lead to the last change in as many changes as were counted (SpacedSequence).
  * Undefined otherwise (or with no change, or one written before irregular intervals were recorded).
  */
-export function spacedFrom(facts: SpacedFacts, intervalMs: number): EvenChanges | ChangeSequence | undefined {
+export function spacedFrom(facts: SpacedFacts, intervalMs: number): EvenChanges | SpacedSequence | undefined {
   const { changes, longest, first, previous, last, irregular } = facts;
   if (facts.unchecked || first === null || previous === null || last === null || longest === null) return undefined;
   const spacing = first - previous;
@@ -203,25 +215,27 @@ export function spacedFrom(facts: SpacedFacts, intervalMs: number): EvenChanges 
 
 /**
  * The chain of changes from `first` to the one ending at `last`, each `spacing` long but the `irregular` ones (in
- * time order); undefined where they do not chain up into `count` changes.
+ * time order), as runs of one length; undefined where they do not chain up into `count` changes.
  */
-export function sequenceBetween(first: { to: number; from: number }, last: number, count: number, spacing: number, irregular: ReadonlyArray<{ to: number; from: number }>): ChangeSequence | undefined {
-  const sequence: ChangeSequence = { to: [], from: [] };
-  let at = first.from;
+export function sequenceBetween(first: { to: number; from: number }, last: number, count: number, spacing: number, irregular: ReadonlyArray<{ to: number; from: number }>): SpacedSequence | undefined {
+  const segments: Segment[] = [];
+  let [at, total] = [first.from, 0];
+  const add = (from: number, n: number, length: number) => {
+    if (n > 0) segments.push({ from, count: n, spacing: length });
+    total += n;
+  };
   const evenTo = (end: number) => {
     if (end < at || (end - at) % spacing !== 0) return false;
-    for (; at < end && sequence.to.length <= count; at += spacing) {
-      sequence.from.push(at);
-      sequence.to.push(at + spacing);
-    }
+    add(at, (end - at) / spacing, spacing);
+    at = end;
     return true;
   };
   for (const change of irregular) {
     if (!evenTo(change.from)) return undefined;
-    sequence.from.push(change.from);
-    sequence.to.push(change.to);
+    add(change.from, 1, change.to - change.from);
     at = change.to;
   }
   if (!evenTo(last)) return undefined;
-  return sequence.to.length === count && sequence.to[0] === first.to ? sequence : undefined;
+  const firstTo = segments.length > 0 ? segments[0].from + segments[0].spacing : undefined;
+  return total === count && firstTo === first.to ? { segments } : undefined;
 }

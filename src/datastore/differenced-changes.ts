@@ -17,7 +17,7 @@ import { median } from "../metrics/samples.ts";
 import { borrowLimitMs } from "../metrics/series.ts";
 import { changesTableName, irregularTableName, probeTable, quoteIdent } from "../probes/ddl.ts";
 import { firstInstant } from "../metrics/rollup-plan.ts";
-import { type ChangeSequence, type EvenChanges, epochMsSql } from "./changes-repository.ts";
+import { type ChangeSequence, type EvenChanges, type Segment, type SpacedSequence, epochMsSql } from "./changes-repository.ts";
 import { type SpacedRead, readSpaced } from "./spaced-read.ts";
 import type { GroupedChangeQuery, GroupedChanges } from "./grouped-changes.ts";
 import { excludedRowsSql } from "./samples-repository.ts";
@@ -67,7 +67,7 @@ type Row = Record<string, unknown> & { collected_at: Date };
  * EvenChanges where they are evenly spaced; where `spaced` (readSpaced, asked first) shows them, not read, and
  * only so where `onlyEven`. Undefined when a sample in range was written before the writer recorded irregular intervals.
  */
-async function changeTimes(db: Queryable, q: GroupedChangeQuery, from: number, spaced?: SpacedRead): Promise<ChangeSequence | EvenChanges | undefined> {
+async function changeTimes(db: Queryable, q: GroupedChangeQuery, from: number, spaced?: SpacedRead): Promise<ChangeSequence | EvenChanges | SpacedSequence | undefined> {
   const to = q.buckets.end;
   if (spaced) {
     if (spaced.changes) return spaced.changes;
@@ -101,6 +101,7 @@ async function countedIntervals(db: Queryable, q: GroupedChangeQuery, spaced?: S
   const read = await changeTimes(db, q, borrowFrom, spaced);
   if (!read) return undefined;
   if ("spacing" in read) return evenIntervals(read, b, q.intervalSeconds * 1000, borrowFrom);
+  if ("segments" in read) return segmentIntervals(read.segments, b, q.intervalSeconds * 1000, borrowFrom);
   // Plain loops: a month holds tens of thousands of samples, and allocation was most of this read's time.
   const inWindow: number[] = [];
   let first = read.to[0] ?? Number.NaN;
@@ -136,6 +137,47 @@ function evenIntervals(even: EvenChanges, b: GroupedChangeQuery["buckets"], inte
   const counted = spacing > GAP_INTERVALS * judged ? 0 : count - i;
   const to = (j: number) => firstEnd + (i + j) * spacing;
   return { first, intervals: { length: counted, from: (j) => to(j) - spacing, to, bucket: (j) => bucketOf(b, to(j)), spacing } };
+}
+
+/** The first index of a segment's changes (0..count) whose previous sample is at least `t`. */
+function firstFromAtLeast(g: Segment, t: number): number {
+  let i = Math.min(g.count, Math.max(0, Math.ceil((t - g.from) / g.spacing)));
+  while (i > 0 && g.from + (i - 1) * g.spacing >= t) i--;
+  while (i < g.count && g.from + i * g.spacing < t) i++;
+  return i;
+}
+
+/**
+ * countedIntervals over changes in segments of one length, by the same rules without a list of them: the median
+ * from the segments' lengths and counts, the counted ones in typed arrays (a month of minutes, a few missed rounds).
+ */
+function segmentIntervals(segments: readonly Segment[], b: GroupedChangeQuery["buckets"], intervalMs: number, borrowFrom: number): { first: number; intervals: Intervals } {
+  const found = segments.find((g) => firstFromAtLeast(g, borrowFrom) < g.count);
+  const first = found ? found.from + firstFromAtLeast(found, borrowFrom) * found.spacing : segments.length > 0 ? segments[0].from + segments[0].spacing : Number.NaN;
+  // The median spacing of the intervals starting in the window: the middle one or two of them in length order.
+  const lengths = segments.map((g) => [g.spacing, g.count - firstFromAtLeast(g, b.start)]).filter(([, n]) => n > 0).sort(([x], [y]) => x - y);
+  const total = lengths.reduce((sum, [, n]) => sum + n, 0);
+  const nth = (k: number) => {
+    for (let [i, seen] = [0, 0]; ; seen += lengths[i][1], i++) if (k < seen + lengths[i][1]) return lengths[i][0];
+  };
+  const median = total === 0 ? 0 : total % 2 ? nth(total >> 1) : (nth((total >> 1) - 1) + nth(total >> 1)) / 2;
+  const judged = Math.max(intervalMs, median);
+  const counted = segments
+    .filter((g) => g.spacing <= GAP_INTERVALS * judged)
+    .map((g) => ({ g, lo: Math.max(firstFromAtLeast(g, borrowFrom), firstFromAtLeast(g, b.start - g.spacing)) }))
+    .filter(({ g, lo }) => lo < g.count);
+  const length = counted.reduce((sum, { g, lo }) => sum + g.count - lo, 0);
+  const [froms, tos, buckets] = [new Float64Array(length), new Float64Array(length), new Int32Array(length)];
+  let j = 0;
+  for (const { g, lo } of counted) {
+    for (let i = lo; i < g.count; i++, j++) {
+      froms[j] = g.from + i * g.spacing;
+      tos[j] = froms[j] + g.spacing;
+      buckets[j] = bucketOf(b, tos[j]);
+    }
+  }
+  const spacing = counted.every(({ g }) => g.spacing === counted[0].g.spacing) && counted.length > 0 ? counted[0].g.spacing : undefined;
+  return { first, intervals: { length, from: (i) => froms[i], to: (i) => tos[i], bucket: (i) => buckets[i], spacing } };
 }
 
 /** The counted interval ending at a time, by binary search (intervals are in time order). */

@@ -1,23 +1,23 @@
 /**
- * Reading by difference (differenced-changes.ts) in one statement, where a connection's changes are spaced by
- * the collection interval but for a few (changes-repository.ts spacedFrom): their facts; where those show the sequence, the
- * entities' irregular intervals, and the rows at the last sample before each given edge (the buckets' first
- * instants: counted on from the facts, as spacedFrom reads them), at the first change's two samples and the
- * last change's, at both ends of each change not one interval long and of each irregular interval. Those are every time the
- * arithmetic reads (runs end at bucket edges, where the interval length changes, at gaps, which are such changes,
- * and at irregular intervals); the caller checks that they are.
+ * Reading by difference (differenced-changes.ts) in one statement where a connection's changes are one collection
+ * interval apart but for a few (changes-repository.ts): the facts that show it (spacedFrom judges them), and where
+ * they do, the entities' irregular intervals and the rows at every sample time the arithmetic may read: the last
+ * sample before each bucket edge (counted on from the facts), the first change's two samples and the last change's,
+ * both ends of each change of another length and of each irregular interval. Runs end at bucket edges, where the
+ * interval length changes (gaps are such changes) and at irregular intervals; the caller checks that every time
+ * it needs was read.
  */
 import type { Queryable } from "../../drivers/types.ts";
 import { irregularTableName, probeTable, quoteIdent } from "../probes/ddl.ts";
 import type { ProbeDefinition } from "../probes/types.ts";
-import { type ChangeSequence, type EvenChanges, type SpacedFacts, spacedChangesSql, spacedFrom, spacedParams } from "./changes-repository.ts";
+import { type EvenChanges, type SpacedFacts, type SpacedSequence, spacedChangesSql, spacedFrom, spacedParams } from "./changes-repository.ts";
 import { excludedRowsSql } from "./samples-repository.ts";
 
 type Row = Record<string, unknown> & { collected_at: Date };
 
 export interface SpacedRead {
   /** The changes the facts show; undefined where they do not (then nothing else was read). */
-  changes: EvenChanges | ChangeSequence | undefined;
+  changes: EvenChanges | SpacedSequence | undefined;
   /** The irregular entity intervals ending in (range.from, range.to]. */
   irregular: Row[];
   /** The rows at `times`. */

@@ -187,7 +187,7 @@ describe.each(DATASTORE_KINDS)("differenced grouped changes on %s", (kind) => {
 
   it.each([2, 3, 4, 5])("seed %i, evenly spaced but for a few missed and late samples: read without the sample sequence, equal to it and to the scan", async (seed) => {
     const connectionId = await addConnection(store.db, `few-irregular-${seed}`);
-    const spacings = [...Array<number>(24).fill(300), 600, 301, 900];
+    const spacings = [...Array<number>(24).fill(300), 600, 301, 900, 150];
     const rows = statementHistory(seed, { start: T0, samples: [60, 90], spacings, churn: 0.05, reset: 0.04, drop: 0.03, missing: 0.03 });
     const rng = seededRandom(seed * 37);
     await writeShuffled(store, connectionId, rows, rng);
@@ -196,12 +196,14 @@ describe.each(DATASTORE_KINDS)("differenced grouped changes on %s", (kind) => {
     const even = DIFFERENCING.evenFirstSamples;
     DIFFERENCING.evenFirstSamples = 0;
     try {
-      for (const groupBy of [[], ["database_name"], probe.keys]) {
+      // Judged by the probe's interval, and by a shorter one: then nearly every change is of another length, and the
+      // median spacing decides what is a gap.
+      for (const [groupBy, interval] of [[[], INTERVAL_S], [["database_name"], INTERVAL_S], [probe.keys, INTERVAL_S], [["database_name"], 60]] as const) {
         for (const rates of [false, true]) {
           const start = T0 + Math.floor(rng() * (last - T0) * 0.6);
-          const buckets = layoutBuckets(start, last + Math.floor(rng() * 600_000), INTERVAL_S, 1 + Math.floor(rng() * 30));
-          const q: GroupedChangeQuery = { probe, connectionId, columns: COLUMNS, groupBy, buckets, intervalSeconds: INTERVAL_S, rates };
-          const where = `seed ${seed}, by [${groupBy}], rates ${rates}`;
+          const buckets = layoutBuckets(start, last + Math.floor(rng() * 600_000), interval, 1 + Math.floor(rng() * 30));
+          const q: GroupedChangeQuery = { probe, connectionId, columns: COLUMNS, groupBy, buckets, intervalSeconds: interval, rates };
+          const where = `seed ${seed}, by [${groupBy}] at ${interval} s, rates ${rates}`;
           statements.length = 0;
           const fromFacts = await differencedChanges(watched, { ...q, cellsFrom: Number.NEGATIVE_INFINITY, onlyEven: true });
           expect(fromFacts, where).toBeDefined();

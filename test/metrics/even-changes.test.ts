@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { writeSamples } from "../../src/collector/sample-writer.ts";
-import { MAX_IRREGULAR_CHANGES, sequenceBetween } from "../../src/datastore/changes-repository.ts";
+import { MAX_IRREGULAR_CHANGES, type SpacedSequence, sequenceBetween } from "../../src/datastore/changes-repository.ts";
 import { readSpaced } from "../../src/datastore/spaced-read.ts";
 import { findProbe } from "../../src/probes/index.ts";
 import { addConnection, DATASTORE_KINDS, migratedDatastore, type TestDatastore } from "../support/datastore.ts";
@@ -20,6 +20,13 @@ const NO_CELLS = Number.POSITIVE_INFINITY;
 /** Sample times every minute from T0 to END, then `edit` applied (at minute offsets). */
 const minutes = (edit: (ts: number[]) => number[] = (ts) => ts) => edit(Array.from({ length: 201 }, (_, i) => T0 + i * MINUTE));
 
+/** Segments of changes (or anything else) as each change's times, to compare with sequenceOf. */
+function expanded(found: unknown) {
+  if (!found || typeof found !== "object" || !("segments" in found)) return found;
+  const changes = (found as SpacedSequence).segments.flatMap((g) => Array.from({ length: g.count }, (_, i) => [g.from + i * g.spacing, g.from + (i + 1) * g.spacing]));
+  return { to: changes.map(([, to]) => to), from: changes.map(([from]) => from) };
+}
+
 /** The changes of samples at `times` that end in [from, to], as read one by one. */
 function sequenceOf(times: number[], from: number, to: number) {
   const ends = times.map((t, i) => [t, times[i - 1]]).filter(([t], i) => i > 0 && t >= from && t <= to);
@@ -30,7 +37,13 @@ describe("sequenceBetween", () => {
   const second = 1000;
   it("chains the irregular changes with evenly spaced ones, and refuses what does not chain into the count", () => {
     const irregular = [{ from: 5 * second, to: 7 * second }];
-    expect(sequenceBetween({ from: 0, to: second }, 9 * second, 8, second, irregular)).toEqual({ to: [1, 2, 3, 4, 5, 7, 8, 9].map((t) => t * second), from: [0, 1, 2, 3, 4, 5, 7, 8].map((t) => t * second) });
+    expect(sequenceBetween({ from: 0, to: second }, 9 * second, 8, second, irregular)).toEqual({
+      segments: [
+        { from: 0, count: 5, spacing: second },
+        { from: 5 * second, count: 1, spacing: 2 * second },
+        { from: 7 * second, count: 2, spacing: second },
+      ],
+    });
     expect(sequenceBetween({ from: 0, to: second }, 9 * second, 9, second, irregular)).toBeUndefined(); // a change not accounted for
     expect(sequenceBetween({ from: 0, to: second }, 9.5 * second, 8, second, irregular)).toBeUndefined(); // off the spacing at the end
     expect(sequenceBetween({ from: 0, to: second }, 9 * second, 8, second, [{ from: 5.5 * second, to: 7 * second }])).toBeUndefined(); // off the spacing before it
@@ -49,7 +62,8 @@ describe.each(DATASTORE_KINDS)("the spacing facts on %s", (kind) => {
     const id = await addConnection(store.db, name);
     const rows = times.flatMap((t, i) => ["a", "b"].map((d) => ({ collected_at: new Date(t).toISOString(), database_name: d, xact_commit: i })));
     await writeSamples(store.db, { connectionId: id, probe: probe.name, rows });
-    const changes = async (from: number, to: number, cellsFrom: number) => (await readSpaced(store.db, { probe, connectionId: id, columns: [], filters: [] }, { from, to, cellsFrom }, MINUTE, [])).changes;
+    const changes = async (from: number, to: number, cellsFrom: number) =>
+      expanded((await readSpaced(store.db, { probe, connectionId: id, columns: [], filters: [] }, { from, to, cellsFrom }, MINUTE, [])).changes);
     return Object.assign(changes, { id });
   }
 
