@@ -22,6 +22,10 @@ export interface ProbeOutcome {
 
 const LEASE_SECONDS = 120;
 
+/** SQL: whether the run claimed at `last` (NULL: none) leaves nothing due at `now`, `seconds` being a slot. */
+export const slotDoneSql = (last: string, now: string, seconds: string) =>
+  `(floor(date_part('epoch', ${last}) / ${seconds}) = floor(date_part('epoch', ${now}) / ${seconds}) OR ${last} > ${now} - make_interval(secs => ${seconds} / 2.0))`;
+
 /**
  * Claims the candidates that are due: no run has finished in the current slot of their interval (time since the
  * epoch in whole intervals, by the datastore's clock) and half an interval has passed since the last, no back-off
@@ -31,10 +35,6 @@ const LEASE_SECONDS = 120;
  * 60-second probe's round, and a one-second tick no longer lets each run start a little later than the last.
  * The half interval keeps a run that finished just before a slot's end from being followed at once.
  */
-/** SQL: whether the run claimed at `last` (NULL: none) leaves nothing due at `now`, `seconds` being a slot. */
-export const slotDoneSql = (last: string, now: string, seconds: string) =>
-  `(floor(date_part('epoch', ${last}) / ${seconds}) = floor(date_part('epoch', ${now}) / ${seconds}) OR ${last} > ${now} - make_interval(secs => ${seconds} / 2.0))`;
-
 export async function claimDue(db: Queryable, candidates: readonly Candidate[]): Promise<Candidate[]> {
   if (candidates.length === 0) return [];
   const ids = candidates.map((c) => c.connectionId);
