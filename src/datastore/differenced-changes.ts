@@ -7,9 +7,9 @@
  * which stays the fallback and the reference this is property-tested against).
  *
  * Not applicable (undefined) when: the probe has no entity keys; grouping or filters name non-key columns; some
- * sample in range was written before the writer recorded irregular intervals; rates are asked for and a run's
- * intervals differ in length (a rate is a mean of per-interval rates); or the exceptions are so many that the
- * sample times to read approach the samples themselves.
+ * sample in range was written before the writer recorded irregular intervals; or the exceptions, or (for rates,
+ * whose runs end where the interval length changes) the lengths, are so many that the sample times to read
+ * approach the samples themselves.
  */
 import type { Queryable } from "../../drivers/types.ts";
 import { bucketOf } from "../metrics/buckets.ts";
@@ -71,8 +71,8 @@ async function changeTimes(db: Queryable, q: GroupedChangeQuery, from: number, s
   const to = q.buckets.end;
   if (spaced) {
     if (spaced.changes) return spaced.changes;
-    // Tuning: rates need runs of one interval length, which buckets spanning several of a live collector's unevenly
-    // spaced intervals never are; the other paths answer without the sequence read first (a jittered week: 8 ms).
+    // Tuning: rates need runs of one interval length, so unevenly spaced intervals make runs of one each and the rows
+    // at their ends are about every sample's; the other paths answer without the sequence read first (a jittered week: 8 ms).
     if (q.rates && q.buckets.width >= 2 * q.intervalSeconds * 1000) return undefined;
   }
   if (q.onlyEven) return undefined;
@@ -92,12 +92,11 @@ async function changeTimes(db: Queryable, q: GroupedChangeQuery, from: number, s
 const askSpacedFirst = (q: GroupedChangeQuery, from: number) => (q.buckets.end - from) / (q.intervalSeconds * 1000) >= DIFFERENCING.evenFirstSamples;
 
 /**
- * The first sample in range and the counted intervals (ending in the window, starting within the borrow limit, not
+ * The first sample in range and the counted intervals (ending in the window, starting at or after `borrowFrom`, not
  * gaps), or undefined where changeTimes is; `spaced`: what readSpaced read, if it was asked.
  */
-async function countedIntervals(db: Queryable, q: GroupedChangeQuery, spaced?: SpacedRead): Promise<{ first: number; intervals: Intervals } | undefined> {
+async function countedIntervals(db: Queryable, q: GroupedChangeQuery, borrowFrom: number, spaced?: SpacedRead): Promise<{ first: number; intervals: Intervals } | undefined> {
   const b = q.buckets;
-  const borrowFrom = b.start - borrowLimitMs(b);
   const read = await changeTimes(db, q, borrowFrom, spaced);
   if (!read) return undefined;
   if ("spacing" in read) return evenIntervals(read, b, q.intervalSeconds * 1000, borrowFrom);
@@ -267,7 +266,7 @@ export async function differencedChanges(db: Queryable, q: GroupedChangeQuery): 
     q.cellsFrom !== undefined && askSpacedFirst(q, borrowFrom)
       ? await readSpaced(db, { ...q, filters }, { from: borrowFrom, to: b.end, cellsFrom: q.cellsFrom }, q.intervalSeconds * 1000, edges)
       : undefined;
-  const counted = await countedIntervals(db, q, spaced);
+  const counted = await countedIntervals(db, q, borrowFrom, spaced);
   if (!counted) return undefined;
   const { first, intervals } = counted;
   if (intervals.length === 0) return { groups: [], allGroups: [], runs: [], steadyGroups: [] };
@@ -307,7 +306,7 @@ export async function differencedChanges(db: Queryable, q: GroupedChangeQuery): 
           rowParams,
         );
 
-  return sumByGroup(q, { first, intervals, byEnd, runs, rows, irregular, applied });
+  return sumByGroup(q, { first, byEnd, runs, rows, irregular, applied });
 }
 
 /**
@@ -317,9 +316,9 @@ export async function differencedChanges(db: Queryable, q: GroupedChangeQuery): 
  */
 function sumByGroup(
   q: GroupedChangeQuery,
-  read: { first: number; intervals: Intervals; byEnd: ReturnType<typeof intervalsByEnd>; runs: Run[]; rows: Row[]; irregular: Row[]; applied: Row[] },
+  read: { first: number; byEnd: ReturnType<typeof intervalsByEnd>; runs: Run[]; rows: Row[]; irregular: Row[]; applied: Row[] },
 ): DifferencedChanges | undefined {
-  const { first, intervals, byEnd, runs, rows, irregular, applied } = read;
+  const { first, byEnd, runs, rows, irregular, applied } = read;
   const keys = q.probe.keys;
   const entityOf = (r: Row) => JSON.stringify(keys.map((k) => r[k]));
   const valuesAt = new Map<string, Map<number, Row>>(); // entity -> sample time -> row
@@ -358,12 +357,6 @@ function sumByGroup(
     const r = lastAtMost(runs.length, (j) => runs[j].to(0), t);
     place.set(t, [r, lastAtMost(runs[r].length, runs[r].to, t)]);
   }
-  const evenlySpaced = (run: Run, from: number, to: number) => {
-    if (intervals.spacing !== undefined) return true;
-    for (let i = from + 1; i < to; i++) if (run.to(i) - run.from(i) !== run.to(from) - run.from(from)) return false;
-    return true;
-  };
-  const uniform = runs.map((run) => evenlySpaced(run, 0, run.length));
 
   for (const entity of keyRow.keys()) {
     const values = valuesAt.get(entity) ?? new Map<number, Row>();
@@ -401,7 +394,6 @@ function sumByGroup(
           if (first && last) {
             present(bucket);
             const span = (run.to(from) - run.from(from)) / 1000;
-            if (q.rates && !uniform[r] && !evenlySpaced(run, from, cut)) return undefined;
             for (const [c, column] of q.columns.entries()) {
               const a = num(first[column]);
               const z = num(last[column]);
