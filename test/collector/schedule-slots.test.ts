@@ -37,6 +37,21 @@ describe("probe slots", () => {
     expect(await done(last, now, seconds)).toBe(expected);
   });
 
+  it("claims a probe in a new slot half an interval after its last run, before a whole interval has passed", async () => {
+    const id = await addConnection(store.db, "next slot");
+    const candidate = { connectionId: id, probe: "pg_stat_database", intervalSeconds: 3600 };
+    const claimed = await store.db.transaction(async (tx) => {
+      // One transaction, one now(): the last run in the hour before this one, between 30 and 60 minutes ago.
+      await tx.query(
+        `INSERT INTO probe_schedule (connection_id, probe_name, last_slot_at)
+         VALUES ($1, $2, least(now() - interval '1800.5 seconds', to_timestamp(floor(date_part('epoch', now()) / 3600) * 3600) - interval '1 millisecond'))`,
+        [id, candidate.probe],
+      );
+      return claimDue(tx, [candidate]);
+    });
+    expect(claimed).toEqual([candidate]);
+  });
+
   it("claims a probe once per slot, and again where a claim lapsed without a finished run", async () => {
     const candidate = { connectionId, probe: "pg_stat_database", intervalSeconds: 3600 };
     // Last finished two hours ago: due.
