@@ -8,28 +8,33 @@ import type { RollupPlan } from "../metrics/rollup-plan.ts";
 import { CHANGE_FACTS, changeCellsTableName, changesTableName, factColumn as fact, probeTable, quoteIdent } from "../probes/ddl.ts";
 import type { ProbeDefinition } from "../probes/types.ts";
 import { spanMsSql } from "./changes-repository.ts";
-import { readRollupBuckets, subtractedFacts } from "./rollup-read.ts";
+import { FIRST_EXTRA_PARAM, readRollupBuckets, subtractedFacts } from "./rollup-read.ts";
 
 const SPAN_MS = spanMsSql("collected_at", "prev_collected_at");
 
-/** The facts of one `__changes` row (one interval). */
-export function intervalFacts(columns: readonly string[]): string[] {
+/**
+ * The facts of one `__changes` row (one interval). With `gapsOver` (an SQL expression, ms), an interval longer
+ * than it counts as no interval and no change, only as one of the `gaps`.
+ */
+export function intervalFacts(columns: readonly string[], gapsOver?: string): string[] {
+  const counted = (fact: string, otherwise = "NULL") => (gapsOver ? `CASE WHEN ${SPAN_MS} <= ${gapsOver} THEN ${fact} ELSE ${otherwise} END` : fact);
   return [
-    "1 AS intervals",
-    `${SPAN_MS} AS max_span_ms`,
+    `${counted("1", "0")} AS intervals`,
+    `${counted(SPAN_MS)} AS max_span_ms`,
     ...columns.flatMap((name) => {
       const c = quoteIdent(name);
-      const ratio = `${c} / ${SPAN_MS}`;
+      const ratio = counted(`${c} / ${SPAN_MS}`);
       return [
-        `(${c} IS NOT NULL)::int AS ${fact(name, "n")}`,
-        `${c} AS ${fact(name, "sum")}`,
+        `${counted(`(${c} IS NOT NULL)::int`, "0")} AS ${fact(name, "n")}`,
+        `${counted(c)} AS ${fact(name, "sum")}`,
         `${ratio} AS ${fact(name, "ratio_sum")}`,
         `${ratio} AS ${fact(name, "ratio_min")}`,
         `${ratio} AS ${fact(name, "ratio_max")}`,
         `${ratio} AS ${fact(name, "ratio_last")}`,
-        `CASE WHEN ${c} IS NOT NULL THEN collected_at END AS ${fact(name, "last_to")}`,
+        `${counted(`CASE WHEN ${c} IS NOT NULL THEN collected_at END`)} AS ${fact(name, "last_to")}`,
       ];
     }),
+    ...(gapsOver ? [`(${SPAN_MS} > ${gapsOver})::int AS gaps`] : []),
   ];
 }
 
@@ -65,24 +70,39 @@ export interface BucketChanges {
   k: number;
   intervals: number;
   maxSpanMs: number;
+  /** Intervals ending in it left out as gaps (BucketChangesQuery's `gaps`). */
+  gaps: number;
   columns: Array<{ n: number; sum: number | null; ratioSum: number; ratioMin: number; ratioMax: number; ratioLast: number }>;
 }
 
+export interface BucketChangesQuery {
+  probe: ProbeDefinition;
+  columns: readonly string[];
+  connectionIds: readonly number[];
+  plan: RollupPlan;
+  /**
+   * Intervals longer than `over` ms are left out, counted as gaps: the cells holding one longer than `readRawOver`
+   * ms (at most `over`) are read from their `__changes` rows.
+   */
+  gaps?: { over: number; readRawOver: number };
+}
+
 /** Per connection, the buckets with intervals ending in them, in bucket order. One statement. */
-export async function fetchBucketChanges(
-  db: Queryable,
-  q: { probe: ProbeDefinition; columns: readonly string[]; connectionIds: readonly number[]; plan: RollupPlan },
-): Promise<Map<number, BucketChanges[]>> {
+export async function fetchBucketChanges(db: Queryable, q: BucketChangesQuery): Promise<Map<number, BucketChanges[]>> {
+  const facts = changeFactColumns(q.columns);
+  const [readRawOver, gapsOver] = [`$${FIRST_EXTRA_PARAM}::float8`, `$${FIRST_EXTRA_PARAM + 1}::float8`];
   const rows = await readRollupBuckets(db, {
     cellsTable: probeTable(changeCellsTableName(q.probe.name)),
-    facts: changeFactColumns(q.columns),
-    merged: mergedChangeFacts(q.columns),
-    subtracted: subtractedChangeFacts(q.columns),
+    facts: [...facts, "gaps"],
+    cellFacts: [...facts.map((f) => `l.${f}`), "0"],
+    merged: [...mergedChangeFacts(q.columns), "sum(gaps)::int AS gaps"],
+    subtracted: [...subtractedChangeFacts(q.columns), "-r.gaps"],
     times: q.columns.map((name) => fact(name, "last_to")),
     mergePerRange: true,
-    rawFacts: `SELECT connection_id, collected_at, ${intervalFacts(q.columns).join(", ")}
+    rawFacts: `SELECT connection_id, collected_at, ${[...intervalFacts(q.columns, q.gaps && gapsOver), ...(q.gaps ? [] : ["0 AS gaps"])].join(", ")}
                  FROM ${probeTable(changesTableName(q.probe.name))}
                 WHERE connection_id = ANY($1::int[]) AND collected_at >= p.lo AND collected_at < p.hi`,
+    ...(q.gaps && { readRawIf: `l.max_span_ms > ${readRawOver}`, params: [q.gaps.readRawOver, q.gaps.over] }),
     connectionIds: q.connectionIds,
     plan: q.plan,
   });
@@ -93,6 +113,7 @@ export async function fetchBucketChanges(
       k: row.k,
       intervals: row.intervals as number,
       maxSpanMs: row.max_span_ms as number,
+      gaps: row.gaps as number,
       columns: q.columns.map((name) => ({
         n: value(name, "n") ?? 0,
         sum: value(name, "sum"),

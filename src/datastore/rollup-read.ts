@@ -38,6 +38,11 @@ export interface RollupRead {
    * Required when the plan has such ranges.
    */
   subtracted?: readonly string[];
+  /**
+   * A condition on a cell (`l`) under which it is read from raw rows instead: its range, as the plan reads it, in
+   * its bucket (a cell holding a gap, whose facts cannot leave it out). Not with a key.
+   */
+  readRawIf?: string;
 }
 
 /**
@@ -101,28 +106,45 @@ export async function readRollupBuckets(db: Queryable, q: RollupRead): Promise<B
     : [q.rawFacts, "r.collected_at < p.split"];
   const subtracting = raw.some((r) => r.minus !== undefined || r.minusAfter !== undefined);
   if (subtracting && q.subtracted?.length !== q.facts.length) throw new Error("a plan that subtracts raw ranges from cells needs each fact's subtracted form");
+  if (q.readRawIf && q.key) throw new Error("cells read raw would read every entity's rows of their range");
   const facts = q.facts.map((f, i) => (subtracting ? `CASE WHEN s.plus THEN r.${f} ELSE ${q.subtracted![i]} END` : `r.${f}`));
+  const cellsWhere = ["l.connection_id = ANY($1::int[]) AND l.cell_start >= $8::timestamptz AND l.cell_start < $9::timestamptz", ...(q.cellsWhere ?? [])];
+  const planCells = `${q.cellsTable} l
+           JOIN unnest($2::int[], $3::timestamptz[], $4::int[], $14::int[], $15::int[]) AS p(level_seconds, cell_start, k, part_from, part_to)
+             ON l.level_seconds = p.level_seconds AND l.cell_start = p.cell_start`;
+  const plannedRanges = "unnest($5::timestamptz[], $6::timestamptz[], $7::int[], $10::timestamptz[], $11::int[], $12::int[], $13::int[]) AS p(lo, hi, k, split, k_after, minus, minus_after)";
+  // Ranges of the plan (every connection's rows) and, read raw, of the cells that satisfy readRawIf (their connection's):
+  // those found first, each then looked up in the plan (the plan's cells unnested for the few, not joined with all).
+  const bound = (part: string) => `p.cell_start + make_interval(secs => ${part} * p.level_seconds / ${HOUR_PARTS}.0)`;
+  const ranges = q.readRawIf
+    ? `(SELECT NULL::int AS id, * FROM ${plannedRanges}
+         UNION ALL
+         SELECT l.connection_id, ${bound("p.part_from")}, ${bound("p.part_to")}, p.k, ${bound("p.part_to")}, p.k, NULL, NULL
+           FROM ${q.cellsTable} l
+           CROSS JOIN LATERAL (SELECT * FROM unnest($2::int[], $3::timestamptz[], $4::int[], $14::int[], $15::int[]) AS p(level_seconds, cell_start, k, part_from, part_to)
+                                WHERE p.level_seconds = l.level_seconds AND p.cell_start = l.cell_start OFFSET 0) p
+          WHERE ${[...cellsWhere, `(${q.readRawIf})`].join(" AND ")}) AS p`
+    : plannedRanges;
+  const rawWhere = [...(subtracting ? ["s.k IS NOT NULL"] : []), ...(q.readRawIf ? ["(p.id IS NULL OR r.connection_id = p.id)"] : [])];
   return db.query<BucketRow>(
     `SELECT ${by}, ${returnedFacts(q.facts, q.times ?? [], "m").join(", ")} FROM (
      SELECT ${by}, ${q.merged.join(", ")}
        FROM (
          SELECT l.connection_id,${key("l")} p.k, ${q.facts.map((f, i) => (q.cellFacts ? `${q.cellFacts[i]} AS ${f}` : `l.${f}`)).join(", ")}
-           FROM ${q.cellsTable} l
-           JOIN unnest($2::int[], $3::timestamptz[], $4::int[], $14::int[], $15::int[]) AS p(level_seconds, cell_start, k, part_from, part_to)
-             ON l.level_seconds = p.level_seconds AND l.cell_start = p.cell_start
-          WHERE ${["l.connection_id = ANY($1::int[]) AND l.cell_start >= $8::timestamptz AND l.cell_start < $9::timestamptz", ...(q.cellsWhere ?? [])].join(" AND ")}
+           FROM ${planCells}
+          WHERE ${[...cellsWhere, ...(q.readRawIf ? [`NOT (${q.readRawIf})`] : [])].join(" AND ")}
          UNION ALL
          -- One index range scan per raw range (a join would compare every range with every row).
          SELECT r.connection_id,${key("r")} ${subtracting ? "s.k" : `CASE WHEN ${early} THEN p.k ELSE p.k_after END`}, ${facts.join(", ")}
-           FROM unnest($5::timestamptz[], $6::timestamptz[], $7::int[], $10::timestamptz[], $11::int[], $12::int[], $13::int[]) AS p(lo, hi, k, split, k_after, minus, minus_after)
+           FROM ${ranges}
            CROSS JOIN LATERAL (${rawPart}) r${
              subtracting
                ? `
            -- Each row once for its own bucket, and again, subtracted, for the bucket that reads the cell around it.
-           CROSS JOIN LATERAL (VALUES (CASE WHEN ${early} THEN p.k ELSE p.k_after END, true), (CASE WHEN ${early} THEN p.minus ELSE p.minus_after END, false)) AS s(k, plus)
-          WHERE s.k IS NOT NULL`
+           CROSS JOIN LATERAL (VALUES (CASE WHEN ${early} THEN p.k ELSE p.k_after END, true), (CASE WHEN ${early} THEN p.minus ELSE p.minus_after END, false)) AS s(k, plus)`
                : ""
-           }
+           }${rawWhere.length ? `
+          WHERE ${rawWhere.join(" AND ")}` : ""}
        ) parts
       GROUP BY ${by}) m${q.key ? "" : ` ORDER BY ${by}`}`,
     [

@@ -1,10 +1,14 @@
 /**
  * Counter metrics (`_per_sec`, `_pct`, `_sessions`, `_delta`) of long windows from time rollups of the
  * per-sample changes: whole cells inside each bucket, `__changes` rows for the rest (rollup-plan.ts), merged in
- * the datastore into one set of facts per bucket. Taken only where the pipeline's gap rule cannot matter: no
- * interval ending in the window is longer than three collection intervals (so none is a gap, whatever spacing
- * the pipeline judges by, and the first starts within the borrow limit) or than a bucket (so no bucket lies
- * wholly inside one). Sums and averages of rates agree with the pipeline up to floating-point rounding.
+ * the datastore into one set of facts per bucket. Taken only where the pipeline's gap rule is known to hold:
+ * - every interval counted is at most `safe` long, three collection intervals or a bucket if shorter (so none is
+ *   a gap, whatever spacing the pipeline judges by, the first starts within the borrow limit, and no bucket lies
+ *   wholly inside one);
+ * - the longer ones, left out as gaps, are longer than three times the larger of the interval and `safe`, and
+ *   fewer than the counted ones less one: so at most `safe` is the median spacing the pipeline judges gaps by,
+ *   and they are gaps by its rule too (a collector stopped for a while). Cells holding one are read raw.
+ * Sums and averages of rates agree with the pipeline up to floating-point rounding.
  */
 import type { Queryable } from "../../drivers/types.ts";
 import { type BucketChanges, fetchBucketChanges } from "../datastore/change-cells.ts";
@@ -50,9 +54,15 @@ export async function seriesFromChangeCells(db: Queryable, q: RollupQuery): Prom
   const plan = connectionPlanFor(q);
   if (!plan) return answered;
   const columns = [...new Set(candidates.map((m) => m.metric))];
-  const facts = await fetchBucketChanges(db, { probe: q.probe, columns, connectionIds: q.connectionIds, plan });
-  const longest = longestSafeIntervalMs(q.intervalSeconds, q.buckets);
-  if ([...facts.values()].some((buckets) => buckets.some((b) => b.maxSpanMs > longest))) return answered;
+  const safe = longestSafeIntervalMs(q.intervalSeconds, q.buckets);
+  const gaps = { over: GAP_INTERVALS * Math.max(q.intervalSeconds * 1000, safe), readRawOver: safe };
+  const facts = await fetchBucketChanges(db, { probe: q.probe, columns, connectionIds: q.connectionIds, plan, gaps });
+  for (const buckets of facts.values()) {
+    if (buckets.some((b) => b.maxSpanMs > safe)) return answered;
+    const counted = buckets.reduce((sum, b) => sum + b.intervals, 0);
+    const left = buckets.reduce((sum, b) => sum + b.gaps, 0);
+    if (left > 0 && counted <= left + 1) return answered;
+  }
   for (const m of candidates) {
     const perConnection = new Map<number, Array<number | null>>();
     for (const id of q.connectionIds) {

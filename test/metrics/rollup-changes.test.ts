@@ -6,6 +6,7 @@ const bucket = (intervals: number, column: { n: number; sum: number | null; rati
   k: 0,
   intervals,
   maxSpanMs: 60_000,
+  gaps: 0,
   columns: [{ ratioSum: Number.NaN, ratioMin: Number.NaN, ratioMax: Number.NaN, ratioLast: Number.NaN, ...column }],
 });
 

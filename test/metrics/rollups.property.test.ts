@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openPg } from "../../drivers/pg.ts";
 import { writeSamples } from "../../src/collector/sample-writer.ts";
 import { fetchSampleRows } from "../../src/datastore/samples-repository.ts";
-import { AGGREGATIONS } from "../../src/metrics/aggregate.ts";
+import { AGGREGATIONS, type Aggregation } from "../../src/metrics/aggregate.ts";
 import { layoutBuckets } from "../../src/metrics/buckets.ts";
 import { seriesOfOneEntity } from "../../src/metrics/rollup-entities.ts";
 import { rollupPlanFor } from "../../src/metrics/rollup-plan.ts";
@@ -128,32 +128,62 @@ describe("time rollups give the pipeline's answers for raw columns and counter m
     expect(gapAnswer[0]).toBe(359 % 17);
   });
 
-  it("answers counter rates from the change cells when no interval is a gap, and from the stored changes when one is", async () => {
-    const connectionId = await addConnection(store.db, "rollups-rates");
+  describe("counter rates around a stopped collector", () => {
     const minute = 60_000;
-    // Twelve hours a minute apart, commits rising by a varying amount; then, after a 20-minute gap, two more hours.
-    const times = [...Array.from({ length: 720 }, (_, i) => T0 + i * minute), ...Array.from({ length: 120 }, (_, i) => T0 + 740 * minute + i * minute)];
-    let commits = 0;
-    const rows = times.map((t, i) => ({ collected_at: new Date(t).toISOString(), database_name: "a", xact_commit: (commits += 100 + ((i * 37) % 90)) }));
-    await writeShuffled(store, random(2), connectionId, "pg_stat_database", rows, 60);
-    const probe = findProbe("pg_stat_database")!;
+    const probe = () => findProbe("pg_stat_database")!;
     const metrics = "xact_commit_per_sec,xact_commit_delta";
-    const query = (end: number) => runMetricsQuery(store.db, { probeName: "pg_stat_database", connectionIds: [connectionId], window: { start: T0, end }, buckets: 6, aggregation: "avg", metrics });
-    const expected = async (end: number) => {
+    /** Twelve hours a minute apart (the interval is 30 s), commits rising by a varying amount; then, after `gap` minutes without samples, two more hours. */
+    async function stoppedHistory(name: string, gap: number, every = 1) {
+      const connectionId = await addConnection(store.db, name);
+      const times = [...Array.from({ length: 720 / every }, (_, i) => T0 + i * every * minute), ...Array.from({ length: 120 / every }, (_, i) => T0 + (720 + gap + i * every) * minute)];
+      let commits = 0;
+      const rows = times.map((t, i) => ({ collected_at: new Date(t).toISOString(), database_name: "a", xact_commit: (commits += 100 + ((i * 37) % 90)) }));
+      await writeShuffled(store, random(2), connectionId, "pg_stat_database", rows, 60);
+      return { connectionId, end: times[times.length - 1] };
+    }
+    const values = async (connectionId: number, end: number, aggregation = "avg") =>
+      (await runMetricsQuery(store.db, { probeName: "pg_stat_database", connectionIds: [connectionId], window: { start: T0, end }, buckets: 6, aggregation, metrics })).series.map((x) => x.data.map((p) => p.value));
+    const expected = async (connectionId: number, end: number, aggregation: Aggregation = "avg") => {
       const buckets = layoutBuckets(T0, end, INTERVAL, 6);
-      const raw = await fetchSampleRows(store.db, { probe, connectionIds: [connectionId], from: T0 - borrowLimitMs(buckets), to: end, columns: ["xact_commit", "stats_reset"], filters: {} });
-      return computeSeries({ probe, metrics: parseMetricList(metrics, probe), samples: groupSamples(probe, raw), buckets, intervalSeconds: INTERVAL, aggregation: "avg" });
+      const raw = await fetchSampleRows(store.db, { probe: probe(), connectionIds: [connectionId], from: T0 - borrowLimitMs(buckets), to: end, columns: ["xact_commit", "stats_reset"], filters: {} });
+      return computeSeries({ probe: probe(), metrics: parseMetricList(metrics, probe()), samples: groupSamples(probe(), raw), buckets, intervalSeconds: INTERVAL, aggregation });
     };
-    const values = async (end: number) => (await query(end)).series.map((x) => x.data.map((p) => p.value));
-    const steadyEnd = T0 + 719 * minute;
-    const gappyEnd = T0 + 859 * minute;
-    const steady = await values(steadyEnd);
-    expect(roundedLike(steady, await expected(steadyEnd))).toEqual(await expected(steadyEnd));
-    expect(roundedLike(await values(gappyEnd), await expected(gappyEnd))).toEqual(await expected(gappyEnd));
-    // Corrupt every cell: the steady window's answer moves (it came from the cells), the gappy one's does not.
-    await store.db.query(`UPDATE metrics.pg_stat_database__change_cells SET "xact_commit:ratio_sum" = "xact_commit:ratio_sum" * 2 WHERE connection_id = $1`, [connectionId]);
-    expect((await values(steadyEnd))[0][1]).not.toBeCloseTo(steady[0][1] as number, 3);
-    expect(roundedLike(await values(gappyEnd), await expected(gappyEnd))).toEqual(await expected(gappyEnd));
+    /** Doubles the stored rate facts of the connection's cells, all of them or only those holding an interval longer than `longerThan` ms. */
+    const corrupt = (connectionId: number, longerThan = 0) =>
+      store.db.query(`UPDATE metrics.pg_stat_database__change_cells SET "xact_commit:ratio_sum" = "xact_commit:ratio_sum" * 2, "xact_commit:ratio_max" = "xact_commit:ratio_max" * 2 WHERE connection_id = $1 AND max_span_ms > $2`, [connectionId, longerThan]);
+
+    it("are read from the change cells where no interval is long, and where one is a gap, reading its cells from the stored changes", async () => {
+      const steady = await stoppedHistory("rates-steady", 0);
+      const gappy = await stoppedHistory("rates-gap", 20); // a 21-minute interval: a gap by any median the cells allow (at most 90 s)
+      for (const aggregation of ["avg", "max"] as const) {
+        for (const { connectionId, end } of [steady, gappy]) expect(roundedLike(await values(connectionId, end, aggregation), await expected(connectionId, end, aggregation))).toEqual(await expected(connectionId, end, aggregation));
+      }
+      const before = await values(gappy.connectionId, gappy.end);
+      // The cells holding the gap are not what answered...
+      await corrupt(gappy.connectionId, 3 * minute);
+      expect(roundedLike(await values(gappy.connectionId, gappy.end), before)).toEqual(before);
+      // ...the others are, as for the steady history.
+      for (const { connectionId, end } of [steady, gappy]) {
+        const was = await values(connectionId, end);
+        await corrupt(connectionId);
+        expect((await values(connectionId, end))[0][1]).not.toBeCloseTo(was[0][1] as number, 3);
+      }
+    });
+
+    it("are read from the stored changes where a long interval may not be a gap: a few missed rounds, or samples sparser than the interval", async () => {
+      // A four-minute interval: a gap by these samples' median (a minute), not by every median the cells allow (up
+      // to three collection intervals, 90 s: gaps are then over 270 s).
+      const missed = await stoppedHistory("rates-missed", 3);
+      // Every ten minutes under a 30-second interval: the median spacing is ten minutes, and no interval is a gap.
+      const sparse = await stoppedHistory("rates-sparse", 0, 10);
+      for (const { connectionId, end } of [missed, sparse]) {
+        const want = await expected(connectionId, end);
+        expect(roundedLike(await values(connectionId, end), want)).toEqual(want);
+        await corrupt(connectionId);
+        expect(roundedLike(await values(connectionId, end), want)).toEqual(want);
+      }
+      expect((await expected(sparse.connectionId, sparse.end))[0].some((v) => v !== null)).toBe(true);
+    });
   });
 
   it("stays exact when two writers (say an import beside the collector) write one connection's samples at once", async () => {

@@ -27,7 +27,8 @@ import { migration as entityGaugeParts } from "./0026_entity_gauge_parts.ts";
 import { migration as uncheckedChanges } from "./0027_unchecked_changes.ts";
 import { migration as entityCellsByEntity } from "./0028_entity_cells_by_entity.ts";
 import { migration as probeSlots } from "./0029_probe_slots.ts";
+import { migration as changeCellsByLongest } from "./0030_change_cells_by_longest.ts";
 import type { Migration } from "./types.ts";
 
 /** Every migration, in order. Append new ones; never edit one that has shipped. */
-export const MIGRATIONS: readonly Migration[] = [foundation, probeCatalogue, sampleChanges, auth, estate, collector, security, alerting, liveLogin, blackouts, timelineProbes, notifications, listConnectionsTool, metricsSummaryTools, replicationTopology, statementWal, irregularIntervals, llmTokenUsage, conversations, memories, overviewSummaries, anomalyReviews, levelRollups, entityCells, entityGauges, entityGaugeParts, uncheckedChanges, entityCellsByEntity, probeSlots];
+export const MIGRATIONS: readonly Migration[] = [foundation, probeCatalogue, sampleChanges, auth, estate, collector, security, alerting, liveLogin, blackouts, timelineProbes, notifications, listConnectionsTool, metricsSummaryTools, replicationTopology, statementWal, irregularIntervals, llmTokenUsage, conversations, memories, overviewSummaries, anomalyReviews, levelRollups, entityCells, entityGauges, entityGaugeParts, uncheckedChanges, entityCellsByEntity, probeSlots, changeCellsByLongest];
