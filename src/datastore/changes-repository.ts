@@ -70,17 +70,27 @@ export async function sampleSpacings(
 /**
  * The connection's changes ending in [$2, $3] counted, and their longest interval, without reading each one: whole
  * hours [$4, $5) from the hourly change cells, the changes of the rest (`id`: the connection; $4 = $5 when no
- * whole hour is read). Two lateral joins, `w` (cells) and `r` (rows), each giving `changes` and `longest`.
+ * whole hour is read). Two lateral joins, `w` (cells) and `r` (rows), each giving `changes` and `longest`; with
+ * `longerThan` (an SQL expression, ms), `r` also gives `longer`, the changes longer than it, and so does a third,
+ * `y`, for the whole hours: from the few whose cells hold one (found by index, migration 30).
  */
-function countedChangesSql(probe: ProbeDefinition): string {
+function countedChangesSql(probe: ProbeDefinition, longerThan?: string): string {
   const changes = probeTable(changesTableName(probe.name));
+  const cells = probeTable(changeCellsTableName(probe.name));
   const span = spanMsSql("c.collected_at", "c.prev_collected_at");
-  return `CROSS JOIN LATERAL (SELECT sum(intervals)::int AS changes, max(max_span_ms) AS longest FROM ${probeTable(changeCellsTableName(probe.name))}
+  const longer = longerThan
+    ? `
+       CROSS JOIN LATERAL (SELECT count(*)::int AS longer FROM ${cells} l JOIN ${changes} c
+                             ON c.connection_id = id AND c.collected_at >= l.cell_start AND c.collected_at < l.cell_start + interval '1 hour'
+                            WHERE l.connection_id = id AND l.level_seconds = 3600 AND l.cell_start >= $4::timestamptz AND l.cell_start < $5::timestamptz
+                              AND l.max_span_ms > ${longerThan} AND ${span} > ${longerThan}) y`
+    : "";
+  return `CROSS JOIN LATERAL (SELECT sum(intervals)::int AS changes, max(max_span_ms) AS longest FROM ${cells}
                             WHERE connection_id = id AND level_seconds = 3600 AND cell_start >= $4::timestamptz AND cell_start < $5::timestamptz) w
-       CROSS JOIN LATERAL (SELECT count(*)::int AS changes, max(span) AS longest FROM (
+       CROSS JOIN LATERAL (SELECT count(*)::int AS changes, max(span) AS longest${longerThan ? `, count(*) FILTER (WHERE span > ${longerThan})::int AS longer` : ""} FROM (
                              SELECT ${span} AS span FROM ${changes} c WHERE c.connection_id = id AND c.collected_at >= $2::timestamptz AND c.collected_at < $4::timestamptz
                              UNION ALL
-                             SELECT ${span} FROM ${changes} c WHERE c.connection_id = id AND c.collected_at >= $5::timestamptz AND c.collected_at <= $3::timestamptz) x) r`;
+                             SELECT ${span} FROM ${changes} c WHERE c.connection_id = id AND c.collected_at >= $5::timestamptz AND c.collected_at <= $3::timestamptz) x) r${longer}`;
 }
 
 /** countedChangesSql's parameters $2..$5 for [from, to] with cells complete from `cellsFrom`. */
@@ -92,31 +102,48 @@ function countedChangesParams(from: number, to: number, cellsFrom: number): stri
 }
 
 /**
- * Per connection, as sampleSpacings counts them, its samples in [from, to], and the longest spacing of an interval
- * ending there (an upper bound of the median, null without one), without reading every recorded change: whole
- * hours from the hourly change cells (complete from `cellsFrom`), the changes of the rest, and the earliest change
- * in range for the connection's first sample. One statement, a few hundred rows over a month.
+ * What sampleBounds tells of a connection's samples in a window: how many (as sampleSpacings counts them), how many
+ * intervals end there, the longest of those (null without one) and how many are longer than the collection interval.
+ */
+export interface SpacingBounds {
+  samples: number;
+  intervals: number;
+  longest: number | null;
+  longer: number;
+}
+
+/**
+ * Per connection with samples in [from, to], its SpacingBounds, without reading every recorded change: whole hours
+ * from the hourly change cells (complete from `cellsFrom`), the changes of the rest, and the earliest change in
+ * range for the connection's first sample. One statement, a few hundred rows over a month.
  */
 export async function sampleBounds(
   db: Queryable,
   probe: ProbeDefinition,
   connectionIds: readonly number[],
-  from: number,
-  to: number,
-  cellsFrom: number,
-): Promise<Map<number, { samples: number; longest: number | null }>> {
+  window: { from: number; to: number; cellsFrom: number; intervalMs: number },
+): Promise<Map<number, SpacingBounds>> {
   const changes = probeTable(changesTableName(probe.name));
-  const rows = await db.query<{ connection_id: number; samples: number; longest: number | null }>(
+  const rows = await db.query<SpacingBounds & { connection_id: number }>(
     `SELECT id AS connection_id, (r.changes + coalesce(w.changes, 0) + (f.first_previous >= $2::timestamptz AND NOT EXISTS (
               SELECT 1 FROM ${changes} c0 WHERE c0.connection_id = id AND c0.collected_at = f.first_previous))::int)::int AS samples,
-            greatest(r.longest, w.longest) AS longest
+            (r.changes + coalesce(w.changes, 0))::int AS intervals, greatest(r.longest, w.longest) AS longest, (r.longer + y.longer)::int AS longer
        FROM unnest($1::int[]) AS id
-       ${countedChangesSql(probe)}
+       ${countedChangesSql(probe, "$6::float8")}
        CROSS JOIN LATERAL (SELECT c.prev_collected_at AS first_previous FROM ${changes} c
                             WHERE c.connection_id = id AND c.collected_at >= $2::timestamptz AND c.collected_at <= $3::timestamptz ORDER BY c.collected_at LIMIT 1) f`,
-    [connectionIds, ...countedChangesParams(from, to, cellsFrom)],
+    [connectionIds, ...countedChangesParams(window.from, window.to, window.cellsFrom), window.intervalMs],
   );
-  return new Map(rows.map((r) => [r.connection_id, { samples: r.samples, longest: r.longest }]));
+  return new Map(rows.map(({ connection_id, ...bounds }) => [connection_id, bounds]));
+}
+
+/**
+ * The judged interval (DESIGN.md decision 6) where the bounds tell it: the collection interval, where more than
+ * half of the intervals starting in the window are no longer (so is the median); undefined otherwise.
+ */
+export function judgedFromBounds(bounds: SpacingBounds, intervalMs: number): number | undefined {
+  // Of the intervals ending in the window, all but perhaps the first start in it.
+  return bounds.intervals > 2 * bounds.longer + 2 ? intervalMs : undefined;
 }
 
 /** Changes that are every one `spacing` ms long: the i-th (from 0) ends at `first + i * spacing`. */

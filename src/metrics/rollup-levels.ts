@@ -7,7 +7,7 @@
  */
 import type { Queryable } from "../../drivers/types.ts";
 import { fetchBucketLevels } from "../datastore/level-rollups.ts";
-import { sampleBounds, sampleSpacings } from "../datastore/changes-repository.ts";
+import { judgedFromBounds, sampleBounds, sampleSpacings } from "../datastore/changes-repository.ts";
 import { cumulativeColumns, levelColumns } from "../probes/ddl.ts";
 import type { ProbeDefinition } from "../probes/types.ts";
 import type { Aggregation } from "./aggregate.ts";
@@ -45,8 +45,10 @@ export interface Spacing {
 
 /**
  * Per connection, its samples in the window (counted alike by both reads) and the judged interval: at most the
- * longest spacing there (sampleBounds: the change cells for whole hours), exactly by the median (sampleSpacings:
- * every recorded change). Each read once, when first asked; undefined for a probe without recorded changes.
+ * longest spacing there (sampleBounds: the change cells for whole hours), exactly the collection interval where
+ * those bounds show few intervals longer than it (a collector stopped a while), else by the median
+ * (sampleSpacings: every recorded change). Each read once, when first asked; undefined for a probe without
+ * recorded changes.
  */
 export function connectionSpacing(
   db: Queryable,
@@ -55,16 +57,23 @@ export function connectionSpacing(
   let bounds: ReturnType<typeof sampleBounds> | undefined;
   let spacings: ReturnType<typeof sampleSpacings> | undefined;
   const recorded = cumulativeColumns(q.probe).length > 0;
-  const judged = (spacing: number | null | undefined) => Math.max(q.intervalSeconds * 1000, spacing ?? 0);
+  const intervalMs = q.intervalSeconds * 1000;
+  const judged = (spacing: number | null | undefined) => Math.max(intervalMs, spacing ?? 0);
+  const boundsOf = async (id: number) => {
+    bounds ??= sampleBounds(db, q.probe, q.connectionIds, { from: q.buckets.start, to: q.buckets.end, cellsFrom: q.levelsFrom, intervalMs });
+    return (await bounds).get(id);
+  };
   return (id) => ({
     atMost: async () => {
       if (!recorded) return undefined;
-      bounds ??= sampleBounds(db, q.probe, q.connectionIds, q.buckets.start, q.buckets.end, q.levelsFrom);
-      const found = (await bounds).get(id);
+      const found = await boundsOf(id);
       return { samples: found?.samples ?? 0, judged: judged(found?.longest) };
     },
     exactly: async () => {
       if (!recorded) return undefined;
+      const known = await boundsOf(id);
+      const byBounds = known && judgedFromBounds(known, intervalMs);
+      if (known && byBounds !== undefined) return { samples: known.samples, judged: byBounds };
       spacings ??= sampleSpacings(db, q.probe, q.connectionIds, q.buckets.start, q.buckets.end);
       const found = (await spacings).get(id);
       return { samples: found?.samples ?? 0, judged: judged(found?.median) };

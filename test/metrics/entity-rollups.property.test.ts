@@ -336,7 +336,7 @@ describe("entity cells give the pipeline's per-entity counter series", () => {
     expect(await counts(at(3) + 1, at(4) - 1)).toEqual({});
   });
 
-  it("bounds a connection's spacing from the change cells of whole hours and the changes of the rest, counting its samples as sampleSpacings does", async () => {
+  it("bounds a connection's spacing from the change cells of whole hours and the changes of the rest, counting its samples as sampleSpacings does and its intervals longer than the collection interval", async () => {
     const connectionId = await addConnection(store.db, "sample-bounds");
     const t0 = Date.parse("2026-03-14T00:00:00Z");
     // Five hours a minute apart from 00:30, but for a 7-minute gap in the third hour (before 02:50) and a 3-minute one
@@ -345,8 +345,8 @@ describe("entity cells give the pipeline's per-entity counter series", () => {
     for (let t = t0 + 30 * 60_000; t <= t0 + 5 * HOUR + 25 * 60_000; t += 60_000) if (!(t > t0 + 2 * HOUR + 43 * 60_000 && t < t0 + 2 * HOUR + 50 * 60_000) && !(t > t0 + 5 * HOUR + 7 * 60_000 && t < t0 + 5 * HOUR + 10 * 60_000)) times.push(t);
     await writeShuffled(store, random(8), connectionId, "pg_stat_database", times.map((t, i) => ({ collected_at: new Date(t).toISOString(), database_name: "a", xact_commit: i, numbackends: i })), 25);
     const probe = findProbe("pg_stat_database")!;
-    const bounds = async (from: number, to: number, cellsFrom = Number.NEGATIVE_INFINITY) => (await sampleBounds(store.db, probe, [connectionId], from, to, cellsFrom)).get(connectionId);
-    const longestIn = (from: number, to: number) => Math.max(...times.slice(1).map((t, i) => (t >= from && t <= to ? t - times[i] : 0)));
+    const bounds = async (from: number, to: number, cellsFrom = Number.NEGATIVE_INFINITY) => (await sampleBounds(store.db, probe, [connectionId], { from, to, cellsFrom, intervalMs: 60_000 })).get(connectionId);
+    const spansEndingIn = (from: number, to: number) => times.slice(1).flatMap((t, i) => (t >= from && t <= to ? [t - times[i]] : []));
     for (const [from, to] of [
       [t0, t0 + 6 * HOUR], // every sample, the first included
       [t0 + HOUR + 1, t0 + 4 * HOUR - 1], // whole hours 02:00-03:00 and raw edges
@@ -355,7 +355,9 @@ describe("entity cells give the pipeline's per-entity counter series", () => {
     ]) {
       const spacings = (await sampleSpacings(store.db, probe, [connectionId], from, to)).get(connectionId)!;
       for (const cellsFrom of [Number.NEGATIVE_INFINITY, t0 + 3 * HOUR]) {
-        expect({ from, cellsFrom, ...(await bounds(from, to, cellsFrom)) }).toEqual({ from, cellsFrom, samples: spacings.samples, longest: longestIn(from, to) });
+        const spans = spansEndingIn(from, to);
+        const want = { samples: spacings.samples, intervals: spans.length, longest: Math.max(...spans), longer: spans.filter((span) => span > 60_000).length };
+        expect({ from, cellsFrom, ...(await bounds(from, to, cellsFrom)) }).toEqual({ from, cellsFrom, ...want });
       }
     }
     expect(await bounds(t0 + 6 * HOUR, t0 + 7 * HOUR)).toBeUndefined();
