@@ -17,13 +17,12 @@ export const DIFFERENCED_FORMS = new Set<MetricRequest["form"]>(["per_sec", "del
  * difference. Narrower buckets hold a few intervals each, so the rows at run ends are a third or more of every
  * sample's: the raw rows answer in one statement, where reading by difference takes three (lab, 6 hours of 20
  * databases in 144-second buckets: 17.5 ms by difference, 14.6 ms raw; 12 hours in 288-second buckets: 24 ms by
- * difference, 31 ms raw). A few such buckets (16 or fewer) are still read by difference, as the datastore's own
- * rule for buckets of one interval has it (differenced-changes.ts).
+ * difference, 31 ms raw; an hour of 5-minute samples in 12 buckets: a dozen rows each way).
  */
-const NARROW_BUCKET_INTERVALS = 3;
+export const NARROW_BUCKETS = { intervals: 3 };
 
-/** Whether a metrics query reads counter series by difference over these buckets (NARROW_BUCKET_INTERVALS). */
-export const wideEnoughToDifference = (b: Buckets, intervalSeconds: number): boolean => b.n <= 16 || b.width > NARROW_BUCKET_INTERVALS * intervalSeconds * 1000;
+/** Whether a metrics query reads counter series by difference over these buckets (NARROW_BUCKETS). */
+export const wideEnoughToDifference = (b: Buckets, intervalSeconds: number): boolean => b.width > NARROW_BUCKETS.intervals * intervalSeconds * 1000;
 
 /** What both readers take besides their own: the probe, the buckets, and how the changes may be read. */
 type DifferencedOptions = Pick<GroupedChangeQuery, "probe" | "buckets" | "intervalSeconds" | "cellsFrom" | "onlyEven">;

@@ -1,0 +1,129 @@
+/**
+ * Datastore statements per metrics request, counted through the driver interface over every shape a dashboard
+ * asks for, so that they cannot silently grow back: the preset windows of a week's history one sample a minute
+ * (as the collector writes it, a round missed or late now and then; with the collector stopped a while; a
+ * connection added hours ago; unevenly spaced samples), counters and gauges, summed, grouped and filtered,
+ * averaged and at their maximum. With the connection's context cached, each costs one data statement, but for
+ * the shapes listed in `allowed`, each with the reason it costs more.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Driver } from "../../drivers/types.ts";
+import { writeSamples } from "../../src/collector/sample-writer.ts";
+import { resolveConfig } from "../../src/config.ts";
+import { testApp } from "../support/app.ts";
+import { userWithToken } from "../support/auth.ts";
+import { addConnection, migratedDatastore, type TestDatastore } from "../support/datastore.ts";
+
+const MINUTE = 60_000;
+const SAMPLES = 8 * 24 * 60;
+
+/** Each history: sample i's offset from its minute (ms), or undefined where there is no sample. */
+const HISTORIES = {
+  collector: (i: number) => (i % 2000 === 1000 ? undefined : i % 5000 === 2500 ? 5000 : 0),
+  stopped: (i: number) => (inRange(SAMPLES - i, 180, 270) || inRange(SAMPLES - i, 3000, 3100) ? undefined : 0),
+  added: (i: number) => (SAMPLES - i > 300 ? undefined : 0),
+  uneven: (i: number) => (i * 7919) % 900,
+} satisfies Record<string, (i: number) => number | undefined>;
+type History = keyof typeof HISTORIES;
+const inRange = (x: number, lo: number, hi: number) => x > lo && x < hi;
+
+const METRICS = ["xact_commit_per_sec", "xact_commit_delta", "numbackends", "xact_commit"] as const;
+const WINDOWS = ["1h", "6h", "24h", "7d"] as const;
+const NARROWED = ["", "&group_by=database_name", "&database_name=app"] as const;
+const AGGREGATIONS = ["avg", "max"] as const;
+interface Shape {
+  history: History;
+  metric: (typeof METRICS)[number];
+  window: (typeof WINDOWS)[number];
+  narrowed: (typeof NARROWED)[number];
+  aggregation: (typeof AGGREGATIONS)[number];
+}
+
+/** The data statements a shape may cost, where more than one, and why. */
+function allowed(s: Shape): number {
+  const level = s.metric === "numbackends" || s.metric === "xact_commit";
+  const change = !level;
+  // Level metrics read from rollups: unfiltered and grouped over long windows (a day's groups too), and a filtered
+  // gauge averaged over a week (a filter's other level reads are of its raw rows).
+  const fromRollups =
+    level && (s.narrowed === "&database_name=app" ? s.metric === "numbackends" && s.aggregation === "avg" && s.window === "7d" : s.window === "7d" || (s.window === "24h" && s.narrowed !== ""));
+  // The collector stopped for 90 minutes: buckets without samples, whose repeats are judged by the spacing of the
+  // samples, read from the change cells' bounds (metrics/rollup-levels.ts).
+  if (s.history === "stopped" && fromRollups) return 2;
+  // A connection added five hours ago: the first bucket of a long window has no sample, so the rollups cannot tell
+  // what the pipeline carries into it, and the rows are read.
+  if (s.history === "added" && fromRollups) return 2;
+  // Unevenly spaced samples (an import, a clock that drifts): the spacing facts read first for an entity's counters
+  // show them so, and the entity cells or raw rows answer; a delta's runs are also read by their sequence.
+  if (s.history === "uneven" && change && s.narrowed && (s.window === "24h" || s.window === "7d") && s.aggregation === "avg") return s.metric === "xact_commit_delta" ? 4 : 2;
+  return 1;
+}
+
+function counting(db: Driver) {
+  const statements: string[] = [];
+  const driver: Driver = {
+    kind: db.kind,
+    query: (sql, params) => (statements.push(sql), db.query(sql, params)),
+    transaction: (work) => db.transaction((tx) => work({ query: (sql, params) => (statements.push(sql), tx.query(sql, params)) })),
+    close: () => db.close(),
+  };
+  return { driver, statements };
+}
+
+describe("statements per metrics request", () => {
+  let store: TestDatastore;
+  let token: string;
+  const connections = new Map<History, number>();
+  const slot = Math.floor(Date.now() / MINUTE) * MINUTE;
+
+  beforeAll(async () => {
+    store = await migratedDatastore("pg");
+    ({ token } = await userWithToken(store.db, "reader", { superuser: true }));
+    for (const [history, offset] of Object.entries(HISTORIES) as Array<[History, (i: number) => number | undefined]>) {
+      const id = await addConnection(store.db, history);
+      await store.db.query("INSERT INTO probe_configs (probe_name, scope, scope_id, collection_interval_seconds, retention_days) VALUES ('pg_stat_database', 'server', $1, 60, 31)", [id]);
+      for (let first = 0; first < SAMPLES; first += 2000) {
+        const rows = [];
+        for (let i = first; i < Math.min(SAMPLES, first + 2000); i++) {
+          const late = offset(i);
+          if (late === undefined) continue;
+          const collected_at = new Date(slot - (SAMPLES - 1 - i) * MINUTE + late).toISOString();
+          for (const d of ["app", "shop"]) rows.push({ collected_at, database_name: d, datname: d, xact_commit: 100 * i + (d === "app" ? 0 : i % 7), numbackends: i % 7 });
+        }
+        if (rows.length) await writeSamples(store.db, { connectionId: id, probe: "pg_stat_database", rows });
+      }
+      connections.set(history, id);
+    }
+  }, 120_000);
+  afterAll(() => store.close());
+
+  it("is one data statement, but for the shapes listed with their reasons", async () => {
+    const { driver, statements } = counting(store.db);
+    const { app } = testApp(driver, { config: { auth: { ...resolveConfig({}, {}).auth, cache_seconds: 600 } } });
+    const get = async (path: string) => {
+      const res = await app.request(path, { headers: { authorization: `Bearer ${token}` } });
+      const body = await res.json();
+      expect(res.status, JSON.stringify(body)).toBe(200);
+      return body as Array<{ data: Array<{ value: number | null }> }>;
+    };
+    const over: string[] = [];
+    let answered = 0;
+    for (const history of Object.keys(HISTORIES) as History[]) {
+      const base = `/api/v1/metrics/query?probe_name=pg_stat_database&connection_id=${connections.get(history)}`;
+      await get(`${base}&metrics=numbackends`); // the token and the connection's context, cached from here on
+      for (const metric of METRICS)
+        for (const window of WINDOWS)
+          for (const narrowed of NARROWED)
+            for (const aggregation of AGGREGATIONS) {
+              statements.length = 0;
+              const series = await get(`${base}&metrics=${metric}&time_range=${window}${narrowed}&aggregation=${aggregation}`);
+              if (series.some((s) => s.data.some((p) => p.value !== null))) answered++;
+              const shape = { history, metric, window, narrowed, aggregation };
+              if (statements.length > allowed(shape)) over.push(`${JSON.stringify(shape)}: ${statements.length} statements (allowed ${allowed(shape)})\n  ${statements.map((s) => s.replace(/\s+/g, " ").slice(0, 100)).join("\n  ")}`);
+            }
+    }
+    expect(over, over.join("\n")).toEqual([]);
+    // Every request answered with values: none was cheap for want of data.
+    expect(answered).toBe(Object.keys(HISTORIES).length * METRICS.length * WINDOWS.length * NARROWED.length * AGGREGATIONS.length);
+  }, 120_000);
+});
