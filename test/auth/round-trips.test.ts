@@ -5,27 +5,15 @@
  * instance that revoked it, and within auth.cache_seconds on any other; so does a removed connection.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Driver } from "../../drivers/types.ts";
 import { CallerCache, MAX_CACHED_CALLERS } from "../../src/auth/caller-cache.ts";
 import type { Authority } from "../../src/auth/rbac.ts";
 import { writeSamples } from "../../src/collector/sample-writer.ts";
 import { resolveConfig } from "../../src/config.ts";
 import { userWithToken } from "../support/auth.ts";
 import { addConnection, migratedDatastore, type TestDatastore } from "../support/datastore.ts";
+import { counting } from "../support/counting-driver.ts";
 import { testApp } from "../support/app.ts";
 import { pause } from "../support/monitored.ts";
-
-/** The datastore as the app sees it, with every statement it sends recorded. */
-function counting(db: Driver) {
-  const statements: string[] = [];
-  const driver: Driver = {
-    kind: db.kind,
-    query: (sql, params) => (statements.push(sql), db.query(sql, params)),
-    transaction: (work) => db.transaction((tx) => work({ query: (sql, params) => (statements.push(sql), tx.query(sql, params)) })),
-    close: () => db.close(),
-  };
-  return { driver, statements };
-}
 
 describe("round trips", () => {
   let store: TestDatastore;

@@ -7,9 +7,9 @@
  * the shapes listed in `allowed`, each with the reason it costs more.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Driver } from "../../drivers/types.ts";
 import { writeSamples } from "../../src/collector/sample-writer.ts";
 import { resolveConfig } from "../../src/config.ts";
+import { counting } from "../support/counting-driver.ts";
 import { testApp } from "../support/app.ts";
 import { userWithToken } from "../support/auth.ts";
 import { addConnection, migratedDatastore, type TestDatastore } from "../support/datastore.ts";
@@ -57,17 +57,6 @@ function allowed(s: Shape): number {
   // show them so, and the entity cells or raw rows answer; a delta's runs are also read by their sequence.
   if (s.history === "uneven" && change && s.narrowed && (s.window === "24h" || s.window === "7d") && s.aggregation === "avg") return s.metric === "xact_commit_delta" ? 4 : 2;
   return 1;
-}
-
-function counting(db: Driver) {
-  const statements: string[] = [];
-  const driver: Driver = {
-    kind: db.kind,
-    query: (sql, params) => (statements.push(sql), db.query(sql, params)),
-    transaction: (work) => db.transaction((tx) => work({ query: (sql, params) => (statements.push(sql), tx.query(sql, params)) })),
-    close: () => db.close(),
-  };
-  return { driver, statements };
 }
 
 describe("statements per metrics request", () => {
