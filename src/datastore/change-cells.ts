@@ -84,7 +84,7 @@ export interface BucketChangesQuery {
    * Intervals longer than `over` ms are left out, counted as gaps: the cells holding one longer than `readRawOver`
    * ms (at most `over`) are read from their `__changes` rows.
    */
-  gaps?: { over: number; readRawOver: number };
+  gaps: { over: number; readRawOver: number };
 }
 
 /** Per connection, the buckets with intervals ending in them, in bucket order. One statement. */
@@ -99,10 +99,11 @@ export async function fetchBucketChanges(db: Queryable, q: BucketChangesQuery): 
     subtracted: [...subtractedChangeFacts(q.columns), "-r.gaps"],
     times: q.columns.map((name) => fact(name, "last_to")),
     mergePerRange: true,
-    rawFacts: `SELECT connection_id, collected_at, ${[...intervalFacts(q.columns, q.gaps && gapsOver), ...(q.gaps ? [] : ["0 AS gaps"])].join(", ")}
+    rawFacts: `SELECT connection_id, collected_at, ${intervalFacts(q.columns, gapsOver).join(", ")}
                  FROM ${probeTable(changesTableName(q.probe.name))}
                 WHERE connection_id = ANY($1::int[]) AND collected_at >= p.lo AND collected_at < p.hi`,
-    ...(q.gaps && { readRawIf: `l.max_span_ms > ${readRawOver}`, params: [q.gaps.readRawOver, q.gaps.over] }),
+    readRawIf: `l.max_span_ms > ${readRawOver}`,
+    params: [q.gaps.readRawOver, q.gaps.over],
     connectionIds: q.connectionIds,
     plan: q.plan,
   });

@@ -3,9 +3,11 @@ import { PROBES } from "../../probes/index.ts";
 import type { Migration } from "./types.ts";
 
 /**
- * A counter query finds the few cells holding an interval longer than it can read from cells (a collector stopped
- * for a while) by index, in the statement that reads the rest (metrics/rollup-changes.ts), instead of scanning
- * every cell of the window a second time. Cells are 13 rows an hour per connection: the index is small.
+ * The few cells holding a long interval (a collector stopped for a while) are found by index: a counter query's,
+ * longer than it can read from cells, in the statement that reads the rest (metrics/rollup-changes.ts), instead of
+ * scanning every cell of the window a second time; and the spacing bounds' hours with intervals longer than the
+ * collection interval (changes-repository.ts sampleBounds). Cells are 13 rows an hour per connection: the index is
+ * small.
  */
 export const migration: Migration = {
   version: 30,
