@@ -109,9 +109,7 @@ export async function readRollupBuckets(db: Queryable, q: RollupRead): Promise<B
   if (q.readRawIf && q.key) throw new Error("cells read raw would read every entity's rows of their range");
   const facts = q.facts.map((f, i) => (subtracting ? `CASE WHEN s.plus THEN r.${f} ELSE ${q.subtracted![i]} END` : `r.${f}`));
   const cellsWhere = ["l.connection_id = ANY($1::int[]) AND l.cell_start >= $8::timestamptz AND l.cell_start < $9::timestamptz", ...(q.cellsWhere ?? [])];
-  const planCells = `${q.cellsTable} l
-           JOIN unnest($2::int[], $3::timestamptz[], $4::int[], $14::int[], $15::int[]) AS p(level_seconds, cell_start, k, part_from, part_to)
-             ON l.level_seconds = p.level_seconds AND l.cell_start = p.cell_start`;
+  const plannedCells = "unnest($2::int[], $3::timestamptz[], $4::int[], $14::int[], $15::int[]) AS p(level_seconds, cell_start, k, part_from, part_to)";
   const plannedRanges = "unnest($5::timestamptz[], $6::timestamptz[], $7::int[], $10::timestamptz[], $11::int[], $12::int[], $13::int[]) AS p(lo, hi, k, split, k_after, minus, minus_after)";
   // Ranges of the plan (every connection's rows) and, read raw, of the cells that satisfy readRawIf (their connection's):
   // those found first, each then looked up in the plan (the plan's cells unnested for the few, not joined with all).
@@ -121,8 +119,7 @@ export async function readRollupBuckets(db: Queryable, q: RollupRead): Promise<B
          UNION ALL
          SELECT l.connection_id, ${bound("p.part_from")}, ${bound("p.part_to")}, p.k, ${bound("p.part_to")}, p.k, NULL, NULL
            FROM ${q.cellsTable} l
-           CROSS JOIN LATERAL (SELECT * FROM unnest($2::int[], $3::timestamptz[], $4::int[], $14::int[], $15::int[]) AS p(level_seconds, cell_start, k, part_from, part_to)
-                                WHERE p.level_seconds = l.level_seconds AND p.cell_start = l.cell_start OFFSET 0) p
+           CROSS JOIN LATERAL (SELECT * FROM ${plannedCells} WHERE p.level_seconds = l.level_seconds AND p.cell_start = l.cell_start OFFSET 0) p
           WHERE ${[...cellsWhere, `(${q.readRawIf})`].join(" AND ")}) AS p`
     : plannedRanges;
   const rawWhere = [...(subtracting ? ["s.k IS NOT NULL"] : []), ...(q.readRawIf ? ["(p.id IS NULL OR r.connection_id = p.id)"] : [])];
@@ -131,7 +128,7 @@ export async function readRollupBuckets(db: Queryable, q: RollupRead): Promise<B
      SELECT ${by}, ${q.merged.join(", ")}
        FROM (
          SELECT l.connection_id,${key("l")} p.k, ${q.facts.map((f, i) => (q.cellFacts ? `${q.cellFacts[i]} AS ${f}` : `l.${f}`)).join(", ")}
-           FROM ${planCells}
+           FROM ${q.cellsTable} l JOIN ${plannedCells} ON l.level_seconds = p.level_seconds AND l.cell_start = p.cell_start
           WHERE ${[...cellsWhere, ...(q.readRawIf ? [`NOT (${q.readRawIf})`] : [])].join(" AND ")}
          UNION ALL
          -- One index range scan per raw range (a join would compare every range with every row).
