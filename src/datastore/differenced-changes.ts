@@ -60,7 +60,8 @@ export interface Run {
   to(i: number): number;
 }
 
-type Row = Record<string, unknown> & { collected_at: Date };
+/** A row read, its sample time as epoch milliseconds. */
+type Row = Record<string, unknown> & { collected_at: number };
 
 /**
  * The recorded changes in range in time order, as their times (`to`) and their previous samples' (`from`), or as
@@ -276,30 +277,30 @@ export async function differencedChanges(db: Queryable, q: GroupedChangeQuery): 
   const common: unknown[] = [q.connectionId, ...filters.map(([, v]) => v)];
   const filterSql = filters.map(([c], i) => ` AND ${quoteIdent(c)} = $${i + 2}`).join("");
   const next = (params: unknown[], value: unknown) => `$${params.push(value)}`;
-  const select = ["collected_at", ...keys.map((k) => `${quoteIdent(k)}::text AS ${quoteIdent(k)}`), ...q.columns.map(quoteIdent)].join(", ");
+  const select = [epochMsSql("collected_at"), ...keys.map((k) => `${quoteIdent(k)}::text AS ${quoteIdent(k)}`), ...q.columns.map(quoteIdent)].join(", ");
   const byEnd = intervalsByEnd(intervals);
   // Every exception in range (those of uncounted intervals only name entities that were there), the counted ones applied.
   const irregularParams = [...common];
   const irregular = read
-    ? read.irregular.filter((r) => r.collected_at.getTime() > first)
+    ? read.irregular.filter((r) => r.collected_at > first)
     : await db.query<Row>(
         `SELECT ${select} FROM ${probeTable(irregularTableName(q.probe.name))}
           WHERE connection_id = $1${filterSql} AND collected_at > ${next(irregularParams, new Date(first).toISOString())}::timestamptz
             AND collected_at <= ${next(irregularParams, new Date(q.buckets.end).toISOString())}::timestamptz`,
         irregularParams,
       );
-  const applied = irregular.filter((r) => byEnd.has(r.collected_at.getTime()));
+  const applied = irregular.filter((r) => byEnd.has(r.collected_at));
 
   const runs = runsOf(intervals, q.rates === true);
   const times = new Set<number>([first]);
   for (const run of runs) times.add(run.from(0)).add(run.to(run.length - 1));
-  for (const r of applied) times.add(byEnd.get(r.collected_at.getTime())!.from).add(r.collected_at.getTime());
+  for (const r of applied) times.add(byEnd.get(r.collected_at)!.from).add(r.collected_at);
   if (times.size > Math.max(8, DIFFERENCING.maxTimesShare * intervals.length)) return undefined;
 
   const rowParams = [...common];
   const rows =
     read && [...times].every((t) => read.times.has(t))
-      ? read.rows.filter((r) => times.has(r.collected_at.getTime())) // only the times needed: others could name other entities
+      ? read.rows.filter((r) => times.has(r.collected_at)) // only the times needed: others could name other entities
       : await db.query<Row>(
           `SELECT ${select} FROM ${probeTable(q.probe.name)}
             WHERE connection_id = $1${filterSql} AND collected_at = ANY(${next(rowParams, [...times].map((t) => new Date(t).toISOString()))}::timestamptz[])${excludedRowsSql(q.probe).map((w) => ` AND ${w}`).join("")}`,
@@ -330,7 +331,7 @@ function sumByGroup(
       keyRow.set(e, r);
       let m = target.get(e);
       if (!m) target.set(e, (m = new Map()));
-      m.set(r.collected_at.getTime(), r);
+      m.set(r.collected_at, r);
     }
   }
 
@@ -353,7 +354,7 @@ function sumByGroup(
 
   // Where each applied exception's interval sits: its run and position in it (runs and their intervals are in time order).
   const place = new Map<number, [number, number]>();
-  for (const t of new Set(applied.map((r) => r.collected_at.getTime()))) {
+  for (const t of new Set(applied.map((r) => r.collected_at))) {
     const r = lastAtMost(runs.length, (j) => runs[j].to(0), t);
     place.set(t, [r, lastAtMost(runs[r].length, runs[r].to, t)]);
   }
@@ -432,7 +433,7 @@ function sumByGroup(
   // An entity that appeared or vanished has an exception with no valid change; so may a reset, told apart by the
   // entity's rows at both ends of the interval (read for every counted one).
   const atBothEnds = (r: Row) => {
-    const iv = byEnd.get(r.collected_at.getTime());
+    const iv = byEnd.get(r.collected_at);
     return iv !== undefined && valuesAt.get(entityOf(r))?.has(iv.from) === true && valuesAt.get(entityOf(r))?.has(iv.to) === true;
   };
   const unsteady = new Set(irregular.filter((r) => q.columns.every((c) => r[c] === null) && !atBothEnds(r)).map((r) => JSON.stringify(groupOf(entityOf(r)))));

@@ -10,10 +10,11 @@
 import type { Queryable } from "../../drivers/types.ts";
 import { irregularTableName, probeTable, quoteIdent } from "../probes/ddl.ts";
 import type { ProbeDefinition } from "../probes/types.ts";
-import { type EvenChanges, type SpacedFacts, type SpacedSequence, spacedChangesSql, spacedFrom, spacedParams } from "./changes-repository.ts";
+import { type EvenChanges, type SpacedFacts, type SpacedSequence, epochMsSql, spacedChangesSql, spacedFrom, spacedParams } from "./changes-repository.ts";
 import { excludedRowsSql } from "./samples-repository.ts";
 
-type Row = Record<string, unknown> & { collected_at: Date };
+/** A row read, its sample time as epoch milliseconds. */
+type Row = Record<string, unknown> & { collected_at: number };
 
 export interface SpacedRead {
   /** The changes the facts show; undefined where they do not (then nothing else was read). */
@@ -64,11 +65,12 @@ export async function readSpaced(
          SELECT v.x FROM i CROSS JOIN d
            CROSS JOIN LATERAL (VALUES (i.collected_at), (i.collected_at - make_interval(secs => CASE WHEN d.even THEN d.first - d.previous ELSE $6::float8 END / 1000))) AS v(x)) y
        WHERE ${spaced} AND x IS NOT NULL)
-     SELECT 0 AS kind, NULL::timestamptz AS collected_at, ${nothing.join(", ")}, row_to_json(d) AS facts FROM d
-     UNION ALL SELECT 1, i.*, NULL FROM i
-     UNION ALL SELECT 2, collected_at, ${[...keys, ...values].join(", ")}, NULL FROM ${probeTable(probe.name)} r
+     -- Sample times go out as epoch milliseconds: numbers decode far faster than timestamps (epochMsSql).
+     SELECT 0 AS kind, NULL::float8 AS collected_at, ${nothing.join(", ")}, row_to_json(d) AS facts FROM d
+     UNION ALL SELECT 1, ${epochMsSql("collected_at")}, ${[...probe.keys, ...q.columns].map(quoteIdent).join(", ")}, NULL FROM i
+     UNION ALL SELECT 2, ${epochMsSql("collected_at")}, ${[...keys, ...values].join(", ")}, NULL FROM ${probeTable(probe.name)} r
                 WHERE r.connection_id = ${id} AND r.collected_at >= $2::timestamptz AND r.collected_at <= $3::timestamptz${filterSql} AND r.collected_at = ANY(ARRAY(SELECT x FROM t))${excludedRowsSql(probe).map((w) => ` AND ${w}`).join("")}
-     UNION ALL SELECT 3, x, ${nothing.join(", ")}, NULL FROM t`,
+     UNION ALL SELECT 3, ${epochMsSql("x")}, ${nothing.join(", ")}, NULL FROM t`,
     params,
   );
   const facts = rows.find((r) => r.kind === 0)?.facts;
@@ -77,6 +79,6 @@ export async function readSpaced(
     changes: facts ? spacedFrom(facts, intervalMs) : undefined,
     irregular: of(1),
     rows: of(2),
-    times: new Set(of(3).map((r) => r.collected_at.getTime())),
+    times: new Set(of(3).map((r) => r.collected_at)),
   };
 }
