@@ -52,18 +52,25 @@ export interface BucketLevelQuery {
   plan: RollupPlan;
 }
 
+export interface BucketLevels {
+  /** Per connection, per column: one point per bucket (k) that has values, in bucket order. */
+  points: Map<number, Array<Array<{ k: number; point: LevelPoint }>>>;
+  /** Per connection, its samples in the buckets read. */
+  samples: Map<number, number>;
+}
+
 /**
  * Per connection, per column: one point per bucket (k) that has values (the merged facts of its cells and raw
- * samples, at the time of its latest value), in bucket order. One statement.
+ * samples, at the time of its latest value), in bucket order; and the connection's samples. One statement.
  */
-export async function fetchBucketLevels(db: Queryable, q: BucketLevelQuery): Promise<Map<number, Array<Array<{ k: number; point: LevelPoint }>>>> {
+export async function fetchBucketLevels(db: Queryable, q: BucketLevelQuery): Promise<BucketLevels> {
   const rows = await readRollupBuckets(db, {
     cellsTable: probeTable(levelsTableName(q.probe.name)),
-    facts: factColumns(q.columns),
-    merged: mergedFacts(q.columns),
-    subtracted: subtractedLevelFacts(q.columns),
+    facts: ["samples", ...factColumns(q.columns)],
+    merged: ["sum(samples)::int AS samples", ...mergedFacts(q.columns)],
+    subtracted: ["-r.samples", ...subtractedLevelFacts(q.columns)],
     times: q.columns.map((name) => fact(name, "last_at")),
-    rawFacts: `SELECT connection_id, collected_at, ${samplePartials(q.probe, q.columns).join(", ")}
+    rawFacts: `SELECT connection_id, collected_at, 1 AS samples, ${samplePartials(q.probe, q.columns).join(", ")}
                  FROM ${probeTable(q.probe.name)}
                 WHERE ${["connection_id = ANY($1::int[])", "collected_at >= p.lo", "collected_at < p.hi", ...excludedRowsSql(q.probe)].join(" AND ")}
                 GROUP BY connection_id, collected_at`,
@@ -71,8 +78,10 @@ export async function fetchBucketLevels(db: Queryable, q: BucketLevelQuery): Pro
     plan: q.plan,
   });
   const result = new Map<number, Array<Array<{ k: number; point: LevelPoint }>>>(q.connectionIds.map((id) => [id, q.columns.map(() => [])]));
+  const samples = new Map<number, number>(q.connectionIds.map((id) => [id, 0]));
   const names = q.columns.map((name) => Object.fromEntries(LEVEL_FACTS.map((f) => [f, `${name}:${f}`])) as Record<LevelFact, string>);
   for (const row of rows) {
+    samples.set(row.connection_id, samples.get(row.connection_id)! + row.samples!);
     names.forEach((name, i) => {
       const n = row[name.n]!;
       if (n === 0) return;
@@ -80,5 +89,5 @@ export async function fetchBucketLevels(db: Queryable, q: BucketLevelQuery): Pro
       result.get(row.connection_id)![i].push({ k: row.k, point });
     });
   }
-  return result;
+  return { points: result, samples };
 }

@@ -222,5 +222,8 @@ async function gaugeSeries(
     q.buckets,
     withValues.map(({ k, gauges }) => ({ k, point: { t: gauges[g].lastAt, count: gauges[g].n!, sum: gauges[g].sum, min: gauges[g].min, max: gauges[g].max, last: gauges[g].last } })),
   );
-  return inWindow && judgedLevelSeries(inWindow, q, judged(withValues.reduce((sum, f) => sum + f.gauges[g].n!, 0)));
+  // The entity has one value a sample at most: the samples judged by (its connection's, or its own where
+  // filtered) are at least as many as its values.
+  const values = withValues.reduce((sum, f) => sum + f.gauges[g].n!, 0);
+  return inWindow && judgedLevelSeries(inWindow, q, judged(values), values);
 }

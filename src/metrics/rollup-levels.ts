@@ -92,23 +92,36 @@ export function connectionJudge(db: Queryable, q: Parameters<typeof connectionSp
  * value (no sample before the window matters), and repeating values into empty buckets is judged as the pipeline
  * judges it. An empty bucket repeats the last value while within REPEAT_INTERVALS judged intervals of it, so where
  * two judged intervals give the same series, so does every one between them: the collection interval and no
- * limit, then the collection interval and the judge's upper bound, and only then the judged interval itself
- * (undefined where the judge cannot tell).
+ * limit, then the collection interval and two upper bounds, one known without a read (medianSpacingAtMost of
+ * `samples`: the samples the pipeline judges by number at least this many) and the judge's, and only then the
+ * judged interval itself (undefined where the judge cannot tell).
  */
 export async function judgedLevelSeries(
   inWindow: LevelPoint[],
   q: Pick<RollupQuery, "buckets" | "intervalSeconds" | "aggregation">,
   judge: Judge,
+  samples: number,
 ): Promise<Array<number | null> | undefined> {
   if (inWindow.length === 0 || bucketOf(q.buckets, inWindow[0].t) !== 0) return undefined;
   const series = (judgedInterval: number) => seriesFromLevels({ inWindow, prior: undefined, buckets: q.buckets, judgedInterval, aggregation: q.aggregation });
   const shortest = series(q.intervalSeconds * 1000);
   const agrees = (judgedInterval: number) => series(judgedInterval).every((v, i) => Object.is(v, shortest[i]));
   if (agrees(Number.POSITIVE_INFINITY)) return shortest;
+  const counted = medianSpacingAtMost(q.buckets, samples);
+  if (counted !== undefined && agrees(counted)) return shortest;
   const bound = await judge.atMost();
   if (bound !== undefined && agrees(bound)) return shortest;
   const exact = await judge.exactly();
   return exact === undefined ? undefined : series(exact);
+}
+
+/**
+ * An upper bound of the median spacing of `samples` samples in the window, from their count alone: their spacings
+ * add up to at most the window, and at least half of them (rounded up) are no shorter than the median.
+ */
+export function medianSpacingAtMost(b: Pick<Buckets, "start" | "end">, samples: number): number | undefined {
+  const atLeastMedian = Math.ceil((samples - 1) / 2);
+  return atLeastMedian > 0 ? (b.end - b.start) / atLeastMedian : undefined;
 }
 
 /**
@@ -143,13 +156,13 @@ export async function seriesFromLevelCells(db: Queryable, q: RollupQuery): Promi
   const plan = connectionPlanFor(q);
   if (!plan) return answered;
   const columns = [...new Set(candidates.map((m) => m.metric))];
-  const points = await fetchBucketLevels(db, { probe: q.probe, columns, connectionIds: q.connectionIds, plan });
+  const { points, samples } = await fetchBucketLevels(db, { probe: q.probe, columns, connectionIds: q.connectionIds, plan });
   const judged = connectionJudge(db, q);
   for (const m of candidates) {
     const perConnection = new Map<number, Array<number | null>>();
     for (const id of q.connectionIds) {
       const inWindow = bucketLevelPoints(q.buckets, points.get(id)![columns.indexOf(m.metric)]);
-      const series = inWindow && (await judgedLevelSeries(inWindow, q, judged(id)));
+      const series = inWindow && (await judgedLevelSeries(inWindow, q, judged(id), samples.get(id)!));
       if (!series) break;
       perConnection.set(id, series);
     }
