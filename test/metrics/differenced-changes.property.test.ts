@@ -169,25 +169,19 @@ describe.each(DATASTORE_KINDS)("differenced grouped changes on %s", (kind) => {
     await writeShuffled(store, connectionId, rows, rng);
     const last = Date.parse(rows[rows.length - 1].collected_at as string);
     const { statements, watched } = watching(store);
-    const even = DIFFERENCING.evenFirstSamples;
-    DIFFERENCING.evenFirstSamples = 0; // ask at any length
-    try {
-      for (const groupBy of [[], ["database_name"], probe.keys]) {
-        for (const rates of [false, true]) {
-          const start = T0 + Math.floor(rng() * (last - T0) * 0.6);
-          const buckets = layoutBuckets(start, last + Math.floor(rng() * 600_000), INTERVAL_S, 1 + Math.floor(rng() * 30));
-          const q: GroupedChangeQuery = { probe, connectionId, columns: COLUMNS, groupBy, buckets, intervalSeconds: INTERVAL_S, rates, cellsFrom: Number.NEGATIVE_INFINITY, onlyEven: true };
-          statements.length = 0;
-          const fast = await differencedGroupChanges(watched, q);
-          const where = `seed ${seed}, by [${groupBy}], rates ${rates}`;
-          expect(fast, where).toBeDefined();
-          expect(statements.some((sql) => /entities_checked FROM/.test(sql)), `${where}: the sequence is not read`).toBe(false);
-          expect(statements, `${where}: one statement (spaced-read.ts)`).toHaveLength(1);
-          expectSame(fast!, await scannedGroupChanges(store.db, q), q, where);
-        }
+    for (const groupBy of [[], ["database_name"], probe.keys]) {
+      for (const rates of [false, true]) {
+        const start = T0 + Math.floor(rng() * (last - T0) * 0.6);
+        const buckets = layoutBuckets(start, last + Math.floor(rng() * 600_000), INTERVAL_S, 1 + Math.floor(rng() * 30));
+        const q: GroupedChangeQuery = { probe, connectionId, columns: COLUMNS, groupBy, buckets, intervalSeconds: INTERVAL_S, rates, cellsFrom: Number.NEGATIVE_INFINITY, onlyEven: true };
+        statements.length = 0;
+        const fast = await differencedGroupChanges(watched, q);
+        const where = `seed ${seed}, by [${groupBy}], rates ${rates}`;
+        expect(fast, where).toBeDefined();
+        expect(statements.some((sql) => /entities_checked FROM/.test(sql)), `${where}: the sequence is not read`).toBe(false);
+        expect(statements, `${where}: one statement (spaced-read.ts)`).toHaveLength(1);
+        expectSame(fast!, await scannedGroupChanges(store.db, q), q, where);
       }
-    } finally {
-      DIFFERENCING.evenFirstSamples = even;
     }
   });
 
@@ -199,28 +193,22 @@ describe.each(DATASTORE_KINDS)("differenced grouped changes on %s", (kind) => {
     await writeShuffled(store, connectionId, rows, rng);
     const last = Date.parse(rows[rows.length - 1].collected_at as string);
     const { statements, watched } = watching(store);
-    const even = DIFFERENCING.evenFirstSamples;
-    DIFFERENCING.evenFirstSamples = 0;
-    try {
-      // Judged by the probe's interval, and by a shorter one: then nearly every change is of another length, and the
-      // median spacing decides what is a gap.
-      for (const [groupBy, interval] of [[[], INTERVAL_S], [["database_name"], INTERVAL_S], [probe.keys, INTERVAL_S], [["database_name"], 60]] as const) {
-        for (const rates of [false, true]) {
-          const start = T0 + Math.floor(rng() * (last - T0) * 0.6);
-          const buckets = layoutBuckets(start, last + Math.floor(rng() * 600_000), interval, 1 + Math.floor(rng() * 30));
-          const q: GroupedChangeQuery = { probe, connectionId, columns: COLUMNS, groupBy, buckets, intervalSeconds: interval, rates };
-          const where = `seed ${seed}, by [${groupBy}] at ${interval} s, rates ${rates}`;
-          statements.length = 0;
-          const fromFacts = await differencedChanges(watched, { ...q, cellsFrom: Number.NEGATIVE_INFINITY, onlyEven: true });
-          expect(fromFacts, where).toBeDefined();
-          expect(statements.some((sql) => /entities_checked FROM/.test(sql)), `${where}: the sequence is not read`).toBe(false);
-          expect(statements, `${where}: one statement (spaced-read.ts)`).toHaveLength(1);
-          expect(plain(fromFacts!), where).toEqual(plain((await differencedChanges(store.db, q))!));
-          expectSame(fromFacts!.groups, await scannedGroupChanges(store.db, q), q, where);
-        }
+    // Judged by the probe's interval, and by a shorter one: then nearly every change is of another length, and the
+    // median spacing decides what is a gap.
+    for (const [groupBy, interval] of [[[], INTERVAL_S], [["database_name"], INTERVAL_S], [probe.keys, INTERVAL_S], [["database_name"], 60]] as const) {
+      for (const rates of [false, true]) {
+        const start = T0 + Math.floor(rng() * (last - T0) * 0.6);
+        const buckets = layoutBuckets(start, last + Math.floor(rng() * 600_000), interval, 1 + Math.floor(rng() * 30));
+        const q: GroupedChangeQuery = { probe, connectionId, columns: COLUMNS, groupBy, buckets, intervalSeconds: interval, rates };
+        const where = `seed ${seed}, by [${groupBy}] at ${interval} s, rates ${rates}`;
+        statements.length = 0;
+        const fromFacts = await differencedChanges(watched, { ...q, cellsFrom: Number.NEGATIVE_INFINITY, onlyEven: true });
+        expect(fromFacts, where).toBeDefined();
+        expect(statements.some((sql) => /entities_checked FROM/.test(sql)), `${where}: the sequence is not read`).toBe(false);
+        expect(statements, `${where}: one statement (spaced-read.ts)`).toHaveLength(1);
+        expect(plain(fromFacts!), where).toEqual(plain((await differencedChanges(store.db, q))!));
+        expectSame(fromFacts!.groups, await scannedGroupChanges(store.db, q), q, where);
       }
-    } finally {
-      DIFFERENCING.evenFirstSamples = even;
     }
   });
 
@@ -232,26 +220,20 @@ describe.each(DATASTORE_KINDS)("differenced grouped changes on %s", (kind) => {
     const rows = statementHistory(8, { start: T0, samples: [40, 40], spacings: [300], churn: 0.05, reset: 0.04, drop: 0.03, missing: 0.03 });
     await writeSamples(store.db, { connectionId, probe: probe.name, rows: rows as never });
     const at = (sample: number, plusSeconds = 0) => T0 + sample * 300_000 + plusSeconds * 1000;
-    const even = DIFFERENCING.evenFirstSamples;
-    DIFFERENCING.evenFirstSamples = 0;
-    try {
-      // [start, end, collection interval (s)]: windows starting and ending on a sample, a millisecond off it, and
-      // inside one interval (5 minutes: a gap when judged by a 60 s interval, as no interval starts in the window).
-      const windows = Array.from({ length: 30 }, (_, i) => [
-        [at(i + 3), at(i + 8), 300],
-        [at(i + 3, 0.001), at(i + 8, -0.001), 300],
-      ]).flat();
-      for (const [start, end, interval] of [...windows, [at(10, 60), at(10, 240), 60], [at(10, 60), at(11, 240), 60], [at(10, 60), at(10, 240), 300]]) {
-        for (const rates of [false, true]) {
-          const q: GroupedChangeQuery = { probe, connectionId, columns: COLUMNS, groupBy: ["database_name"], buckets: layoutBuckets(start, end, interval, 3), intervalSeconds: interval, rates };
-          const where = `[${start - T0}, ${end - T0}] by ${interval} s, rates ${rates}`;
-          const fromFacts = await differencedChanges(store.db, { ...q, cellsFrom: Number.NEGATIVE_INFINITY, onlyEven: true });
-          expect(fromFacts, where).toBeDefined();
-          expect(plain(fromFacts!), where).toEqual(plain((await differencedChanges(store.db, q))!));
-        }
+    // [start, end, collection interval (s)]: windows starting and ending on a sample, a millisecond off it, and
+    // inside one interval (5 minutes: a gap when judged by a 60 s interval, as no interval starts in the window).
+    const windows = Array.from({ length: 30 }, (_, i) => [
+      [at(i + 3), at(i + 8), 300],
+      [at(i + 3, 0.001), at(i + 8, -0.001), 300],
+    ]).flat();
+    for (const [start, end, interval] of [...windows, [at(10, 60), at(10, 240), 60], [at(10, 60), at(11, 240), 60], [at(10, 60), at(10, 240), 300]]) {
+      for (const rates of [false, true]) {
+        const q: GroupedChangeQuery = { probe, connectionId, columns: COLUMNS, groupBy: ["database_name"], buckets: layoutBuckets(start, end, interval, 3), intervalSeconds: interval, rates };
+        const where = `[${start - T0}, ${end - T0}] by ${interval} s, rates ${rates}`;
+        const fromFacts = await differencedChanges(store.db, { ...q, cellsFrom: Number.NEGATIVE_INFINITY, onlyEven: true });
+        expect(fromFacts, where).toBeDefined();
+        expect(plain(fromFacts!), where).toEqual(plain((await differencedChanges(store.db, q))!));
       }
-    } finally {
-      DIFFERENCING.evenFirstSamples = even;
     }
   });
 
