@@ -53,15 +53,20 @@ export interface BucketLevelQuery {
 }
 
 export interface BucketLevels {
-  /** Per connection, per column: one point per bucket (k) that has values, in bucket order. */
+  /** Per connection, per column: one point per bucket (k >= 0) that has values, in bucket order. */
   points: Map<number, Array<Array<{ k: number; point: LevelPoint }>>>;
-  /** Per connection, its samples in the buckets read. */
+  /** Per connection, its samples in the window's buckets. */
   samples: Map<number, number>;
+  /** Per connection, its samples in the span before the window (k = -1, where the plan reads it). */
+  samplesBefore: Map<number, number>;
+  /** Per connection, per column: the span before the window's merged point, where it has values. */
+  pointsBefore: Map<number, Array<LevelPoint | undefined>>;
 }
 
 /**
  * Per connection, per column: one point per bucket (k) that has values (the merged facts of its cells and raw
- * samples, at the time of its latest value), in bucket order; and the connection's samples. One statement.
+ * samples, at the time of its latest value), in bucket order; and the connection's samples. Bucket -1, the span
+ * before the window where the plan reads it, is returned apart. One statement.
  */
 export async function fetchBucketLevels(db: Queryable, q: BucketLevelQuery): Promise<BucketLevels> {
   const rows = await readRollupBuckets(db, {
@@ -77,17 +82,20 @@ export async function fetchBucketLevels(db: Queryable, q: BucketLevelQuery): Pro
     connectionIds: q.connectionIds,
     plan: q.plan,
   });
-  const result = new Map<number, Array<Array<{ k: number; point: LevelPoint }>>>(q.connectionIds.map((id) => [id, q.columns.map(() => [])]));
-  const samples = new Map<number, number>(q.connectionIds.map((id) => [id, 0]));
+  const per = <T>(value: () => T) => new Map<number, T>(q.connectionIds.map((id) => [id, value()]));
+  const result: BucketLevels = { points: per(() => q.columns.map(() => [])), samples: per(() => 0), samplesBefore: per(() => 0), pointsBefore: per(() => q.columns.map(() => undefined)) };
   const names = q.columns.map((name) => Object.fromEntries(LEVEL_FACTS.map((f) => [f, `${name}:${f}`])) as Record<LevelFact, string>);
   for (const row of rows) {
-    samples.set(row.connection_id, samples.get(row.connection_id)! + row.samples!);
+    const id = row.connection_id;
+    const samples = row.k < 0 ? result.samplesBefore : result.samples;
+    samples.set(id, samples.get(id)! + row.samples!);
     names.forEach((name, i) => {
       const n = row[name.n]!;
       if (n === 0) return;
       const point = { t: row[name.last_at]!, count: n, sum: Number(row[name.sum]), min: Number(row[name.min]), max: Number(row[name.max]), last: Number(row[name.last]) };
-      result.get(row.connection_id)![i].push({ k: row.k, point });
+      if (row.k < 0) result.pointsBefore.get(id)![i] = point;
+      else result.points.get(id)![i].push({ k: row.k, point });
     });
   }
-  return { points: result, samples };
+  return result;
 }

@@ -19,7 +19,7 @@ import type { Aggregation } from "./aggregate.ts";
 import type { Buckets } from "./buckets.ts";
 import { RATE_FACTOR, longestSafeIntervalMs } from "./rollup-changes.ts";
 import { type Judge, type RollupQuery, type Spacing, bucketLevelPoints, connectionJudge, connectionSpacing, judgedLevelSeries } from "./rollup-levels.ts";
-import { ENTITY_CELLS_MS, ENTITY_PART_CELLS_MS, type RollupPlan, hourParts, needsOnlySums, rollupPlanFor } from "./rollup-plan.ts";
+import { ENTITY_CELLS_MS, ENTITY_PART_CELLS_MS, type RollupPlan, hourParts, needsOnlySums, rollupPlanFor, withSpanBefore } from "./rollup-plan.ts";
 import type { MetricRequest } from "./metric-names.ts";
 
 
@@ -145,7 +145,8 @@ async function gaugeSeriesOfOneEntity(db: Queryable, q: EntityRollupQuery): Prom
   const answered = new Map<MetricRequest, Map<number, Array<number | null>>>();
   const candidates = q.metrics.filter(gaugeMetric(q.probe));
   if (candidates.length === 0) return answered;
-  const plan = entityPlanFor(q, { gaugesAlone: true });
+  // The span the pipeline borrows a sample from is read too, for a first bucket without one.
+  const plan = entityPlanFor(q, { gaugesAlone: true, spanFrom: q.borrowFrom });
   if (!plan) return answered;
   const gauges = [...new Set(candidates.map((m) => m.metric))];
   const facts = await fetchEntityBuckets(db, { probe: q.probe, columns: [], gauges, connectionIds: q.connectionIds, plan, filters: q.filters, intervals: false, onlySums: needsOnlySums(q.aggregation) });
@@ -168,15 +169,18 @@ async function gaugeSeriesOfOneEntity(db: Queryable, q: EntityRollupQuery): Prom
  * summed), an hour cut by bucket edges is read whole less its smaller parts (read raw), which leaves about a
  * quarter of the raw rows at bucket edges; otherwise each part is read raw.
  */
-function entityPlanFor(q: Pick<RollupQuery, "buckets" | "levelsFrom" | "aggregation">, { minCovered, gaugesAlone = false }: { minCovered?: number; gaugesAlone?: boolean } = {}): RollupPlan | undefined {
+function entityPlanFor(
+  q: Pick<RollupQuery, "buckets" | "levelsFrom" | "aggregation">,
+  { minCovered, gaugesAlone = false, spanFrom }: { minCovered?: number; gaugesAlone?: boolean; spanFrom?: number } = {},
+): RollupPlan | undefined {
   const subtract = needsOnlySums(q.aggregation);
   // Gauges' counts and sums alone read the hours' running facts over 5-minute parts too, which leaves at most
   // part of a 5-minute cell at each bucket edge to read raw.
-  if (gaugesAlone && subtract) {
-    const plan = rollupPlanFor(q.buckets, q.levelsFrom, ENTITY_PART_CELLS_MS, { subtract, minCovered });
-    return plan && hourParts(plan);
-  }
-  return rollupPlanFor(q.buckets, q.levelsFrom, ENTITY_CELLS_MS, { subtract, minCovered });
+  const sizes = gaugesAlone && subtract ? ENTITY_PART_CELLS_MS : ENTITY_CELLS_MS;
+  const plan = rollupPlanFor(q.buckets, q.levelsFrom, sizes, { subtract, minCovered });
+  // `spanFrom`: the span before the window from then is read too, as bucket -1.
+  const spanned = plan && spanFrom !== undefined ? withSpanBefore(plan, q.buckets, spanFrom, q.levelsFrom, { subtract, sizes }) : plan;
+  return spanned && sizes === ENTITY_PART_CELLS_MS ? hourParts(spanned) : spanned;
 }
 
 /** The test for a metric that is a gauge's raw value (whose level facts the entity cells keep). */
@@ -209,6 +213,8 @@ function inEverySample(own: ReadonlyMap<number, number>, entityByBucket: Readonl
  * One entity's raw series of gauge `g` from its buckets' level facts (k >= 0 in the window), read as
  * rollup-levels.ts reads a connection's; undefined where a cell lacks the facts (before migration 25) or the
  * series may not be the pipeline's (judgedLevelSeries). `judged` is told the entity's count of values in the window.
+ * The buckets hold the span borrowed from (k = -1): an entity without a value there has none the pipeline could
+ * repeat into the window.
  */
 async function gaugeSeries(
   buckets: readonly EntityBucket[],
@@ -225,5 +231,6 @@ async function gaugeSeries(
   // The entity has one value a sample at most: the samples judged by (its connection's, or its own where
   // filtered) are at least as many as its values.
   const values = withValues.reduce((sum, f) => sum + f.gauges[g].n!, 0);
-  return inWindow && judgedLevelSeries(inWindow, q, judged(values), values);
+  const prior = withValues.length > 0 && !buckets.some((f) => f.k < 0 && f.gauges[g].n! > 0) ? null : undefined;
+  return inWindow && judgedLevelSeries(inWindow, q, judged(values), { samples: values, prior });
 }

@@ -12,9 +12,9 @@ import { cumulativeColumns, levelColumns } from "../probes/ddl.ts";
 import type { ProbeDefinition } from "../probes/types.ts";
 import type { Aggregation } from "./aggregate.ts";
 import { type Buckets, bucketOf } from "./buckets.ts";
-import { ROLLUP_CELLS_MS, type RollupPlan, firstInstant, needsOnlySums, rollupPlanFor } from "./rollup-plan.ts";
+import { ROLLUP_CELLS_MS, type RollupPlan, firstInstant, needsOnlySums, rollupPlanFor, withSpanBefore } from "./rollup-plan.ts";
 import type { MetricRequest } from "./metric-names.ts";
-import { type LevelPoint, seriesFromLevels } from "./series.ts";
+import { type LevelPoint, borrowLimitMs, seriesFromLevels } from "./series.ts";
 
 export interface RollupQuery {
   probe: ProbeDefinition;
@@ -89,21 +89,23 @@ export function connectionJudge(db: Queryable, q: Parameters<typeof connectionSp
 
 /**
  * A level series from one point per bucket (merged facts), where provably the pipeline's: the first bucket has a
- * value (no sample before the window matters), and repeating values into empty buckets is judged as the pipeline
- * judges it. An empty bucket repeats the last value while within REPEAT_INTERVALS judged intervals of it, so where
- * two judged intervals give the same series, so does every one between them: the collection interval and no
- * limit, then the collection interval and two upper bounds, one known without a read (medianSpacingAtMost of
- * `samples`: the samples the pipeline judges by number at least this many) and the judge's, and only then the
+ * value, or the sample before the window it would repeat is known (`prior`: its level point, null where there is
+ * none in the span borrowed from, undefined where unknown); and repeating values into empty buckets is judged as
+ * the pipeline judges it. An empty bucket repeats the last value while within REPEAT_INTERVALS judged intervals of
+ * it, so where two judged intervals give the same series, so does every one between them: the collection interval
+ * and no limit, then the collection interval and two upper bounds, one known without a read (medianSpacingAtMost
+ * of `samples`: the samples the pipeline judges by number at least this many) and the judge's, and only then the
  * judged interval itself (undefined where the judge cannot tell).
  */
 export async function judgedLevelSeries(
   inWindow: LevelPoint[],
   q: Pick<RollupQuery, "buckets" | "intervalSeconds" | "aggregation">,
   judge: Judge,
-  samples: number,
+  { samples, prior }: { samples: number; prior?: LevelPoint | null },
 ): Promise<Array<number | null> | undefined> {
-  if (inWindow.length === 0 || bucketOf(q.buckets, inWindow[0].t) !== 0) return undefined;
-  const series = (judgedInterval: number) => seriesFromLevels({ inWindow, prior: undefined, buckets: q.buckets, judgedInterval, aggregation: q.aggregation });
+  const firstEmpty = inWindow.length === 0 || bucketOf(q.buckets, inWindow[0].t) !== 0;
+  if (firstEmpty && prior === undefined) return undefined;
+  const series = (judgedInterval: number) => seriesFromLevels({ inWindow, prior: prior ?? undefined, buckets: q.buckets, judgedInterval, aggregation: q.aggregation });
   const shortest = series(q.intervalSeconds * 1000);
   const agrees = (judgedInterval: number) => series(judgedInterval).every((v, i) => Object.is(v, shortest[i]));
   if (agrees(Number.POSITIVE_INFINITY)) return shortest;
@@ -114,6 +116,12 @@ export async function judgedLevelSeries(
   const exact = await judge.exactly();
   return exact === undefined ? undefined : series(exact);
 }
+
+/**
+ * The sample before the window the pipeline would repeat into it, from the span it borrows from read as one
+ * bucket: none where the span has no sample, the span's merged point where it has one sample, else unknown.
+ */
+export const priorFromSpan = (samples: number, point: LevelPoint | undefined): LevelPoint | null | undefined => (samples === 0 ? null : samples === 1 ? (point ?? null) : undefined);
 
 /**
  * An upper bound of the median spacing of `samples` samples in the window, from their count alone: their spacings
@@ -156,13 +164,18 @@ export async function seriesFromLevelCells(db: Queryable, q: RollupQuery): Promi
   const plan = connectionPlanFor(q);
   if (!plan) return answered;
   const columns = [...new Set(candidates.map((m) => m.metric))];
-  const { points, samples } = await fetchBucketLevels(db, { probe: q.probe, columns, connectionIds: q.connectionIds, plan });
+  // The span the pipeline borrows a sample from is read too, for a first bucket without one (a connection newer
+  // than the window): a few more cells.
+  const spanned = withSpanBefore(plan, q.buckets, q.buckets.start - borrowLimitMs(q.buckets), q.levelsFrom, { subtract: needsOnlySums(q.aggregation) });
+  const { points, samples, samplesBefore, pointsBefore } = await fetchBucketLevels(db, { probe: q.probe, columns, connectionIds: q.connectionIds, plan: spanned });
   const judged = connectionJudge(db, q);
   for (const m of candidates) {
     const perConnection = new Map<number, Array<number | null>>();
     for (const id of q.connectionIds) {
-      const inWindow = bucketLevelPoints(q.buckets, points.get(id)![columns.indexOf(m.metric)]);
-      const series = inWindow && (await judgedLevelSeries(inWindow, q, judged(id), samples.get(id)!));
+      const c = columns.indexOf(m.metric);
+      const inWindow = bucketLevelPoints(q.buckets, points.get(id)![c]);
+      const prior = priorFromSpan(samplesBefore.get(id)!, pointsBefore.get(id)![c]);
+      const series = inWindow && (await judgedLevelSeries(inWindow, q, judged(id), { samples: samples.get(id)!, prior }));
       if (!series) break;
       perConnection.set(id, series);
     }

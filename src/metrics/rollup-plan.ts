@@ -73,6 +73,23 @@ export function planRollupReads(b: Buckets, completeFrom: number, sizes: readonl
   return plan;
 }
 
+/**
+ * A plan's reads and the span [from, b.start) before the window, as one more bucket (k = -1): its whole cells and
+ * the raw rest, planned as `plan` was (with `subtract` or not). The span's end instant is the window's start, read
+ * by the plan already.
+ */
+export function withSpanBefore(plan: RollupPlan, b: Buckets, from: number, completeFrom: number, { subtract = false, sizes = ROLLUP_CELLS_MS }: { subtract?: boolean; sizes?: readonly number[] } = {}): RollupPlan {
+  const span: Buckets = { start: from, end: b.start, n: 1, width: b.start - from };
+  if (span.width <= 0) return plan;
+  const before = subtract ? planComplementReads(span, completeFrom, sizes) : planRollupReads(span, completeFrom, sizes);
+  const earlier = (k: number | undefined) => (k === undefined ? undefined : -1);
+  return {
+    cells: [...before.cells.map((c) => ({ ...c, k: -1 })), ...plan.cells],
+    raw: [...before.raw.filter((r) => r.k === 0).map((r) => ({ ...r, k: -1, minus: earlier(r.minus) })), ...plan.raw],
+    covered: plan.covered,
+  };
+}
+
 /** Narrower buckets gain little from cells (reading them costs about what the raw rows do). */
 export const MIN_ROLLUP_BUCKET_MS = 30 * 60_000;
 /** Below this share of the window in whole cells, raw rows are read as before. */

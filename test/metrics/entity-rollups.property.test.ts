@@ -295,6 +295,32 @@ describe("entity cells give the pipeline's per-entity counter series", () => {
     }
   });
 
+  it("borrows an entity's sample before the window when the window opens in a gap, grouped and filtered, as the pipeline does", async () => {
+    const connectionId = await addConnection(store.db, "entity-cells-gap");
+    const probe = findProbe("pg_stat_database")!;
+    const t0 = Date.parse("2026-03-14T00:00:00Z");
+    // Six hours of database a a minute apart, an hour without samples, then six hours of a and b (new).
+    const minutes = [...Array.from({ length: 360 }, (_, i) => i), ...Array.from({ length: 360 }, (_, i) => 420 + i)];
+    const rows = minutes.flatMap((i) => (i < 360 ? ["a"] : ["a", "b"]).map((d, j) => ({ collected_at: new Date(t0 + i * 60_000).toISOString(), database_name: d, numbackends: (i * (j + 3)) % 13 })));
+    await writeShuffled(store, random(10), connectionId, "pg_stat_database", rows, 90);
+    // A minute after the last sample before the gap: the first bucket is empty, and a's last sample repeats into it.
+    const window = { start: t0 + 361 * 60_000, end: t0 + 361 * 60_000 + 5 * HOUR };
+    const buckets = layoutBuckets(window.start, window.end, INTERVAL, 10);
+    for (const aggregation of ["avg", "max"]) {
+      const expected = async (database: string) => {
+        const raw = await fetchSampleRows(store.db, { probe, connectionIds: [connectionId], from: window.start - borrowLimitMs(buckets), to: window.end, columns: ["numbackends"], filters: { database_name: database } });
+        return computeSeries({ probe, metrics: parseMetricList("numbackends", probe), samples: groupSamples(probe, raw), buckets, intervalSeconds: INTERVAL, aggregation: aggregation as "avg" })[0];
+      };
+      const query = { probeName: "pg_stat_database", connectionIds: [connectionId], window, buckets: 10, aggregation, metrics: "numbackends" };
+      const [a, b] = [await expected("a"), await expected("b")];
+      expect(a[0], "a's last sample repeats into the first bucket").toBe((359 * 3) % 13);
+      expect(b[0], "b has none to repeat").toBeNull();
+      for (const database of ["a", "b"]) expect((await runMetricsQuery(store.db, { ...query, filters: { database_name: database } })).series[0].data.map((p) => p.value), `${database}, ${aggregation}`).toEqual(database === "a" ? a : b);
+      const grouped = await runGroupedMetricsQuery(store.db, { ...query, groupBy: "database_name" });
+      expect(grouped.map((s) => s.data.map((p) => p.value)), aggregation).toEqual([a, b]);
+    }
+  });
+
   it("reads a gauge at cut hours from the cells' running facts over 5-minute parts, and raw rows where a cell has none (written before migration 26)", async () => {
     const connectionId = await addConnection(store.db, "entity-cells-parts");
     const probe = findProbe("pg_stat_database")!;

@@ -2,7 +2,7 @@
 import { describe, expect, it } from "vitest";
 import { bucketOf, layoutBuckets } from "../../src/metrics/buckets.ts";
 import { pairedRanges } from "../../src/datastore/rollup-read.ts";
-import { planComplementReads, planRollupReads } from "../../src/metrics/rollup-plan.ts";
+import { planComplementReads, planRollupReads, withSpanBefore } from "../../src/metrics/rollup-plan.ts";
 import { seededRandom } from "../support/seeded-random.ts";
 
 describe("planRollupReads", () => {
@@ -122,6 +122,32 @@ describe("pairedRanges", () => {
       const rawMs = plan.raw.reduce((sum, r) => sum + Math.min(r.to, end) - r.from, 0);
       expect(plan.covered).toBeCloseTo(1 - rawMs / (end - start), 12);
       expect(plan.covered).toBeGreaterThanOrEqual(planRollupReads(b, completeFrom, sizes).covered - 1e-12);
+    }
+  });
+});
+
+describe("withSpanBefore", () => {
+  it("adds the span before the window once, as bucket -1, and leaves the window's plan as it was", () => {
+    const next = seededRandom(11);
+    for (let round = 0; round < 200; round++) {
+      const start = Date.parse("2026-03-01T00:00:00Z") + Math.floor(next() * 86_400_000);
+      const b = layoutBuckets(start, start + 3_600_000 + Math.floor(next() * 5 * 86_400_000), 60, 150);
+      const from = start - 60_000 - Math.floor(next() * 86_400_000);
+      const subtract = next() < 0.5;
+      const completeFrom = next() < 0.5 ? Number.NEGATIVE_INFINITY : from + Math.floor(next() * (start - from));
+      const plan = subtract ? planComplementReads(b, completeFrom, [3_600_000, 300_000]) : planRollupReads(b, completeFrom);
+      const spanned = withSpanBefore(plan, b, from, completeFrom, { subtract });
+      const before = [
+        ...spanned.cells.filter((c) => c.k === -1).map((c) => ({ from: c.start, to: c.start + c.levelSeconds * 1000 })),
+        ...spanned.raw.filter((r) => r.k === -1).map((r) => ({ from: r.from, to: r.to })),
+      ].sort((x, y) => x.from - y.from);
+      // Contiguous from `from` to the window's start, each instant once; cells only from completeFrom.
+      expect(before[0].from).toBe(from);
+      expect(before.at(-1)!.to).toBe(start);
+      for (let i = 1; i < before.length; i++) expect(before[i].from).toBe(before[i - 1].to);
+      for (const c of spanned.cells.filter((x) => x.k === -1)) expect(c.start).toBeGreaterThanOrEqual(completeFrom);
+      expect(spanned.raw.filter((r) => r.k === -1).every((r) => r.minus === undefined)).toBe(true);
+      expect({ cells: spanned.cells.filter((c) => c.k >= 0), raw: spanned.raw.filter((r) => r.k >= 0), covered: spanned.covered }).toEqual(plan);
     }
   });
 });

@@ -61,9 +61,6 @@ function allowed(s: Shape): number {
   // The collector stopped for 90 minutes: buckets without samples, whose repeats are judged by the spacing of the
   // samples, read from the change cells' bounds (metrics/rollup-levels.ts).
   if (s.history === "stopped" && fromRollups) return 2;
-  // A connection added five hours ago: the first bucket of a long window has no sample, so the rollups cannot tell
-  // what the pipeline carries into it, and the rows are read.
-  if (s.history === "added" && fromRollups) return 2;
   // The collector stopped ten minutes ago, a grouped hour in six-minute buckets: the last bucket's repeat lies
   // between three and six intervals after the last sample, which the samples' count cannot settle; the spacing
   // bounds are read.
