@@ -121,7 +121,7 @@ export async function judgedLevelSeries(
  * The sample before the window the pipeline would repeat into it, from the span it borrows from read as one
  * bucket: none where the span has no sample, the span's merged point where it has one sample, else unknown.
  */
-export const priorFromSpan = (samples: number, point: LevelPoint | undefined): LevelPoint | null | undefined => (samples === 0 ? null : samples === 1 ? (point ?? null) : undefined);
+const priorFromSpan = (samples: number, point: LevelPoint | undefined): LevelPoint | null | undefined => (samples === 0 ? null : samples === 1 ? (point ?? null) : undefined);
 
 /**
  * An upper bound of the median spacing of `samples` samples in the window, from their count alone: their spacings
