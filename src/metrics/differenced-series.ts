@@ -6,11 +6,15 @@
 import type { Queryable } from "../../drivers/types.ts";
 import { differencedChanges } from "../datastore/differenced-changes.ts";
 import { type GroupedChangeQuery, bucketValues } from "../datastore/grouped-changes.ts";
+import type { Aggregation } from "./aggregate.ts";
 import { type Buckets, bucketOf } from "./buckets.ts";
 import type { MetricRequest } from "./metric-names.ts";
 
 /** Forms whose mean per bucket follows from a group's summed changes and mean per-second rate (aggregation avg). */
 export const DIFFERENCED_FORMS = new Set<MetricRequest["form"]>(["per_sec", "delta", "pct", "sessions"]);
+
+/** Whether a metric is read by difference at this aggregation: a bucket's delta is its summed changes at any. */
+export const differencedAt = (aggregation: Aggregation) => (m: MetricRequest): boolean => m.form === "delta" || (aggregation === "avg" && DIFFERENCED_FORMS.has(m.form));
 
 /**
  * Tuning, not correctness: how many collection intervals wide buckets must be for a metrics query to read by
@@ -77,7 +81,7 @@ export async function differencedGroupSeries(
 
 /**
  * Per counter metric and connection, the series of the one entity `filters` names (every key of the probe),
- * averaged per bucket, read by difference; empty unless the entity is in every sample read on every connection.
+ * read by difference (the caller passes the metrics differencedAt its aggregation); empty unless the entity is in every sample read on every connection.
  */
 export async function seriesOfSteadyEntity(
   db: Queryable,

@@ -11,7 +11,7 @@ import { fetchSampleRows } from "../datastore/samples-repository.ts";
 import { InputError } from "../errors.ts";
 import type { ProbeDefinition } from "../probes/types.ts";
 import { pointTimes } from "./buckets.ts";
-import { DIFFERENCED_FORMS, differencedGroupSeries, wideEnoughToDifference } from "./differenced-series.ts";
+import { differencedAt, differencedGroupSeries, wideEnoughToDifference } from "./differenced-series.ts";
 import { type MetricSeries, type MetricsQuery, neededColumns, prepareMetricsQuery } from "./query.ts";
 import { type EntitySeries, entitySeriesFromCells } from "./rollup-entities.ts";
 import { type Row, type Sample, groupSamples } from "./samples.ts";
@@ -56,7 +56,7 @@ export async function runGroupedMetricsQuery(db: Queryable, q: MetricsQuery & { 
     return found && new Map(found.map((e) => [JSON.stringify(columns.map((c) => e.entity[probe.keys.indexOf(c)])), e.values]));
   };
   const times = pointTimes(buckets);
-  const differencing = how === "auto" && aggregation === "avg" && metrics.every((m) => DIFFERENCED_FORMS.has(m.form)) && wideEnoughToDifference(buckets, intervalSeconds);
+  const differencing = how === "auto" && metrics.every(differencedAt(aggregation)) && wideEnoughToDifference(buckets, intervalSeconds);
   let rows: Row[] | undefined;
   const rawRows = async () =>
     (rows ??= await fetchSampleRows(db, { probe, connectionIds: q.connectionIds, from: borrowFrom, to: q.window.end, columns: [...neededColumns(probe, metrics), ...columns], filters }));

@@ -10,7 +10,7 @@ import { findColumn, findProbe } from "../probes/index.ts";
 import type { ProbeDefinition } from "../probes/types.ts";
 import { AGGREGATIONS, type Aggregation } from "./aggregate.ts";
 import { type Buckets, layoutBuckets, pointTimes } from "./buckets.ts";
-import { seriesOfSteadyEntity } from "./differenced-series.ts";
+import { differencedAt, seriesOfSteadyEntity } from "./differenced-series.ts";
 import { type MetricRequest, parseMetricList } from "./metric-names.ts";
 import { seriesFromChangeCells } from "./rollup-changes.ts";
 import { seriesOfOneEntity } from "./rollup-entities.ts";
@@ -126,8 +126,8 @@ export async function runMetricsQuery(db: Queryable, q: MetricsQuery): Promise<M
   const unfiltered = Object.keys(filters).length === 0;
 
   // Time rollups answer unfiltered raw columns and counter metrics over long windows where exact, and counter
-  // metrics of one entity named by filters; averaged counter metrics of such an entity in every sample are read
-  // by difference (before the rollups where buckets are narrow enough); recorded changes answer other unfiltered
+  // metrics of one entity named by filters; averaged counter metrics (and deltas at any aggregation) of such an
+  // entity in every sample are read by difference (before the rollups where buckets are narrow enough); recorded changes answer other unfiltered
   // derived metrics; the datastore reduces other level metrics of multi-entity probes per sample; the rest reads
   // raw rows. Every path gives the pure pipeline's numbers (rates from rollups up to floating-point rounding:
   // they are summed in another order).
@@ -137,7 +137,7 @@ export async function runMetricsQuery(db: Queryable, q: MetricsQuery): Promise<M
   const rest = () => metrics.filter((m) => !rollups.has(m));
   const fromCells = async () => answer(await seriesOfOneEntity(db, { ...rollupQuery, metrics: rest(), filters, borrowFrom }));
   const byDifference = async (onlyEven: boolean) => {
-    if (aggregation === "avg") answer(await seriesOfSteadyEntity(db, { probe, metrics: rest(), filters, connectionIds: q.connectionIds, buckets, intervalSeconds, cellsFrom: levelsFrom, onlyEven }));
+    answer(await seriesOfSteadyEntity(db, { probe, metrics: rest().filter(differencedAt(aggregation)), filters, connectionIds: q.connectionIds, buckets, intervalSeconds, cellsFrom: levelsFrom, onlyEven }));
   };
   if (unfiltered) {
     answer(await seriesFromLevelCells(db, rollupQuery));

@@ -1,5 +1,5 @@
 /**
- * A `database_name` filter's counter series averaged per bucket is read by difference when the database is in
+ * A `database_name` filter's counter series averaged per bucket (and its deltas at any aggregation) is read by difference when the database is in
  * every sample read (its sample sequence is then the connection's), and from raw rows when it is not (it
  * vanished once); both answers equal the pure pipeline on the filtered raw rows.
  */
@@ -8,6 +8,7 @@ import { writeSamples } from "../../src/collector/sample-writer.ts";
 import { fetchSampleRows } from "../../src/datastore/samples-repository.ts";
 import { layoutBuckets } from "../../src/metrics/buckets.ts";
 import { parseMetricList } from "../../src/metrics/metric-names.ts";
+import { runGroupedMetricsQuery } from "../../src/metrics/grouped-query.ts";
 import { runMetricsQuery } from "../../src/metrics/query.ts";
 import { groupSamples } from "../../src/metrics/samples.ts";
 import { borrowLimitMs, computeSeries } from "../../src/metrics/series.ts";
@@ -73,6 +74,24 @@ describe("a filter naming a database in every sample", () => {
     expect(readRaw).toBe(false);
     expect(rounded(series, expected)).toEqual(expected);
     expect(series[0].some((v) => v !== null && v > 0)).toBe(true);
+  });
+
+  it("reads a delta at its maximum by difference too, filtered and grouped: a bucket's delta is its summed changes at any aggregation", async () => {
+    const window = { start: T0 + 30 * MINUTE, end: T0 + 350 * MINUTE };
+    const statements: string[] = [];
+    const watched = { query: (sql: string, params?: readonly unknown[]) => (statements.push(sql), store.db.query(sql, params)) } as never;
+    const query = { probeName: probe.name, connectionIds: [connectionId], window, buckets: 7, metrics: "xact_commit_delta", aggregation: "max" };
+    const layout = layoutBuckets(window.start, window.end, 60, 7);
+    const raw = await fetchSampleRows(store.db, { probe, connectionIds: [connectionId], from: window.start - borrowLimitMs(layout), to: window.end, columns: ["xact_commit", "stats_reset"], filters: { database_name: "steady" } });
+    const expected = computeSeries({ probe, metrics: parseMetricList("xact_commit_delta", probe), samples: groupSamples(probe, raw), buckets: layout, intervalSeconds: 60, aggregation: "max" });
+    const filtered = await runMetricsQuery(watched, { ...query, filters: { database_name: "steady" } });
+    expect(filtered.series.map((x) => x.data.map((p) => p.value))).toEqual(expected);
+    const grouped = await runGroupedMetricsQuery(watched, { ...query, groupBy: "database_name" });
+    const reference = await runGroupedMetricsQuery(store.db, { ...query, groupBy: "database_name" }, "pipeline");
+    expect(grouped.map((x) => [x.entity, x.data.map((p) => p.value)])).toEqual(reference.map((x) => [x.entity, x.data.map((p) => p.value)]));
+    expect(grouped.find((x) => x.entity.database_name === "steady")!.data.map((p) => p.value)).toEqual(expected[0]);
+    // Neither read raw rows or the entity cells: only the spacing facts with the rows at run ends.
+    expect(statements.some((sql) => /FROM metrics\."pg_stat_database"( s)? WHERE|entity_cells/.test(sql))).toBe(false);
   });
 
   it("is read from raw rows alone, in one statement, over many buckets about two intervals wide", async () => {

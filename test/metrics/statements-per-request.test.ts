@@ -65,13 +65,14 @@ function allowed(s: Shape): number {
   // between three and six intervals after the last sample, which the samples' count cannot settle; the spacing
   // bounds are read.
   if (s.history === "quiet" && level && s.narrowed === "&group_by=database_name" && s.window === "1h" && s.buckets) return 2;
-  // A delta at its maximum over a few wide buckets, of one database or per database, across the 90 minutes stopped:
-  // the entity cells answer it but cannot leave out a gap, so the rows are read.
-  if (s.history === "stopped" && s.metric === "xact_commit_delta" && s.aggregation === "max" && s.narrowed && s.buckets && (s.window === "24h" || s.window === "7d")) return 2;
   // Unevenly spaced samples (an import, a clock that drifts): the spacing facts read first for an entity's counters
-  // show them so, and the entity cells or raw rows answer; a delta's runs are also read by their sequence.
+  // (averaged, and deltas at any aggregation) show them so, and the entity cells or raw rows answer; a delta's
+  // runs are also read by their sequence.
   const wideBuckets = s.buckets !== "" || s.window === "24h" || s.window === "7d";
-  if (s.history === "uneven" && change && s.narrowed && wideBuckets && s.aggregation === "avg") return s.metric === "xact_commit_delta" ? 4 : 2;
+  if (s.history === "uneven" && change && s.narrowed && wideBuckets) {
+    if (s.metric === "xact_commit_delta") return 4;
+    if (s.aggregation === "avg") return 2;
+  }
   return 1;
 }
 
