@@ -1,10 +1,11 @@
 /**
  * Datastore statements per metrics request, counted through the driver interface over every shape a dashboard
- * asks for, so that they cannot silently grow back: the preset windows of a week's history one sample a minute
- * (as the collector writes it, a round missed or late now and then; with the collector stopped a while; a
- * connection added hours ago; the collector stopped minutes ago; unevenly spaced samples), counters and gauges, summed, grouped and filtered,
- * averaged and at their maximum. With the connection's context cached, each costs one data statement, but for
- * the shapes listed in `allowed`, each with the reason it costs more.
+ * asks for, so that they cannot silently grow back: the preset windows, in the default buckets and in a few, of a
+ * week's history one sample a minute (as the collector writes it, a round missed or late now and then; with the
+ * collector stopped a while; a connection added hours ago; the collector stopped minutes ago; unevenly spaced
+ * samples), counters and gauges, summed, grouped and filtered, averaged and at their maximum. With the
+ * connection's context cached, each costs one data statement, but for the shapes listed in `allowed`, each with
+ * the reason it costs more.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { writeSamples } from "../../src/collector/sample-writer.ts";
@@ -48,19 +49,6 @@ interface Shape {
 function allowed(s: Shape): number {
   const level = s.metric === "numbackends" || s.metric === "xact_commit";
   const change = !level;
-  // Level metrics read from rollups: unfiltered and grouped over long windows (a day's groups too), and a filtered
-  // gauge averaged over a week (a filter's other level reads are of its raw rows).
-  // A few buckets are at least 30 minutes wide from 6 hours on: rollups.
-  const fromRollups =
-    level &&
-    (s.buckets
-      ? s.window !== "1h"
-      : s.narrowed === "&database_name=app"
-        ? s.metric === "numbackends" && s.aggregation === "avg" && s.window === "7d"
-        : s.window === "7d" || (s.window === "24h" && s.narrowed !== ""));
-  // The collector stopped for 90 minutes: buckets without samples, whose repeats are judged by the spacing of the
-  // samples, read from the change cells' bounds (metrics/rollup-levels.ts).
-  if (s.history === "stopped" && fromRollups) return 2;
   // The collector stopped ten minutes ago, a grouped hour in six-minute buckets: the last bucket's repeat lies
   // between three and six intervals after the last sample, which the samples' count cannot settle; the spacing
   // bounds are read.
