@@ -138,7 +138,7 @@ export async function seriesOfOneEntity(db: Queryable, q: EntityRollupQuery): Pr
  * facts: whole hours in each bucket, the entity's raw rows for the rest, merged into one point per bucket as
  * rollup-levels.ts does for a connection. Taken only where provably the pipeline's: every cell read has the
  * facts (cells from before migration 25 have none), the first bucket has a value (no sample before the window
- * matters), and repeating values into empty buckets either gives the same series for any judged interval or
+ * matters) or the entity has none in the span borrowed from (read as bucket -1), and repeating values into empty buckets either gives the same series for any judged interval or
  * is judged by the connection's spacing, which is the entity's own when it is in every sample.
  */
 async function gaugeSeriesOfOneEntity(db: Queryable, q: EntityRollupQuery): Promise<Map<MetricRequest, Map<number, Array<number | null>>>> {

@@ -2,8 +2,10 @@
  * Level series (raw columns) of long windows from time rollups: whole 5-minute and 1-hour cells inside each
  * bucket, raw rows for the rest (rollup-plan.ts), merged in the datastore into one point per bucket. A series
  * is taken only where it is provably the pipeline's: its first bucket has a value (so no sample before the
- * window matters), and repeating values into empty buckets is judged by the pipeline's own interval (read
- * from the recorded changes only when it matters). Otherwise the metric is left to the raw paths.
+ * window matters) or the sample it would carry in is known (the borrowed span is read as bucket -1), and
+ * repeating values into empty buckets is judged by the pipeline's own interval (bounded by the samples' count,
+ * read from the recorded changes only when that does not settle it). Otherwise the metric is left to the raw
+ * paths.
  */
 import type { Queryable } from "../../drivers/types.ts";
 import { fetchBucketLevels } from "../datastore/level-rollups.ts";
