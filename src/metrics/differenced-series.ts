@@ -81,7 +81,8 @@ export async function differencedGroupSeries(
 
 /**
  * Per counter metric and connection, the series of the one entity `filters` names (every key of the probe),
- * read by difference (the caller passes the metrics differencedAt its aggregation); empty unless the entity is in every sample read on every connection.
+ * read by difference (the caller passes the metrics differencedAt its aggregation); empty unless the entity is in
+ * every sample read on every connection.
  */
 export async function seriesOfSteadyEntity(
   db: Queryable,
