@@ -19,6 +19,7 @@ import { runMetricsQuery } from "../../src/metrics/query.ts";
 import { groupSamples } from "../../src/metrics/samples.ts";
 import { borrowLimitMs, computeSeries } from "../../src/metrics/series.ts";
 import { findProbe } from "../../src/probes/index.ts";
+import { counting } from "../support/counting-driver.ts";
 import { type TestDatastore, addConnection, migratedDatastore } from "../support/datastore.ts";
 import { type Case, T0, history, random, writeShuffled } from "../support/random-history.ts";
 
@@ -126,6 +127,30 @@ describe("time rollups give the pipeline's answers for raw columns and counter m
     const gapAnswer = (await query(inGap, inGap + 5 * HOUR)).series[0].data.map((p) => p.value);
     expect(gapAnswer).toEqual(await expected(inGap, inGap + 5 * HOUR));
     expect(gapAnswer[0]).toBe(359 % 17);
+  });
+
+  it("carries a lone sample before the window into an empty first bucket, or none for a connection newer than the window, from the rollups in one statement", async () => {
+    const minute = 60_000;
+    const start = T0 + 10 * HOUR;
+    const probe = findProbe("pg_stat_database")!;
+    for (const lone of [true, false]) {
+      const connectionId = await addConnection(store.db, lone ? "rollups-lone" : "rollups-new");
+      // Samples a minute apart from 40 minutes into the window; with `lone`, one more a minute before it (within
+      // three collection intervals of the window's first point, so it is carried at any judged interval).
+      const times = [...(lone ? [start - minute] : []), ...Array.from({ length: 260 }, (_, i) => start + (40 + i) * minute)];
+      await writeShuffled(store, random(3), connectionId, "pg_stat_database", times.map((t, i) => ({ collected_at: new Date(t).toISOString(), database_name: "a", numbackends: i === 0 && lone ? 7 : i % 17 })), 60);
+      const window = { start, end: start + 5 * HOUR };
+      const { driver, statements } = counting(store.db);
+      const answer = (await runMetricsQuery(driver, { probeName: "pg_stat_database", connectionIds: [connectionId], window, buckets: 10, aggregation: "avg", metrics: "numbackends" })).series[0].data.map((p) => p.value);
+      const buckets = layoutBuckets(window.start, window.end, INTERVAL, 10);
+      const raw = await fetchSampleRows(store.db, { probe, connectionIds: [connectionId], from: window.start - borrowLimitMs(buckets), to: window.end, columns: ["numbackends"], filters: {} });
+      const [expected] = computeSeries({ probe, metrics: parseMetricList("numbackends", probe), samples: groupSamples(probe, raw), buckets, intervalSeconds: INTERVAL, aggregation: "avg" });
+      expect(answer, lone ? "lone" : "new").toEqual(expected);
+      expect(answer[0]).toBe(lone ? 7 : null);
+      // The context, then the rollups: no raw read after them.
+      expect(statements, lone ? "lone" : "new").toHaveLength(2);
+      expect(statements[1]).toContain("pg_stat_database__levels");
+    }
   });
 
   describe("counter rates around a stopped collector", () => {
