@@ -198,12 +198,14 @@ export interface SpacedFacts {
 export function spacedChangesSql(probe: ProbeDefinition): string {
   const changes = probeTable(changesTableName(probe.name));
   const inRange = (id: string) => `c.connection_id = ${id} AND c.collected_at >= $2::timestamptz AND c.collected_at <= $3::timestamptz`;
+  // Not equal, spelled as two ranges of the index on the span (migration 31); exact: spans are whole microseconds.
+  const span = "date_part('epoch', c.collected_at - c.prev_collected_at)";
   const even = "(e.longest <= e.first - e.previous AND e.last - e.first = (e.changes - 1) * (e.first - e.previous))";
   return `SELECT x.*, NOT x.unchecked AND (x.even OR cardinality(x.irregular) <= ${MAX_IRREGULAR_CHANGES}) AS spaced FROM (
             SELECT e.*, coalesce(${even}, false) AS even, CASE WHEN NOT ${even} THEN
                      (SELECT array_agg(ARRAY[i.collected_at, i.prev_collected_at] ORDER BY i.collected_at) FROM (
                         SELECT ${msSql("c.collected_at")} AS collected_at, ${msSql("c.prev_collected_at")} AS prev_collected_at FROM ${changes} c
-                         WHERE ${inRange("e.id")} AND c.collected_at - c.prev_collected_at <> make_interval(secs => $6::float8 / 1000)
+                         WHERE ${inRange("e.id")} AND (${span} < $6::float8 / 1000 OR ${span} > $6::float8 / 1000)
                          LIMIT ${MAX_IRREGULAR_CHANGES + 1}) i) END AS irregular
               FROM (SELECT id, r.changes + coalesce(w.changes, 0) AS changes, greatest(r.longest, w.longest) AS longest, f.collected_at AS first, f.prev_collected_at AS previous,
                            (SELECT ${msSql("c.collected_at")} FROM ${changes} c WHERE ${inRange("id")} ORDER BY c.collected_at DESC LIMIT 1) AS last,
