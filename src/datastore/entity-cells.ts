@@ -191,6 +191,8 @@ export interface EntityBucket {
   k: number;
   intervals: number;
   maxSpanMs: number | null;
+  /** Of the intervals, those longer than the collection interval, where counted (fetchRawEntityGauges' ownSpacings). */
+  longer?: number;
   columns: Array<{ n: number; sum: number | null; ratioSum: number | null }>;
   /** Per gauge read: its level facts; `n` null when a cell in the bucket has none (incomplete). */
   gauges: Array<{ n: number | null; sum: number; min: number; max: number; last: number; lastAt: number }>;
@@ -257,25 +259,54 @@ export async function fetchEntityBuckets(
 }
 
 /**
- * Every entity's gauges per bucket from raw rows alone, as fetchEntityBuckets gives them (without intervals):
- * one scan from `from` (the span before the window: k = -1) to the window's end, each row given its bucket by
- * the buckets' first instants, grouped by the key columns themselves (which the datastore hashes).
+ * Every entity's gauges per bucket from raw rows alone, as fetchEntityBuckets gives them (without intervals), or
+ * those of the entities `filters` (key column -> value, as text) name: one scan from `from` (the span before the
+ * window: k = -1) to the window's end, each row given its bucket by the buckets' first instants, grouped by the
+ * key columns themselves (which the datastore hashes). With `ownSpacings`, each entity's intervals are its own
+ * (between its consecutive rows in the window, ending in the bucket): counted, the longest kept, and those longer
+ * than the collection interval counted too.
  */
 export async function fetchRawEntityGauges(
   db: Queryable,
-  q: { probe: ProbeDefinition; gauges: readonly string[]; connectionIds: readonly number[]; from: number; buckets: Buckets; onlySums: boolean },
+  q: {
+    probe: ProbeDefinition;
+    gauges: readonly string[];
+    connectionIds: readonly number[];
+    from: number;
+    buckets: Buckets;
+    onlySums: boolean;
+    filters?: Readonly<Record<string, string>>;
+    /** The collection interval (ms), to count the entity's own intervals longer than it (`longer`). */
+    ownSpacings?: { intervalMs: number };
+  },
 ): Promise<EntityBucket[]> {
   const keys = q.probe.keys.map((k) => `x.${quoteIdent(k)}`);
-  const conditions = ["r.connection_id = ANY($1::int[])", "r.collected_at >= $2::timestamptz", "r.collected_at <= $3::timestamptz", ...excludedRowsSql(q.probe).map((w) => `r.${w}`)];
+  const filters = Object.entries(q.filters ?? {});
+  const conditions = [
+    "r.connection_id = ANY($1::int[])",
+    "r.collected_at >= $2::timestamptz",
+    "r.collected_at <= $3::timestamptz",
+    ...filters.map(([key], i) => `r.${quoteIdent(key)}::text = $${5 + i}`),
+    ...excludedRowsSql(q.probe).map((w) => `r.${w}`),
+  ];
   const firstInstants = Array.from({ length: q.buckets.n + 1 }, (_, k) => new Date(firstInstant(q.buckets, k)).toISOString());
+  // An interval from the entity's previous row, where that lies in the window ($4's first instant is its start).
+  const previous = "lag(r.collected_at) OVER w";
+  const inWindow = `${previous} >= ($4::timestamptz[])[1]`;
+  const span = spanMsSql("r.collected_at", previous);
+  const longerThan = `$${5 + filters.length}::float8`;
+  const spacings = q.ownSpacings
+    ? [`coalesce(${inWindow}, false)::int AS intervals`, `CASE WHEN ${inWindow} THEN ${span} END AS max_span_ms`, `coalesce(${inWindow} AND ${span} > ${longerThan}, false)::int AS longer`]
+    : ["0 AS intervals", "NULL::float8 AS max_span_ms"];
+  const longer = q.ownSpacings ? { merged: ", sum(x.longer)::int AS longer", returned: ", m.longer" } : { merged: "", returned: "" };
   const rows = await db.query<BucketRow>(
-    `SELECT m.connection_id, m.entity, m.k, ${returnedFacts(entityFactColumns([], q.gauges), lastTimes(q.gauges), "m").join(", ")} FROM (
-     SELECT x.connection_id, ${entityKeySql(q.probe, "x")} AS entity, x.k, ${mergedEntityFacts([], q.gauges, q.onlySums).join(", ")}
+    `SELECT m.connection_id, m.entity, m.k, ${returnedFacts(entityFactColumns([], q.gauges), lastTimes(q.gauges), "m").join(", ")}${longer.returned} FROM (
+     SELECT x.connection_id, ${entityKeySql(q.probe, "x")} AS entity, x.k, ${mergedEntityFacts([], q.gauges, q.onlySums).join(", ")}${longer.merged}
        FROM (SELECT r.connection_id, ${q.probe.keys.map((k) => `r.${quoteIdent(k)}`).join(", ")}, width_bucket(r.collected_at, $4::timestamptz[]) - 1 AS k,
-                    0 AS intervals, NULL::float8 AS max_span_ms, ${gaugeFactsOfRow(q.gauges, q.onlySums).join(", ")}
-               FROM ${probeTable(q.probe.name)} r WHERE ${conditions.join(" AND ")}) x
+                    ${spacings.join(", ")}, ${gaugeFactsOfRow(q.gauges, q.onlySums).join(", ")}
+               FROM ${probeTable(q.probe.name)} r WHERE ${conditions.join(" AND ")}${q.ownSpacings ? ` WINDOW w AS (PARTITION BY ${["r.connection_id", ...entityPartitionSql(q.probe, "r")].join(", ")} ORDER BY r.collected_at)` : ""}) x
       GROUP BY x.connection_id, ${keys.join(", ")}, x.k) m`,
-    [q.connectionIds, new Date(q.from).toISOString(), new Date(q.buckets.end).toISOString(), firstInstants],
+    [q.connectionIds, new Date(q.from).toISOString(), new Date(q.buckets.end).toISOString(), firstInstants, ...filters.map(([, value]) => value), ...(q.ownSpacings ? [q.ownSpacings.intervalMs] : [])],
   );
   return entityBuckets(rows, [], q.gauges);
 }
@@ -292,6 +323,7 @@ function entityBuckets(rows: readonly BucketRow[], columns: readonly string[], g
     k: row.k,
     intervals: row.intervals as number,
     maxSpanMs: row.max_span_ms,
+    ...(row.longer === undefined ? {} : { longer: row.longer as number }),
     columns: counters.map((name) => ({ n: row[name.n] ?? 0, sum: row[name.sum], ratioSum: row[name.ratio_sum] })),
     gauges: levels.map((name) => ({ n: row[name.n], sum: value(row[name.sum]), min: value(row[name.min]), max: value(row[name.max]), last: value(row[name.last]), lastAt: value(row[name.last_at]) })),
   }));

@@ -147,10 +147,18 @@ async function gaugeSeriesOfOneEntity(db: Queryable, q: EntityRollupQuery): Prom
   if (candidates.length === 0) return answered;
   // The span the pipeline borrows a sample from is read too, for a first bucket without one.
   const plan = entityPlanFor(q, { gaugesAlone: true, spanFrom: q.borrowFrom });
-  if (!plan) return answered;
   const gauges = [...new Set(candidates.map((m) => m.metric))];
-  const facts = await fetchEntityBuckets(db, { probe: q.probe, columns: [], gauges, connectionIds: q.connectionIds, plan, filters: q.filters, intervals: false, onlySums: needsOnlySums(q.aggregation) });
-  const judged = judgeWherePresent(db, q);
+  const onlySums = needsOnlySums(q.aggregation);
+  let facts: EntityBucket[];
+  if (plan) facts = await fetchEntityBuckets(db, { probe: q.probe, columns: [], gauges, connectionIds: q.connectionIds, plan, filters: q.filters, intervals: false, onlySums });
+  // Where no cell fits, its raw rows reduced per bucket in the datastore where buckets hold several samples (lab,
+  // a day of one database in 10-minute buckets: a row a bucket, not a row a sample).
+  // The rows read tell the entity's own spacing, which the pipeline judges the filtered samples by.
+  else if (q.buckets.width >= SAMPLES_TO_REDUCE * q.intervalSeconds * 1000) {
+    facts = await fetchRawEntityGauges(db, { probe: q.probe, gauges, connectionIds: q.connectionIds, from: q.borrowFrom, buckets: q.buckets, onlySums, filters: q.filters, ownSpacings: { intervalMs: q.intervalSeconds * 1000 } });
+  } else return answered;
+  const present = judgeWherePresent(db, q);
+  const judged = plan ? present : (id: number, values: number) => judgedByOwnSpacing(facts.filter((f) => f.connectionId === id), q.intervalSeconds, present(id, values));
   for (const m of candidates) {
     const perConnection = new Map<number, Array<number | null>>();
     for (const id of q.connectionIds) {
@@ -199,6 +207,21 @@ function judgeWherePresent(db: Queryable, q: EntityRollupQuery): (id: number, va
   const spacing = connectionSpacing(db, q);
   const present = (found: Spacing | undefined, values: number) => (found?.samples === values ? found.judged : undefined);
   return (id, values) => ({ atMost: async () => present(await spacing(id).atMost(), values), exactly: async () => present(await spacing(id).exactly(), values) });
+}
+
+/**
+ * What the pipeline judges one entity's filtered samples by (the larger of the collection interval and their
+ * median spacing), from its own intervals as read (`buckets`, in the window where k >= 0): at most the longest of
+ * them, and exactly the collection interval where fewer than half are longer (so is the median) or there is none
+ * (fewer than two samples); otherwise exactly as `fallback` tells it.
+ */
+function judgedByOwnSpacing(buckets: readonly EntityBucket[], intervalSeconds: number, fallback: Judge): Judge {
+  const own = buckets.filter((f) => f.k >= 0);
+  const intervals = own.reduce((sum, f) => sum + f.intervals, 0);
+  const longer = own.reduce((sum, f) => sum + (f.longer ?? Number.POSITIVE_INFINITY), 0);
+  const intervalMs = intervalSeconds * 1000;
+  const longest = Math.max(intervalMs, ...own.map((f) => f.maxSpanMs ?? 0));
+  return { atMost: async () => longest, exactly: async () => (intervals > 2 * longer || intervals === 0 ? intervalMs : fallback.exactly()) };
 }
 
 /**
