@@ -30,6 +30,10 @@ export const entityPartitionSql = (probe: ProbeDefinition, alias: string) =>
 /** The entity of the rows that carry the connection's own intervals, beside its entities' (no probe key is empty). */
 const CONNECTION_ENTITY = "{}";
 
+/** Gauges' level facts of a row without values (the connection's own). */
+const noGaugeFacts = (gauges: readonly string[]) =>
+  gauges.flatMap((name) => [`0 AS ${fact(name, "n")}`, ...(["sum", "min", "max", "last"] as const).map((f) => `NULL::float8 AS ${fact(name, f)}`), `NULL::timestamptz AS ${fact(name, "last_at")}`]);
+
 /** A gauge's level facts of one raw row `r` alone; with `onlySums`, no extremes or latest value (NULL). */
 const gaugeFactsOfRow = (gauges: readonly string[], onlySums = false) =>
   gauges.flatMap((name) => {
@@ -75,7 +79,7 @@ export function entityIntervalFacts(
   // A gauge's level facts of the row alone; none on the connection's own rows.
   const gaugeFacts = gaugeFactsOfRow(gauges);
   const gaugeNames = gauges.flatMap((name) => LEVEL_FACTS.map((f) => fact(name, f)));
-  const noGauges = gauges.flatMap((name) => [`0 AS ${fact(name, "n")}`, ...(["sum", "min", "max", "last"] as const).map((f) => `NULL::float8 AS ${fact(name, f)}`), `NULL::timestamptz AS ${fact(name, "last_at")}`]);
+  const noGauges = noGaugeFacts(gauges);
   const inRange = (alias: string, from = range.from) => [`${alias}.connection_id = ANY($1::int[])`, `${alias}.collected_at >= ${from}`, `${alias}.collected_at < ${range.to}`];
   const previousSample = `coalesce((SELECT min(c0.prev_collected_at) FROM ${changesTable} c0 WHERE ${inRange("c0").join(" AND ")}), ${range.from})`;
   const entity = ["r.connection_id", ...entityPartitionSql(probe, "r")].join(", ");
@@ -191,7 +195,7 @@ export interface EntityBucket {
   k: number;
   intervals: number;
   maxSpanMs: number | null;
-  /** Of the intervals, those longer than the collection interval, where counted (fetchRawEntityGauges' ownSpacings). */
+  /** Of the intervals, those longer than the collection interval, where counted (fetchRawEntityGauges' spacings). */
   longer?: number;
   columns: Array<{ n: number; sum: number | null; ratioSum: number | null }>;
   /** Per gauge read: its level facts; `n` null when a cell in the bucket has none (incomplete). */
@@ -262,9 +266,10 @@ export async function fetchEntityBuckets(
  * Every entity's gauges per bucket from raw rows alone, as fetchEntityBuckets gives them (without intervals), or
  * those of the entities `filters` (key column -> value, as text) name: one scan from `from` (the span before the
  * window: k = -1) to the window's end, each row given its bucket by the buckets' first instants, grouped by the
- * key columns themselves (which the datastore hashes). With `ownSpacings`, each entity's intervals are its own
- * (between its consecutive rows in the window, ending in the bucket): counted, the longest kept, and those longer
- * than the collection interval counted too.
+ * key columns themselves (which the datastore hashes). With `spacings`, the intervals in the window the pipeline
+ * judges repeats by, per bucket they end in: counted, the longest kept, and those longer than the collection
+ * interval counted too (`longer`); of each entity its own (between its consecutive rows), or of the connection
+ * (from its recorded changes, under CONNECTION_ENTITY; entities' rows then count none).
  */
 export async function fetchRawEntityGauges(
   db: Queryable,
@@ -276,8 +281,7 @@ export async function fetchRawEntityGauges(
     buckets: Buckets;
     onlySums: boolean;
     filters?: Readonly<Record<string, string>>;
-    /** The collection interval (ms), to count the entity's own intervals longer than it (`longer`). */
-    ownSpacings?: { intervalMs: number };
+    spacings?: { of: "entity" | "connection"; intervalMs: number };
   },
 ): Promise<EntityBucket[]> {
   const keys = q.probe.keys.map((k) => `x.${quoteIdent(k)}`);
@@ -295,18 +299,31 @@ export async function fetchRawEntityGauges(
   const inWindow = `${previous} >= ($4::timestamptz[])[1]`;
   const span = spanMsSql("r.collected_at", previous);
   const longerThan = `$${5 + filters.length}::float8`;
-  const spacings = q.ownSpacings
+  const ofEntity = q.spacings?.of === "entity";
+  const spacings = ofEntity
     ? [`coalesce(${inWindow}, false)::int AS intervals`, `CASE WHEN ${inWindow} THEN ${span} END AS max_span_ms`, `coalesce(${inWindow} AND ${span} > ${longerThan}, false)::int AS longer`]
     : ["0 AS intervals", "NULL::float8 AS max_span_ms"];
-  const longer = q.ownSpacings ? { merged: ", sum(x.longer)::int AS longer", returned: ", m.longer" } : { merged: "", returned: "" };
+  const longer = q.spacings ? { merged: ofEntity ? ", sum(x.longer)::int AS longer" : ", 0 AS longer", returned: ", m.longer" } : { merged: "", returned: "" };
+  // The connection's intervals: its recorded changes whose previous sample is in the window.
+  const changeSpan = spanMsSql("c.collected_at", "c.prev_collected_at");
+  const connectionSpacings =
+    q.spacings?.of === "connection"
+      ? `
+     UNION ALL
+     SELECT c.connection_id, '${CONNECTION_ENTITY}'::text[], width_bucket(c.collected_at, $4::timestamptz[]) - 1, count(*)::int, max(${changeSpan}),
+            ${noGaugeFacts(q.gauges).join(", ")}, count(*) FILTER (WHERE ${changeSpan} > ${longerThan})::int
+       FROM ${probeTable(changesTableName(q.probe.name))} c
+      WHERE c.connection_id = ANY($1::int[]) AND c.collected_at >= ($4::timestamptz[])[1] AND c.collected_at <= $3::timestamptz AND c.prev_collected_at >= ($4::timestamptz[])[1]
+      GROUP BY 1, 3`
+      : "";
   const rows = await db.query<BucketRow>(
     `SELECT m.connection_id, m.entity, m.k, ${returnedFacts(entityFactColumns([], q.gauges), lastTimes(q.gauges), "m").join(", ")}${longer.returned} FROM (
      SELECT x.connection_id, ${entityKeySql(q.probe, "x")} AS entity, x.k, ${mergedEntityFacts([], q.gauges, q.onlySums).join(", ")}${longer.merged}
        FROM (SELECT r.connection_id, ${q.probe.keys.map((k) => `r.${quoteIdent(k)}`).join(", ")}, width_bucket(r.collected_at, $4::timestamptz[]) - 1 AS k,
                     ${spacings.join(", ")}, ${gaugeFactsOfRow(q.gauges, q.onlySums).join(", ")}
-               FROM ${probeTable(q.probe.name)} r WHERE ${conditions.join(" AND ")}${q.ownSpacings ? ` WINDOW w AS (PARTITION BY ${["r.connection_id", ...entityPartitionSql(q.probe, "r")].join(", ")} ORDER BY r.collected_at)` : ""}) x
-      GROUP BY x.connection_id, ${keys.join(", ")}, x.k) m`,
-    [q.connectionIds, new Date(q.from).toISOString(), new Date(q.buckets.end).toISOString(), firstInstants, ...filters.map(([, value]) => value), ...(q.ownSpacings ? [q.ownSpacings.intervalMs] : [])],
+               FROM ${probeTable(q.probe.name)} r WHERE ${conditions.join(" AND ")}${ofEntity ? ` WINDOW w AS (PARTITION BY ${["r.connection_id", ...entityPartitionSql(q.probe, "r")].join(", ")} ORDER BY r.collected_at)` : ""}) x
+      GROUP BY x.connection_id, ${keys.join(", ")}, x.k${connectionSpacings}) m`,
+    [q.connectionIds, new Date(q.from).toISOString(), new Date(q.buckets.end).toISOString(), firstInstants, ...filters.map(([, value]) => value), ...(q.spacings ? [q.spacings.intervalMs] : [])],
   );
   return entityBuckets(rows, [], q.gauges);
 }

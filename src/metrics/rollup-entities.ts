@@ -69,14 +69,22 @@ export async function entitySeriesFromCells(db: Queryable, q: EntityRollupQuery)
     // repeats are judged, and is then counted (judgeWherePresent).
     facts = await fetchEntityBuckets(db, { probe, columns, gauges, connectionIds: q.connectionIds, plan, filters: q.filters, intervals: columns.length > 0, onlySums });
   } else if (gaugesOfEvery && b.width >= SAMPLES_TO_REDUCE * q.intervalSeconds * 1000) {
-    facts = await fetchRawEntityGauges(db, { probe, gauges, connectionIds: q.connectionIds, from: q.borrowFrom, buckets: b, onlySums });
+    // With the connection's spacing, which the pipeline judges repeats by, where its changes are recorded.
+    const spacings = counters.size > 0 ? ({ of: "connection", intervalMs: q.intervalSeconds * 1000 } as const) : undefined;
+    facts = await fetchRawEntityGauges(db, { probe, gauges, connectionIds: q.connectionIds, from: q.borrowFrom, buckets: b, onlySums, spacings });
   } else return undefined;
   const own = facts.filter((f) => f.k >= 0 && f.entity.length === 0); // the connection's intervals (datastore/entity-cells.ts)
   const longest = longestSafeIntervalMs(q.intervalSeconds, b);
-  if (own.some((f) => (f.maxSpanMs ?? 0) > longest)) return undefined;
+  if (columns.length > 0 && own.some((f) => (f.maxSpanMs ?? 0) > longest)) return undefined;
 
   const filtered = Object.keys(q.filters).length > 0;
-  const judged: (id: number, values: number) => Judge = filtered ? judgeWherePresent(db, q) : connectionJudge(db, q);
+  const connection = connectionJudge(db, q);
+  const spacingsRead = !entityPlan && gaugesOfEvery && counters.size > 0;
+  const judged: (id: number, values: number) => Judge = filtered
+    ? judgeWherePresent(db, q)
+    : spacingsRead
+      ? (id) => judgedBySpacingsRead(own.filter((f) => f.connectionId === id), q.intervalSeconds, connection(id))
+      : connection;
   const result = new Map<number, EntitySeries[]>();
   for (const id of q.connectionIds) {
     const connectionIntervals = new Map(own.filter((f) => f.connectionId === id).map((f) => [f.k, f.intervals]));
@@ -155,10 +163,10 @@ async function gaugeSeriesOfOneEntity(db: Queryable, q: EntityRollupQuery): Prom
   // a day of one database in 10-minute buckets: a row a bucket, not a row a sample).
   // The rows read tell the entity's own spacing, which the pipeline judges the filtered samples by.
   else if (q.buckets.width >= SAMPLES_TO_REDUCE * q.intervalSeconds * 1000) {
-    facts = await fetchRawEntityGauges(db, { probe: q.probe, gauges, connectionIds: q.connectionIds, from: q.borrowFrom, buckets: q.buckets, onlySums, filters: q.filters, ownSpacings: { intervalMs: q.intervalSeconds * 1000 } });
+    facts = await fetchRawEntityGauges(db, { probe: q.probe, gauges, connectionIds: q.connectionIds, from: q.borrowFrom, buckets: q.buckets, onlySums, filters: q.filters, spacings: { of: "entity", intervalMs: q.intervalSeconds * 1000 } });
   } else return answered;
   const present = judgeWherePresent(db, q);
-  const judged = plan ? present : (id: number, values: number) => judgedByOwnSpacing(facts.filter((f) => f.connectionId === id), q.intervalSeconds, present(id, values));
+  const judged = plan ? present : (id: number, values: number) => judgedBySpacingsRead(facts.filter((f) => f.connectionId === id), q.intervalSeconds, present(id, values));
   for (const m of candidates) {
     const perConnection = new Map<number, Array<number | null>>();
     for (const id of q.connectionIds) {
@@ -210,12 +218,13 @@ function judgeWherePresent(db: Queryable, q: EntityRollupQuery): (id: number, va
 }
 
 /**
- * What the pipeline judges one entity's filtered samples by (the larger of the collection interval and their
- * median spacing), from its own intervals as read (`buckets`, in the window where k >= 0): at most the longest of
- * them, and exactly the collection interval where fewer than half are longer (so is the median) or there is none
- * (fewer than two samples); otherwise exactly as `fallback` tells it.
+ * What the pipeline judges repeats by (the larger of the collection interval and the median spacing of the samples
+ * it judges: an entity's filtered ones, or its connection's), from their intervals in the window as read
+ * (`buckets` with k >= 0; fetchRawEntityGauges' spacings): at most the longest, and exactly the collection interval
+ * where fewer than half are longer (so is the median) or there is none (fewer than two samples); otherwise exactly
+ * as `fallback` tells it.
  */
-function judgedByOwnSpacing(buckets: readonly EntityBucket[], intervalSeconds: number, fallback: Judge): Judge {
+function judgedBySpacingsRead(buckets: readonly EntityBucket[], intervalSeconds: number, fallback: Judge): Judge {
   const own = buckets.filter((f) => f.k >= 0);
   const intervals = own.reduce((sum, f) => sum + f.intervals, 0);
   const longer = own.reduce((sum, f) => sum + (f.longer ?? Number.POSITIVE_INFINITY), 0);

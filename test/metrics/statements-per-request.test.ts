@@ -49,10 +49,6 @@ interface Shape {
 function allowed(s: Shape): number {
   const level = s.metric === "numbackends" || s.metric === "xact_commit";
   const change = !level;
-  // The collector stopped ten minutes ago, a grouped hour in six-minute buckets: the last bucket's repeat lies
-  // between three and six intervals after the last sample, which the samples' count cannot settle; the spacing
-  // bounds are read.
-  if (s.history === "quiet" && level && s.narrowed === "&group_by=database_name" && s.window === "1h" && s.buckets) return 2;
   // Unevenly spaced samples (an import, a clock that drifts): the spacing facts read first for an entity's counters
   // (averaged, and deltas at any aggregation) show them so, and the entity cells or raw rows answer; a delta's
   // runs are also read by their sequence.

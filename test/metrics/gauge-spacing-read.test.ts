@@ -1,15 +1,17 @@
 /**
- * A `database_name` filter's gauge over buckets too narrow for the hourly cells is reduced per bucket in the
- * datastore, in the statement that also reads the database's own spacing: the pipeline judges the filtered samples'
- * repeats into empty buckets by it (the larger of the collection interval and their median spacing). The window
- * ends 4 minutes after the last sample, where judging by 60 s leaves the last point empty and by 90 s or more
- * repeats the value; each answer equals the pipeline's on the filtered raw rows.
+ * A gauge of one database (a `database_name` filter) or of each (`group_by=database_name`) over buckets too narrow
+ * for the hourly cells is reduced per bucket in the datastore, in the statement that also reads the spacing the
+ * pipeline judges repeats into empty buckets by (the larger of the collection interval and the median spacing):
+ * of the database's own samples where filtered, of the connection's where grouped. The window ends 4 minutes after
+ * the last sample, where judging by 60 s leaves the last point empty and by 90 s or more repeats the value; each
+ * answer equals the pipeline's.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { writeSamples } from "../../src/collector/sample-writer.ts";
 import { fetchSampleRows } from "../../src/datastore/samples-repository.ts";
 import { layoutBuckets } from "../../src/metrics/buckets.ts";
 import { parseMetricList } from "../../src/metrics/metric-names.ts";
+import { runGroupedMetricsQuery } from "../../src/metrics/grouped-query.ts";
 import { runMetricsQuery } from "../../src/metrics/query.ts";
 import { groupSamples } from "../../src/metrics/samples.ts";
 import { borrowLimitMs, computeSeries } from "../../src/metrics/series.ts";
@@ -36,6 +38,14 @@ const PRESENT: Record<string, (j: number) => boolean> = {
   everyOther: (j) => j % 2 === 1,
 };
 
+/** Sample rows every minute up to LAST of the databases present then. */
+const history = (databases: Array<[string, (j: number) => boolean]>) =>
+  Array.from({ length: LAST + 1 }, (_, j) =>
+    databases
+      .filter(([, present]) => present(j))
+      .map(([database_name], d) => ({ collected_at: new Date(T0 + j * MINUTE).toISOString(), database_name, numbackends: (j * 7 + d) % 11, xact_commit: j, stats_reset: null })),
+  ).flat();
+
 describe("a filter's gauge in buckets of several samples", () => {
   let store: TestDatastore;
   let connectionId: number;
@@ -43,12 +53,7 @@ describe("a filter's gauge in buckets of several samples", () => {
     store = await migratedDatastore("pg");
     await store.db.query("UPDATE probe_configs SET collection_interval_seconds = 60");
     connectionId = await addConnection(store.db, "gauges");
-    const rows = Array.from({ length: LAST + 1 }, (_, j) =>
-      Object.entries(PRESENT)
-        .filter(([, present]) => present(j))
-        .map(([database_name], d) => ({ collected_at: new Date(T0 + j * MINUTE).toISOString(), database_name, numbackends: (j * 7 + d) % 11, xact_commit: j, stats_reset: null })),
-    ).flat();
-    await writeSamples(store.db, { connectionId, probe: probe.name, rows });
+    await writeSamples(store.db, { connectionId, probe: probe.name, rows: history(Object.entries(PRESENT)) });
   });
   afterAll(() => store.close());
 
@@ -80,5 +85,39 @@ describe("a filter's gauge in buckets of several samples", () => {
     const { values, expected } = await answer(database);
     expect(values).toEqual(expected);
     expect(values.at(-1)).toBe(values.at(-2));
+  });
+});
+
+describe("every database's gauge in buckets of several samples", () => {
+  let store: TestDatastore;
+  beforeAll(async () => {
+    store = await migratedDatastore("pg");
+    await store.db.query("UPDATE probe_configs SET collection_interval_seconds = 60");
+  });
+  afterAll(() => store.close());
+
+  /** The grouped answer over a connection whose samples are those `present` says, two databases in each, and the pipeline's. */
+  async function grouped(name: string, present: (j: number) => boolean) {
+    const connectionId = await addConnection(store.db, name);
+    await writeSamples(store.db, { connectionId, probe: probe.name, rows: history([["a", present], ["b", present]]) });
+    const statements: string[] = [];
+    const watched = { query: (sql: string, params?: readonly unknown[]) => (statements.push(sql), store.db.query(sql, params)) } as never;
+    const query = { probeName: probe.name, connectionIds: [connectionId], window: WINDOW, buckets: BUCKETS, metrics: "numbackends", groupBy: "database_name" };
+    const values = (await runGroupedMetricsQuery(watched, query)).map((x) => x.data.map((p) => p.value));
+    const expected = (await runGroupedMetricsQuery(store.db, query, "pipeline")).map((x) => x.data.map((p) => p.value));
+    return { values, expected, statements };
+  }
+
+  it("answers in one statement after the context where the connection missed a sample once (judged by 60 s)", async () => {
+    const { values, expected, statements } = await grouped("missed once", PRESENT.missedOnce);
+    expect(values).toEqual(expected);
+    expect(values.map((v) => v.at(-1))).toEqual([null, null]);
+    expect(statements, statements.join("\n")).toHaveLength(2);
+  });
+
+  it("repeats the last values into the window's end where the connection's samples are as often two minutes apart as one (judged by 90 s)", async () => {
+    const { values, expected } = await grouped("half longer", PRESENT.halfLonger);
+    expect(values).toEqual(expected);
+    expect(values.every((v) => v.at(-1) === v.at(-2))).toBe(true);
   });
 });
