@@ -223,7 +223,7 @@ async function main() {
     const stored = (DAYS * 86_400) / STEP_S + 1;
     console.log(`\ningest through the sample writer: ${Math.round(rowsPerSecond).toLocaleString("en-US")} sample rows/s`);
     console.log(
-      `pg_stat_database on disk: ${(raw / (stored * DATABASES)).toFixed(0)} bytes per sample row, ${((raw + derived) / (stored * DATABASES)).toFixed(0)} with the per-sample changes, irregular intervals and time rollups (+${((100 * derived) / raw).toFixed(0)} %)`,
+      `pg_stat_database on disk: ${(raw / (stored * DATABASES)).toFixed(0)} bytes per sample row, ${((raw + derived) / (stored * DATABASES)).toFixed(0)} with the per-sample changes, irregular intervals and time rollups (+${((100 * derived) / raw).toFixed(1)} %)`,
     );
     // The 1-hour query under load, beside a bare server running its data statement (the stored changes).
     const hourly = `${http.url}/api/v1/metrics/query?probe_name=pg_stat_database&connection_id=${id}&metrics=xact_commit_per_sec&time_range=1h`;
