@@ -62,6 +62,8 @@ export async function entitySeriesFromCells(db: Queryable, q: EntityRollupQuery)
   const entityPlan = q.metrics.some(isRawCounter) ? undefined : entityPlanFor(q, { minCovered: gaugesOfEvery ? 0 : undefined, gaugesAlone: columns.length === 0 });
   const onlySums = needsOnlySums(q.aggregation);
   let facts: EntityBucket[];
+  // Whether the connection's spacing, which the pipeline judges repeats by, was read with the facts.
+  let spacingsRead = false;
   if (entityPlan) {
     // The span borrowed before the window is read only for the entities in it (k = -1).
     const plan = { ...entityPlan, raw: [{ from: q.borrowFrom, to: b.start, k: -1 }, ...entityPlan.raw] };
@@ -69,8 +71,8 @@ export async function entitySeriesFromCells(db: Queryable, q: EntityRollupQuery)
     // repeats are judged, and is then counted (judgeWherePresent).
     facts = await fetchEntityBuckets(db, { probe, columns, gauges, connectionIds: q.connectionIds, plan, filters: q.filters, intervals: columns.length > 0, onlySums });
   } else if (gaugesOfEvery && b.width >= SAMPLES_TO_REDUCE * q.intervalSeconds * 1000) {
-    // With the connection's spacing, which the pipeline judges repeats by, where its changes are recorded.
-    const spacings = counters.size > 0 ? ({ of: "connection", intervalMs: q.intervalSeconds * 1000 } as const) : undefined;
+    spacingsRead = counters.size > 0; // where its changes are recorded
+    const spacings = spacingsRead ? ({ of: "connection", intervalMs: q.intervalSeconds * 1000 } as const) : undefined;
     facts = await fetchRawEntityGauges(db, { probe, gauges, connectionIds: q.connectionIds, from: q.borrowFrom, buckets: b, onlySums, spacings });
   } else return undefined;
   const own = facts.filter((f) => f.k >= 0 && f.entity.length === 0); // the connection's intervals (datastore/entity-cells.ts)
@@ -79,7 +81,6 @@ export async function entitySeriesFromCells(db: Queryable, q: EntityRollupQuery)
 
   const filtered = Object.keys(q.filters).length > 0;
   const connection = connectionJudge(db, q);
-  const spacingsRead = !entityPlan && gaugesOfEvery && counters.size > 0;
   const judged: (id: number, values: number) => Judge = filtered
     ? judgeWherePresent(db, q)
     : spacingsRead
@@ -160,8 +161,8 @@ async function gaugeSeriesOfOneEntity(db: Queryable, q: EntityRollupQuery): Prom
   let facts: EntityBucket[];
   if (plan) facts = await fetchEntityBuckets(db, { probe: q.probe, columns: [], gauges, connectionIds: q.connectionIds, plan, filters: q.filters, intervals: false, onlySums });
   // Where no cell fits, its raw rows reduced per bucket in the datastore where buckets hold several samples (lab,
-  // a day of one database in 10-minute buckets: a row a bucket, not a row a sample).
-  // The rows read tell the entity's own spacing, which the pipeline judges the filtered samples by.
+  // a day of one database in 10-minute buckets: a row a bucket, not a row a sample), with the entity's own
+  // spacing, which the pipeline judges the filtered samples by.
   else if (q.buckets.width >= SAMPLES_TO_REDUCE * q.intervalSeconds * 1000) {
     facts = await fetchRawEntityGauges(db, { probe: q.probe, gauges, connectionIds: q.connectionIds, from: q.borrowFrom, buckets: q.buckets, onlySums, filters: q.filters, spacings: { of: "entity", intervalMs: q.intervalSeconds * 1000 } });
   } else return answered;
