@@ -218,15 +218,17 @@ function runsOf(intervals: Intervals, sameLength: boolean): Run[] {
   return runs;
 }
 
+/** Per column, indexed by bucket (0..n): arrays, since every entity adds to most buckets (Maps cost twice the time). */
 interface GroupState {
   group: string[];
-  delta: Array<Map<number, number | null>>;
-  /** Per column and bucket: the sum of per-interval rates, and the intervals with a valid change (by `to`). */
-  rateSum: Array<Map<number, number>>;
+  /** The summed change; undefined where no valid change ended (read as null, as a bucket without one is). */
+  delta: Array<Array<number | undefined>>;
+  /** The sum of per-interval rates, and the intervals with a valid change (by `to`). */
+  rateSum: Float64Array[];
   valid: Array<Map<number, Set<number>>>;
   /** A group of one entity counts its valid intervals instead of collecting them (none is seen twice). */
   single: boolean;
-  validCount: Array<Map<number, number>>;
+  validCount: Int32Array[];
 }
 
 export interface DifferencedChanges {
@@ -319,7 +321,9 @@ function sumByGroup(
 ): DifferencedChanges | undefined {
   const { first, byEnd, runs, rows, irregular, applied } = read;
   const keys = q.probe.keys;
-  const entityOf = (r: Row) => JSON.stringify(keys.map((k) => r[k]));
+  // An entity's key values as one string; a single key (most probes) is its own, as it is read as text.
+  const [only] = keys;
+  const entityOf = keys.length === 1 ? (r: Row) => String(r[only]) : (r: Row) => JSON.stringify(keys.map((k) => r[k]));
   const valuesAt = new Map<string, Map<number, Row>>(); // entity -> sample time -> row
   const exceptions = new Map<string, Map<number, Row>>(); // entity -> interval end -> irregular row
   const keyRow = new Map<string, Row>(irregular.map((r) => [entityOf(r), r]));
@@ -340,12 +344,20 @@ function sumByGroup(
     members.set(id, (members.get(id) ?? 0) + 1);
   }
   const groups = new Map<string, GroupState>();
-  const perColumn = () => q.columns.map(() => new Map());
+  const slots = q.buckets.n + 1;
   const stateOf = (entity: string): GroupState => {
     const group = groupOf(entity);
     const id = JSON.stringify(group);
     let s = groups.get(id);
-    if (!s) groups.set(id, (s = { group, delta: perColumn(), rateSum: perColumn(), valid: perColumn(), single: members.get(id) === 1, validCount: perColumn() }));
+    if (!s) {
+      const [delta, rateSum, valid, validCount] = [
+        q.columns.map(() => new Array<number | undefined>(slots)),
+        q.columns.map(() => new Float64Array(slots)),
+        q.columns.map(() => new Map<number, Set<number>>()),
+        q.columns.map(() => new Int32Array(slots)),
+      ];
+      groups.set(id, (s = { group, delta, rateSum, valid, single: members.get(id) === 1, validCount }));
+    }
     return s;
   };
   const num = (v: unknown) => (v === null || v === undefined ? null : Number(v));
@@ -357,45 +369,48 @@ function sumByGroup(
     place.set(t, [r, lastAtMost(runs[r].length, runs[r].to, t)]);
   }
 
+  const noCuts: number[] = [];
   for (const entity of keyRow.keys()) {
     const values = valuesAt.get(entity) ?? new Map<number, Row>();
-    let own: GroupState | undefined; // made at the entity's first contribution, as the scan's groups are
-    const state = () => (own ??= stateOf(entity));
+    let own: GroupState | undefined; // made at the entity's first valid change
     /** `run[from..to)`: the intervals the change covers. */
     const add = (c: number, bucket: number, change: number, rate: number, run: Run, from: number, to: number) => {
-      const s = state();
-      s.delta[c].set(bucket, (s.delta[c].get(bucket) ?? 0) + change);
+      const s = (own ??= stateOf(entity));
+      s.delta[c][bucket] = (s.delta[c][bucket] ?? 0) + change;
       if (!q.rates) return;
-      s.rateSum[c].set(bucket, (s.rateSum[c].get(bucket) ?? 0) + rate);
+      s.rateSum[c][bucket] += rate;
       if (s.single) {
-        s.validCount[c].set(bucket, (s.validCount[c].get(bucket) ?? 0) + to - from);
+        s.validCount[c][bucket] += to - from;
         return;
       }
       let set = s.valid[c].get(bucket);
       if (!set) s.valid[c].set(bucket, (set = new Set()));
       for (let i = from; i < to; i++) set.add(run.to(i));
     };
-    const present = (bucket: number) => q.columns.forEach((_, c) => state().delta[c].has(bucket) || state().delta[c].set(bucket, null));
-    // The entity's exceptions by run, as positions in the run.
-    const cuts = runs.map((): number[] => []);
+    // The entity's exceptions by run, as positions in the run (most entities have none).
+    const cuts = new Map<number, number[]>();
     for (const t of exceptions.get(entity)?.keys() ?? []) {
       const [r, i] = place.get(t)!;
-      cuts[r].push(i);
+      const list = cuts.get(r);
+      if (list) list.push(i);
+      else cuts.set(r, [i]);
     }
-    for (const [r, run] of runs.entries()) {
+    for (let r = 0; r < runs.length; r++) {
+      const run = runs[r];
       const bucket = run.bucket;
+      const ends = cuts.get(r)?.sort((x, y) => x - y) ?? noCuts;
       let from = 0;
-      for (const cut of [...cuts[r].sort((x, y) => x - y), run.length]) {
+      for (let j = 0; j <= ends.length; j++) {
+        const cut = j < ends.length ? ends[j] : run.length;
         // Plain growth from run[from] to run[cut - 1]: the difference of the entity's values at the two ends.
         if (cut > from) {
           const first = values.get(run.from(from));
           const last = values.get(run.to(cut - 1));
           if (first && last) {
-            present(bucket);
             const span = (run.to(from) - run.from(from)) / 1000;
-            for (const [c, column] of q.columns.entries()) {
-              const a = num(first[column]);
-              const z = num(last[column]);
+            for (let c = 0; c < q.columns.length; c++) {
+              const a = num(first[q.columns[c]]);
+              const z = num(last[q.columns[c]]);
               if (a === null && z === null) continue;
               if (a === null || z === null || z < a) return undefined; // not plain growth, yet no exception recorded
               add(c, bucket, z - a, (z - a) / span, run, from, cut);
@@ -403,10 +418,9 @@ function sumByGroup(
           } else if (first || last) return undefined; // appeared or vanished, yet no exception recorded
         }
         if (cut < run.length) {
-          present(bucket);
           const exception = exceptions.get(entity)!.get(run.to(cut))!;
-          for (const [c, column] of q.columns.entries()) {
-            const change = num(exception[column]);
+          for (let c = 0; c < q.columns.length; c++) {
+            const change = num(exception[q.columns[c]]);
             if (change !== null) add(c, bucket, change, change / ((run.to(cut) - run.from(cut)) / 1000), run, cut, cut + 1);
           }
         }
@@ -416,18 +430,20 @@ function sumByGroup(
   }
 
   const allGroups = new Map([...keyRow.values()].map((r) => q.groupBy.map((c) => String(r[c]))).map((g) => [JSON.stringify(g), g]));
-  const found = [...groups.values()].map((s) => ({
-    group: s.group,
-    delta: s.delta,
-    rate: s.delta.map((byBucket, c) => {
-      const rates = new Map<number, number | null>();
-      for (const k of byBucket.keys()) {
-        const n = !q.rates ? 0 : s.single ? (s.validCount[c].get(k) ?? 0) : (s.valid[c].get(k)?.size ?? 0);
-        rates.set(k, n > 0 ? s.rateSum[c].get(k)! / n : null);
+  const found = [...groups.values()].map((s) => {
+    const delta = q.columns.map(() => new Map<number, number | null>());
+    const rate = q.columns.map(() => new Map<number, number | null>());
+    for (let c = 0; c < q.columns.length; c++) {
+      for (let k = 0; k < slots; k++) {
+        const d = s.delta[c][k];
+        if (d === undefined) continue;
+        delta[c].set(k, d);
+        const n = !q.rates ? 0 : s.single ? s.validCount[c][k] : (s.valid[c].get(k)?.size ?? 0);
+        rate[c].set(k, n > 0 ? s.rateSum[c][k] / n : null);
       }
-      return rates;
-    }),
-  }));
+    }
+    return { group: s.group, delta, rate };
+  });
   // An entity that appeared or vanished has an exception with no valid change; so may a reset, told apart by the
   // entity's rows at both ends of the interval (read for every counted one).
   const atBothEnds = (r: Row) => {
