@@ -67,6 +67,33 @@ describe("migrations", () => {
     await db.close();
   });
 
+  // Migrations 3 and 23 create the changes and their cells as the catalogue stands today, likewise.
+  it.each([{ version: 32, table: "pg_stat_database__change_cells", columns: ["min_span_ms"], what: "the shortest interval to the change cells" }])(
+    "bring $what of a datastore made before (migration $version), empty in the rows already there",
+    async ({ version, table, columns }) => {
+      const db = await openPglite();
+      await migrate(db, MIGRATIONS.filter((m) => m.version < version));
+      const [{ id }] = await db.query<{ id: number }>("INSERT INTO connections (name, host, username) VALUES ('old', 'localhost', 'u') RETURNING id");
+      await writeSamples(db, { connectionId: id, probe: "pg_stat_database", rows: [0, 60_000].map((t) => ({ collected_at: new Date(Date.parse("2026-05-01T00:00:00Z") + t).toISOString(), database_name: "a", xact_commit: t, numbackends: 3 })) });
+      await db.query(`ALTER TABLE metrics.${table} ${columns.map((c) => `DROP COLUMN ${c}`).join(", ")}`);
+      expect((await migrate(db)).applied.map((m) => m.version)).toEqual(MIGRATIONS.filter((m) => m.version >= version).map((m) => m.version));
+      const rows = await db.query<Record<string, unknown>>(`SELECT ${columns.join(", ")} FROM metrics.${table}`);
+      expect(rows.length).toBeGreaterThan(0);
+      expect(rows.every((r) => Object.values(r).every((v) => v === null))).toBe(true);
+      await db.close();
+    },
+  );
+
+  it("drop the index on the changes' span (migration 31) for the change cells' shortest interval (migration 32)", async () => {
+    const db = await openPglite();
+    const index = () => db.query<{ i: string | null }>("SELECT to_regclass('metrics.pg_stat_database__changes_by_span')::text AS i");
+    await migrate(db, MIGRATIONS.filter((m) => m.version < 32));
+    expect(await index()).toEqual([{ i: "metrics.pg_stat_database__changes_by_span" }]);
+    await migrate(db);
+    expect(await index()).toEqual([{ i: null }]);
+    await db.close();
+  });
+
   it("roll back a failing migration entirely", async () => {
     const db = await openPglite();
     const broken = [...MIGRATIONS, { version: latest + 1, name: "broken", statements: ["CREATE TABLE half_done (id int)", "SELECT * FROM missing"] }];

@@ -1,6 +1,6 @@
 /** Ingest-time time rollups of the per-sample changes: the cells whose intervals were just recorded, recomputed. */
 import type { Queryable } from "../../drivers/types.ts";
-import { changeFactColumns, intervalFacts, mergedChangeFacts } from "../datastore/change-cells.ts";
+import { SHORTEST, changeFactColumns, intervalFacts, mergedChangeFacts } from "../datastore/change-cells.ts";
 import { changeCellsTableName, changesTableName, cumulativeColumns, probeTable } from "../probes/ddl.ts";
 import type { ProbeDefinition } from "../probes/types.ts";
 import { rewriteCells } from "./rewrite-cells.ts";
@@ -11,9 +11,9 @@ export async function recordChangeCells(tx: Queryable, probe: ProbeDefinition, c
   if (columns.length === 0) return;
   await rewriteCells(tx, {
     table: changeCellsTableName(probe.name),
-    columns: changeFactColumns(columns),
-    merged: mergedChangeFacts(columns),
-    rows: `SELECT collected_at, ${intervalFacts(columns).join(", ")}
+    columns: [...changeFactColumns(columns), SHORTEST.column],
+    merged: [...mergedChangeFacts(columns), SHORTEST.merged],
+    rows: `SELECT collected_at, ${intervalFacts(columns).join(", ")}, ${SHORTEST.fact}
              FROM ${probeTable(changesTableName(probe.name))}
             WHERE connection_id = $1 AND collected_at >= $2::timestamptz AND collected_at < $3::timestamptz`,
     connectionId,

@@ -55,6 +55,14 @@ export function mergedChangeFacts(columns: readonly string[]): string[] {
   ];
 }
 
+/**
+ * A cell's shortest interval (ms), written since migration 32 (null before) but not read with the facts: the
+ * spaced read looks into a cell for changes of another length than the collection interval only where its
+ * shortest or longest interval is another (changes-repository.ts spacedChangesSql). As a cell column, as the
+ * fact of one `__changes` row, and merged.
+ */
+export const SHORTEST = { column: "min_span_ms", fact: `${SPAN_MS} AS min_span_ms`, merged: "min(min_span_ms) AS min_span_ms" } as const;
+
 export const changeFactColumns = (columns: readonly string[]) => ["intervals", "max_span_ms", ...columns.flatMap((name) => CHANGE_FACTS.map((f) => fact(name, f)))];
 
 /**

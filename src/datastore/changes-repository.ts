@@ -197,15 +197,26 @@ export interface SpacedFacts {
  */
 export function spacedChangesSql(probe: ProbeDefinition): string {
   const changes = probeTable(changesTableName(probe.name));
+  const cells = probeTable(changeCellsTableName(probe.name));
   const inRange = (id: string) => `c.connection_id = ${id} AND c.collected_at >= $2::timestamptz AND c.collected_at <= $3::timestamptz`;
-  // Not equal, spelled as two ranges of the index on the span (migration 31); exact: spans are whole microseconds.
-  const span = "date_part('epoch', c.collected_at - c.prev_collected_at)";
+  // Exact: the sample writer stores times to the millisecond, so spans are whole milliseconds.
+  const other = `${spanMsSql("c.collected_at", "c.prev_collected_at")} <> $6::float8`;
+  const times = `${msSql("c.collected_at")} AS collected_at, ${msSql("c.prev_collected_at")} AS prev_collected_at`;
   const even = "(e.longest <= e.first - e.previous AND e.last - e.first = (e.changes - 1) * (e.first - e.previous))";
+  // The changes of another length, looked for in whole hours [$4, $5) only where the hour's cell shows one (its
+  // shortest or longest interval is another; a cell written before migration 32 has no shortest), and in the rest
+  // of the range; one join of ranges, each [lo, hi) (times are whole milliseconds: `<= $3` is `< $3 + 1 ms`).
   return `SELECT x.*, NOT x.unchecked AND (x.even OR cardinality(x.irregular) <= ${MAX_IRREGULAR_CHANGES}) AS spaced FROM (
             SELECT e.*, coalesce(${even}, false) AS even, CASE WHEN NOT ${even} THEN
                      (SELECT array_agg(ARRAY[i.collected_at, i.prev_collected_at] ORDER BY i.collected_at) FROM (
-                        SELECT ${msSql("c.collected_at")} AS collected_at, ${msSql("c.prev_collected_at")} AS prev_collected_at FROM ${changes} c
-                         WHERE ${inRange("e.id")} AND (${span} < $6::float8 / 1000 OR ${span} > $6::float8 / 1000)
+                        SELECT ${times}
+                          FROM (SELECT $2::timestamptz AS lo, $4::timestamptz AS hi UNION ALL SELECT $5::timestamptz, $3::timestamptz + interval '1 millisecond'
+                                UNION ALL
+                                SELECT l.cell_start, l.cell_start + interval '1 hour' FROM ${cells} l
+                                 WHERE l.connection_id = e.id AND l.level_seconds = 3600 AND l.cell_start >= $4::timestamptz AND l.cell_start < $5::timestamptz
+                                   AND (l.min_span_ms IS DISTINCT FROM $6::float8 OR l.max_span_ms <> $6::float8)) r
+                          JOIN ${changes} c ON c.connection_id = e.id AND c.collected_at >= r.lo AND c.collected_at < r.hi
+                         WHERE ${other}
                          LIMIT ${MAX_IRREGULAR_CHANGES + 1}) i) END AS irregular
               FROM (SELECT id, r.changes + coalesce(w.changes, 0) AS changes, greatest(r.longest, w.longest) AS longest, f.collected_at AS first, f.prev_collected_at AS previous,
                            (SELECT ${msSql("c.collected_at")} FROM ${changes} c WHERE ${inRange("id")} ORDER BY c.collected_at DESC LIMIT 1) AS last,

@@ -132,7 +132,7 @@ export type ChangeFact = (typeof CHANGE_FACTS)[number];
 
 /**
  * Time rollups of the per-sample changes (`__changes`), per connection, in cells of 5 minutes and 1 hour by
- * the interval's end: how many intervals end in the cell and the longest, and per cumulative column how many
+ * the interval's end: how many intervals end in the cell, the longest and the shortest, and per cumulative column how many
  * have a valid change, their sum, and the sum, minimum, maximum and last of change / interval length (ms).
  */
 export function createChangeCellsTable(probe: ProbeDefinition): string[] {
@@ -143,7 +143,8 @@ export function createChangeCellsTable(probe: ProbeDefinition): string[] {
     ...(["sum", "ratio_sum", "ratio_min", "ratio_max", "ratio_last"] as const).map((f) => `${factColumn(c.name, f)} double precision`),
     `${factColumn(c.name, "last_to")} timestamptz`,
   ]);
-  return createCellsTable(changeCellsTableName(probe.name), ["intervals integer NOT NULL", "max_span_ms double precision NOT NULL", ...facts], `${probe.name}'s per-sample changes`);
+  // The shortest interval since migration 32 (nullable: cells written before have none).
+  return createCellsTable(changeCellsTableName(probe.name), ["intervals integer NOT NULL", "max_span_ms double precision NOT NULL", "min_span_ms double precision", ...facts], `${probe.name}'s per-sample changes`);
 }
 
 /** Name of the table of a probe's hourly rollups of each entity's changes (see createEntityCellsTable). */
