@@ -68,7 +68,10 @@ describe("migrations", () => {
   });
 
   // Migrations 3 and 23 create the changes and their cells as the catalogue stands today, likewise.
-  it.each([{ version: 32, table: "pg_stat_database__change_cells", columns: ["min_span_ms"], what: "the shortest interval to the change cells" }])(
+  it.each([
+    { version: 32, table: "pg_stat_database__change_cells", columns: ["min_span_ms"], what: "the shortest interval to the change cells" },
+    { version: 33, table: "pg_stat_database__changes", columns: ['"numbackends:n"', '"numbackends:sum"'], what: "the gauges' counts and sums to the changes" },
+  ])(
     "bring $what of a datastore made before (migration $version), empty in the rows already there",
     async ({ version, table, columns }) => {
       const db = await openPglite();

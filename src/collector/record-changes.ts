@@ -10,7 +10,7 @@ import { intervalsFor } from "../metrics/intervals.ts";
 import { entityCellFacts } from "../metrics/entity-cell-facts.ts";
 import { type Sample, groupSamples } from "../metrics/samples.ts";
 import { irregularIntervals } from "../metrics/irregular-intervals.ts";
-import { changesTableName, cumulativeColumns, entityGaugeColumns, irregularTableName, probeTable, quoteIdent } from "../probes/ddl.ts";
+import { changesTableName, cumulativeColumns, entityGaugeColumns, factColumn, irregularTableName, probeTable, quoteIdent, recordedGaugeColumns } from "../probes/ddl.ts";
 import type { ProbeDefinition } from "../probes/types.ts";
 import { ensurePartition, weekOf } from "./partitions.ts";
 import { recordChangeCells } from "./record-change-cells.ts";
@@ -31,7 +31,7 @@ export async function recordChanges(tx: Queryable, probe: ProbeDefinition, conne
     [connectionId, new Date(minT).toISOString(), new Date(maxT).toISOString()],
   );
   const markers = [...new Set(columns.map((c) => c.resetBy).filter((m): m is string => Boolean(m)))];
-  const gauges = probe.keys.length > 0 ? entityGaugeColumns(probe) : []; // for the entity cells
+  const gauges = probe.keys.length > 0 ? entityGaugeColumns(probe) : []; // for the entity cells and the recorded gauges
   const rows = await fetchSampleRows(tx, {
     probe,
     connectionIds: [connectionId],
@@ -51,12 +51,21 @@ export async function recordChanges(tx: Queryable, probe: ProbeDefinition, conne
   const names = columns.map((c) => quoteIdent(c.name));
   // Multi-entity probes: each sample says its irregular intervals are recorded (samples from before were not).
   const checked = probe.keys.length > 0 ? ["entities_checked"] : [];
+  // And the count and sum of its integer gauges' values, for summed gauges (recordedGaugeColumns).
+  const recorded = recordedGaugeColumns(probe);
+  const gaugeNames = recorded.flatMap((c) => [factColumn(c.name, "n"), factColumn(c.name, "sum")]);
+  const bySample = new Map(samples.map((s) => [s.t, s.rows]));
+  const gaugeFacts = (t: number) =>
+    recorded.flatMap((c) => {
+      const values = bySample.get(t)!.map((r) => r[c.name]).filter((v) => v !== null && v !== undefined);
+      return [values.length, values.reduce<number>((sum, v) => sum + Number(v), 0)];
+    });
 
   await insertRows(tx, changesTableName(probe.name), {
-    columns: ["connection_id", "collected_at", "prev_collected_at", ...names, ...checked],
-    types: ["integer", "timestamptz", "timestamptz", ...names.map(() => "double precision"), ...checked.map(() => "boolean")],
-    rows: perColumn[0].map((iv, i) => [connectionId, iso(iv.to), iso(iv.from), ...perColumn.map((col) => col[i].change), ...checked.map(() => true)]),
-    onConflict: `(connection_id, collected_at) DO UPDATE SET prev_collected_at = excluded.prev_collected_at, ${[...names, ...checked].map((n) => `${n} = excluded.${n}`).join(", ")}`,
+    columns: ["connection_id", "collected_at", "prev_collected_at", ...names, ...checked, ...gaugeNames],
+    types: ["integer", "timestamptz", "timestamptz", ...names.map(() => "double precision"), ...checked.map(() => "boolean"), ...recorded.flatMap(() => ["integer", "double precision"])],
+    rows: perColumn[0].map((iv, i) => [connectionId, iso(iv.to), iso(iv.from), ...perColumn.map((col) => col[i].change), ...checked.map(() => true), ...gaugeFacts(iv.to)]),
+    onConflict: `(connection_id, collected_at) DO UPDATE SET prev_collected_at = excluded.prev_collected_at, ${[...names, ...checked, ...gaugeNames].map((n) => `${n} = excluded.${n}`).join(", ")}`,
   });
   const ends = perColumn[0].map((iv) => iv.to);
   await recordChangeCells(tx, probe, connectionId, ends);

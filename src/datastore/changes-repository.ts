@@ -5,7 +5,7 @@ import { changeCellsTableName, changesTableName, probeTable, quoteIdent } from "
 import type { ProbeDefinition } from "../probes/types.ts";
 
 /** A timestamp as epoch milliseconds (see epochMsSql). */
-const msSql = (timestamp: string) => `round(date_part('epoch', ${timestamp}) * 1000)`;
+export const msSql = (timestamp: string) => `round(date_part('epoch', ${timestamp}) * 1000)`;
 
 /**
  * A timestamp column as epoch milliseconds (as a Date holds them): numbers decode far faster than timestamps.

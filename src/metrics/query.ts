@@ -128,7 +128,8 @@ export async function runMetricsQuery(db: Queryable, q: MetricsQuery): Promise<M
   // Time rollups answer unfiltered raw columns and counter metrics over long windows where exact, and counter
   // metrics of one entity named by filters; averaged counter metrics (and deltas at any aggregation) of such an
   // entity in every sample are read by difference (before the rollups where buckets are narrow enough); recorded changes answer other unfiltered
-  // derived metrics; the datastore reduces other level metrics of multi-entity probes per sample; the rest reads
+  // derived metrics; the datastore reduces other level metrics of multi-entity probes per sample (an integer gauge's
+  // average or sum over every entity is recorded so with each sample's changes); the rest reads
   // raw rows. Every path gives the pure pipeline's numbers (rates from rollups up to floating-point rounding:
   // they are summed in another order).
   const rollupQuery = { probe, metrics, connectionIds: q.connectionIds, buckets, intervalSeconds, aggregation, levelsFrom };

@@ -42,7 +42,7 @@ export function createChangesTable(probe: ProbeDefinition): string[] {
   connection_id integer NOT NULL REFERENCES connections (id) ON DELETE CASCADE,
   collected_at timestamptz NOT NULL,
   prev_collected_at timestamptz NOT NULL,
-  ${columns.map((c) => `${quoteIdent(c.name)} double precision`).join(",\n  ")},
+  ${[...columns.map((c) => `${quoteIdent(c.name)} double precision`), ...recordedGaugeFactColumns(probe)].join(",\n  ")},
   PRIMARY KEY (connection_id, collected_at)
 ) PARTITION BY RANGE (collected_at)`,
     `COMMENT ON TABLE ${table} IS ${quoteLiteral(`Per-sample sums of valid entity changes of ${probe.name}'s cumulative columns, written by the sample writer`)}`,
@@ -158,6 +158,24 @@ export type EntityFact = (typeof ENTITY_FACTS)[number];
 export function entityGaugeColumns(probe: ProbeDefinition): ProbeColumn[] {
   return levelColumns(probe).filter((c) => !CUMULATIVE_KINDS.has(c.kind));
 }
+
+/** Column types whose sums are exact in any order (whole numbers well below 2^53). */
+export const INTEGER_TYPES = new Set(["smallint", "integer", "bigint"]);
+
+/**
+ * The gauges of a multi-entity probe with recorded changes whose count and sum of values per sample the sample
+ * writer records with the changes (`<column>:n`, `<column>:sum`; since migration 33, null before): integer gauges,
+ * so the sums are the pipeline's whatever their order. A summed gauge over narrow buckets then reads a row a
+ * sample instead of a row per entity and sample (metrics/query.ts).
+ */
+export function recordedGaugeColumns(probe: ProbeDefinition): ProbeColumn[] {
+  if (probe.keys.length === 0 || cumulativeColumns(probe).length === 0) return [];
+  return entityGaugeColumns(probe).filter((c) => INTEGER_TYPES.has(c.type));
+}
+
+/** The changes' columns of recordedGaugeColumns, nullable: rows written before migration 33 have none. */
+export const recordedGaugeFactColumns = (probe: ProbeDefinition): string[] =>
+  recordedGaugeColumns(probe).flatMap((c) => [`${factColumn(c.name, "n")} integer`, `${factColumn(c.name, "sum")} double precision`]);
 
 /**
  * The entity cells' level facts of gauges (as the time rollups keep them, LEVEL_FACTS), nullable: cells
