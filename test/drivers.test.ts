@@ -5,6 +5,7 @@ import { openNeonHttp, openNeonWs } from "../drivers/neon.ts";
 import { openPg } from "../drivers/pg.ts";
 import { openPglite } from "../drivers/pglite.ts";
 import { chooseDriver } from "../drivers/choose.ts";
+import { arrayLiteral, timeOfMs, timesLiteral } from "../src/datastore/array-literal.ts";
 import type { Driver } from "../drivers/types.ts";
 import { startNeonProxy, type NeonProxy } from "./neon-proxy.ts";
 import { createTestDatabase, freePort } from "./support/postgres.ts";
@@ -51,6 +52,20 @@ describe.each(cases)("driver contract: %s", (_name, open) => {
       [7, "x"],
     );
     expect(row).toEqual({ i: 7, big: 9007199254740991, num: 12.5, s: "x", ts: new Date("2026-01-02T03:04:05Z"), j: { a: [1] }, n: null, b: true });
+  });
+
+  it("takes arrays of whole numbers as literals, and times as epoch milliseconds (the rollup reads' plans)", async () => {
+    const ms = [Date.UTC(2026, 10, 24, 1, 2, 3, 456), -1, 0];
+    const [row] = await db.query<{ ints: number[]; times: Date[] }>(
+      `select $1::int[] as ints, array(select ${timeOfMs("u")} from unnest($2::int8[]) as u) as times`,
+      [arrayLiteral([3, null, -7]), arrayLiteral(ms)],
+    );
+    expect(row.ints).toEqual([3, null, -7]);
+    expect(row.times.map((t) => t.getTime())).toEqual(ms);
+    expect(() => arrayLiteral([1.5])).toThrow(/whole number/);
+    // An instant's fraction of a millisecond is cut off, as from a Date (the ISO strings sent before were).
+    expect(timesLiteral([1.9, -1.5])).toBe(`{${new Date(1.9).getTime()},${new Date(-1.5).getTime()}}`);
+    expect(timesLiteral([1.9])).toBe("{1}");
   });
 
   it("commits a transaction that resolves", async () => {

@@ -2,6 +2,7 @@
 import type { Queryable } from "../../drivers/types.ts";
 import type { RollupPlan } from "../metrics/rollup-plan.ts";
 import { type ChangeFact, HOUR_PARTS, type LevelFact, factColumn } from "../probes/ddl.ts";
+import { arrayLiteral, timeOfMs, timesLiteral } from "./array-literal.ts";
 
 export interface RollupRead {
   /** The cells table (schema-qualified, quoted). */
@@ -109,8 +110,10 @@ export async function readRollupBuckets(db: Queryable, q: RollupRead): Promise<B
   if (q.readRawIf && q.key) throw new Error("cells read raw would read every entity's rows of their range");
   const facts = q.facts.map((f, i) => (subtracting ? `CASE WHEN s.plus THEN r.${f} ELSE ${q.subtracted![i]} END` : `r.${f}`));
   const cellsWhere = ["l.connection_id = ANY($1::int[]) AND l.cell_start >= $8::timestamptz AND l.cell_start < $9::timestamptz", ...(q.cellsWhere ?? [])];
-  const plannedCells = "unnest($2::int[], $3::timestamptz[], $4::int[], $14::int[], $15::int[]) AS p(level_seconds, cell_start, k, part_from, part_to)";
-  const plannedRanges = "unnest($5::timestamptz[], $6::timestamptz[], $7::int[], $10::timestamptz[], $11::int[], $12::int[], $13::int[]) AS p(lo, hi, k, split, k_after, minus, minus_after)";
+  const plannedCells = `(SELECT u.level_seconds, ${timeOfMs("u.cell_start")} AS cell_start, u.k, u.part_from, u.part_to
+                           FROM unnest($2::int[], $3::int8[], $4::int[], $14::int[], $15::int[]) AS u(level_seconds, cell_start, k, part_from, part_to)) AS p`;
+  const plannedRanges = `(SELECT ${timeOfMs("u.lo")} AS lo, ${timeOfMs("u.hi")} AS hi, u.k, ${timeOfMs("u.split")} AS split, u.k_after, u.minus, u.minus_after
+                            FROM unnest($5::int8[], $6::int8[], $7::int[], $10::int8[], $11::int[], $12::int[], $13::int[]) AS u(lo, hi, k, split, k_after, minus, minus_after)) AS p`;
   // Ranges of the plan (every connection's rows) and, read raw, of the cells that satisfy readRawIf (their connection's):
   // those found first, each then looked up in the plan (the plan's cells unnested for the few, not joined with all).
   const bound = (part: string) => `p.cell_start + make_interval(secs => ${part} * p.level_seconds / ${HOUR_PARTS}.0)`;
@@ -144,23 +147,25 @@ export async function readRollupBuckets(db: Queryable, q: RollupRead): Promise<B
           WHERE ${rawWhere.join(" AND ")}` : ""}
        ) parts
       GROUP BY ${by}) m${q.key ? "" : ` ORDER BY ${by}`}`,
+    // The plan's arrays go as array literals, times in epoch milliseconds: a week's plan of 1,800 cells took 2 ms to
+    // send and parse as arrays of timestamps (lab), a fifth of its statement.
     [
       q.connectionIds,
-      cells.map((c) => c.levelSeconds),
-      cells.map((c) => iso(c.start)),
-      cells.map((c) => c.k),
-      raw.map((r) => iso(r.lo)),
-      raw.map((r) => iso(r.hi)),
-      raw.map((r) => r.k),
+      arrayLiteral(cells.map((c) => c.levelSeconds)),
+      timesLiteral(cells.map((c) => c.start)),
+      arrayLiteral(cells.map((c) => c.k)),
+      timesLiteral(raw.map((r) => r.lo)),
+      timesLiteral(raw.map((r) => r.hi)),
+      arrayLiteral(raw.map((r) => r.k)),
       // The cells' span, so that only the window's cells are looked up (none: an empty span).
       iso(cells.length ? cells.reduce((t, c) => Math.min(t, c.start), Number.MAX_SAFE_INTEGER) : 0),
       iso(cells.reduce((t, c) => Math.max(t, c.start + c.levelSeconds * 1000), 0)),
-      raw.map((r) => iso(r.split)),
-      raw.map((r) => r.kAfter),
-      raw.map((r) => r.minus ?? null),
-      raw.map((r) => r.minusAfter ?? null),
-      cells.map((c) => c.parts?.[0] ?? 0),
-      cells.map((c) => c.parts?.[1] ?? HOUR_PARTS),
+      timesLiteral(raw.map((r) => r.split)),
+      arrayLiteral(raw.map((r) => r.kAfter)),
+      arrayLiteral(raw.map((r) => r.minus ?? null)),
+      arrayLiteral(raw.map((r) => r.minusAfter ?? null)),
+      arrayLiteral(cells.map((c) => c.parts?.[0] ?? 0)),
+      arrayLiteral(cells.map((c) => c.parts?.[1] ?? HOUR_PARTS)),
       ...(q.params ?? []),
     ],
   );
