@@ -8,6 +8,7 @@
 import type { Queryable } from "../../drivers/types.ts";
 import type { Aggregation } from "../metrics/aggregate.ts";
 import type { MetricRequest } from "../metrics/metric-names.ts";
+import { needsOnlySums } from "../metrics/rollup-plan.ts";
 import { deadTupleValues, type LevelPoint, levelPoint } from "../metrics/series.ts";
 import { findColumn } from "../probes/index.ts";
 import { INTEGER_TYPES, changesTableName, factColumn, probeTable, quoteIdent, recordedGaugeColumns } from "../probes/ddl.ts";
@@ -32,7 +33,7 @@ function selectList(probe: ProbeDefinition, metrics: readonly MetricRequest[], a
     }
     const c = quoteIdent(m.metric);
     const parts = [`count(${c})::int AS n_${i}`];
-    if (aggregation === "avg" || aggregation === "sum") parts.push(`sum(${c}) AS sum_${i}`);
+    if (needsOnlySums(aggregation)) parts.push(`sum(${c}) AS sum_${i}`);
     if (aggregation === "min") parts.push(`min(${c}) AS min_${i}`);
     if (aggregation === "max") parts.push(`max(${c}) AS max_${i}`);
     if (aggregation === "last") parts.push(`(array_agg(${c} ORDER BY ${entityOrder}) FILTER (WHERE ${c} IS NOT NULL))[1] AS last_${i}`);
@@ -56,8 +57,7 @@ export interface LevelQuery {
  */
 export async function fetchLevelPoints(db: Queryable, q: LevelQuery): Promise<Map<number, LevelPoint[][]>> {
   const recordedGauges = new Set(recordedGaugeColumns(q.probe).map((c) => c.name));
-  const onlySums = q.aggregation === "avg" || q.aggregation === "sum";
-  const recorded = Object.keys(q.filters).length === 0 && onlySums ? q.metrics.filter((m) => m.form === "raw" && recordedGauges.has(m.metric)) : [];
+  const recorded = Object.keys(q.filters).length === 0 && needsOnlySums(q.aggregation) ? q.metrics.filter((m) => m.form === "raw" && recordedGauges.has(m.metric)) : [];
   const fromChanges = recorded.length ? await fetchRecordedLevelPoints(db, { ...q, metrics: recorded }) : undefined;
   const rest = fromChanges ? q.metrics.filter((m) => !recorded.includes(m)) : q.metrics;
   const reduced = rest.length ? await fetchReducedLevelPoints(db, { ...q, metrics: rest }) : undefined;
