@@ -15,6 +15,11 @@ export interface SampleQuery {
   columns: readonly string[];
   /** Equality filters on stored columns. */
   filters: Readonly<Record<string, string>>;
+  /**
+   * False where the order of a sample's rows cannot matter (each entity computed alone): sorting them by key
+   * was most of the statement (an hour of 20 databases: 1.1 of 1.65 ms).
+   */
+  entityOrder?: boolean;
 }
 
 /** SQL conditions that keep out rows no query may see (SPEC: `lo`/`lo0` of pg_sys_network_info). */
@@ -34,7 +39,7 @@ function isTimestamp(probe: ProbeDefinition, column: string): boolean {
   return column === "collected_at" || probe.columns.find((x) => x.name === column)?.type === "timestamp with time zone";
 }
 
-/** The rows, ordered by connection, time and entity; timestamps (collected_at, reset markers) as epoch milliseconds. */
+/** The rows, ordered by connection, time and (unless told otherwise) entity; timestamps (collected_at, reset markers) as epoch milliseconds. */
 export async function fetchSampleRows(db: Queryable, q: SampleQuery): Promise<Row[]> {
   const select = [...new Set(["connection_id", "collected_at", ...q.probe.keys, ...q.columns])].map((c) =>
     exactAsText(q.probe, c) ? `${quoteIdent(c)}::text AS ${quoteIdent(c)}` : isTimestamp(q.probe, c) ? epochMsSql(quoteIdent(c)) : quoteIdent(c),
@@ -47,6 +52,6 @@ export async function fetchSampleRows(db: Queryable, q: SampleQuery): Promise<Ro
   }
   where.push(...excludedRowsSql(q.probe));
   // Ordered by the stored columns (`s.`), not the converted output of the same names: the index gives that order.
-  const order = ["connection_id", "collected_at", ...q.probe.keys].map((c) => `s.${quoteIdent(c)}`).join(", ");
+  const order = ["connection_id", "collected_at", ...(q.entityOrder === false ? [] : q.probe.keys)].map((c) => `s.${quoteIdent(c)}`).join(", ");
   return db.query(`SELECT ${select.join(", ")} FROM ${probeTable(q.probe.name)} s WHERE ${where.join(" AND ")} ORDER BY ${order}`, params);
 }

@@ -59,7 +59,15 @@ export async function runGroupedMetricsQuery(db: Queryable, q: MetricsQuery & { 
   const differencing = how === "auto" && metrics.every(differencedAt(aggregation)) && wideEnoughToDifference(buckets, intervalSeconds);
   let rows: Row[] | undefined;
   const rawRows = async () =>
-    (rows ??= await fetchSampleRows(db, { probe, connectionIds: q.connectionIds, from: borrowFrom, to: q.window.end, columns: [...neededColumns(probe, metrics), ...columns], filters }));
+    (rows ??= await fetchSampleRows(db, {
+      probe,
+      connectionIds: q.connectionIds,
+      from: borrowFrom,
+      to: q.window.end,
+      columns: [...neededColumns(probe, metrics), ...columns],
+      filters,
+      entityOrder: columns.length < probe.keys.length, // a group of one entity has one row a sample
+    }));
   const keyOfValues = (r: Row) => JSON.stringify(columns.map((c) => (r[c] === null || r[c] === undefined ? null : String(r[c]))));
   // A group's key is spelled once per group, not once per row (a day of 20 databases is 29,000 rows).
   const keys = new Map<unknown, string>();
