@@ -35,7 +35,8 @@ export const nextStarts = (cron: Cron, n: number, from: Date): Date[] => cron.ne
  * still opens the window later, within its duration.
  */
 export function openWindowStart(cron: Cron, durationMinutes: number, now: Date): Date | null {
-  const [latest] = cron.previousRuns(1, new Date(now.getTime() + 1000));
-  if (!latest || latest.getTime() > now.getTime()) return null;
+  // Asked from a second later (a start at `now` itself counts), the latest may lie in that second: then the one before.
+  const latest = cron.previousRuns(2, new Date(now.getTime() + 1000)).find((t) => t.getTime() <= now.getTime());
+  if (!latest) return null;
   return now.getTime() < latest.getTime() + durationMinutes * 60_000 ? latest : null;
 }

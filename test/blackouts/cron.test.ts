@@ -52,4 +52,10 @@ describe("openWindowStart", () => {
     expect(openWindowStart(nightly, 60, new Date("2026-11-23T03:00:00Z"))).toBeNull();
     expect(openWindowStart(nightly, 60, new Date("2026-11-23T01:59:00Z"))).toBeNull();
   });
+
+  it("keeps the open window in the last second before the next start", () => {
+    const everyMinute = parseSchedule("* * * * *", "UTC");
+    expect(openWindowStart(everyMinute, 5, new Date("2026-11-23T02:04:59.500Z"))?.toISOString()).toBe("2026-11-23T02:04:00.000Z");
+    expect(openWindowStart(nightly, 60, new Date("2026-11-23T01:59:59.500Z"))).toBeNull();
+  });
 });
