@@ -11,7 +11,8 @@
  * Every request is made once before any is timed. Last, ingest throughput through the writer, bytes on disk per
  * sample row, and the 1-hour query's requests per second under 32 concurrent clients beside a minimal server
  * running its data SQL (throughput.ts; three rounds each, in turn).
- * Options: BENCH_DAYS (default 30), BENCH_RUNS (default 5).
+ * Options: BENCH_DAYS (default 30), BENCH_RUNS (default 5), BENCH_ONLY (time only the requests whose metric and options
+ * contain this text, and neither the endpoints nor the throughput: for comparing one change's rows).
  */
 import { serve } from "@hono/node-server";
 import type { AddressInfo } from "node:net";
@@ -30,6 +31,7 @@ import { minimalServer, requestsPerSecond } from "./throughput.ts";
 
 const DAYS = Number(process.env.BENCH_DAYS ?? 30);
 const RUNS = Number(process.env.BENCH_RUNS ?? 5);
+const ONLY = process.env.BENCH_ONLY;
 const STEP_S = 60;
 const DATABASES = 20;
 const INTERFACES = 8;
@@ -139,11 +141,12 @@ async function main() {
     const liveMetrics = ["xact_commit_per_sec", "xact_commit_per_sec&group_by=database_name", "xact_commit_per_sec&database_name=db7", "numbackends&group_by=database_name", "numbackends&database_name=db7"];
     // And the summed requests over a history with buckets that hold no sample (Prometheus keeps the even history).
     const stoppedMetrics = ["xact_commit_per_sec", "numbackends"];
-    const cases = [
+    const allCases = [
       ...evenCases.map(([probe, metric, column, marker, promql]) => [probe, metric, column, marker, promql, id] as const),
       ...evenCases.filter(([, metric]) => liveMetrics.includes(metric)).map(([probe, metric, column, marker, promql]) => [`${probe} (live)`, metric, column, marker, promql, live] as const),
       ...evenCases.filter(([, metric]) => stoppedMetrics.includes(metric)).map(([probe, metric, column, marker, promql]) => [`${probe} (stopped)`, metric, column, marker, promql, stopped] as const),
     ];
+    const cases = ONLY ? allCases.filter(([, metric]) => metric.includes(ONLY)) : allCases;
     const windows: Array<[string, number]> = [["1h", 3_600_000], ["24h", 86_400_000], ["7d", 7 * 86_400_000], ["30d", 30 * 86_400_000]].filter(([, ms]) => (ms as number) <= DAYS * 86_400_000) as Array<[string, number]>;
     const queryUrl = (probe: string, metric: string, range: string, on: number) =>
       `${http.url}/api/v1/metrics/query?probe_name=${probe.split(" ")[0]}&connection_id=${on}&metrics=${metric}&time_range=${range}`;
@@ -199,49 +202,52 @@ async function main() {
       }
     }
 
-    const get = async (path: string) => {
-      const res = await fetch(`${http.url}${path}`, { headers: { authorization: `Bearer ${token}` } });
-      if (res.status !== 200) throw new Error(`${path}: ${res.status} ${await res.text()}`);
-      await res.json();
-    };
-    const reference = `/api/v1/metrics/query?probe_name=pg_stat_database&connection_id=${id}&metrics=xact_commit_per_sec&time_range=24h`;
-    console.log("\n| endpoint (24 h of 20 databases) | median ms | metrics query median ms | ratio |");
-    console.log("|---|---:|---:|---:|");
-    for (const [name, path] of endpointCases(id)) {
-      const own: number[] = [];
-      const query: number[] = [];
-      for (let r = 0; r < RUNS + 1; r++) {
-        const e = await time(() => get(path));
-        const q = await time(() => get(reference));
-        if (r > 0) {
-          own.push(e);
-          query.push(q);
+    // The endpoints, ingest, bytes on disk and throughput: only in a full run.
+    if (!ONLY) {
+      const get = async (path: string) => {
+        const res = await fetch(`${http.url}${path}`, { headers: { authorization: `Bearer ${token}` } });
+        if (res.status !== 200) throw new Error(`${path}: ${res.status} ${await res.text()}`);
+        await res.json();
+      };
+      const reference = `/api/v1/metrics/query?probe_name=pg_stat_database&connection_id=${id}&metrics=xact_commit_per_sec&time_range=24h`;
+      console.log("\n| endpoint (24 h of 20 databases) | median ms | metrics query median ms | ratio |");
+      console.log("|---|---:|---:|---:|");
+      for (const [name, path] of endpointCases(id)) {
+        const own: number[] = [];
+        const query: number[] = [];
+        for (let r = 0; r < RUNS + 1; r++) {
+          const e = await time(() => get(path));
+          const q = await time(() => get(reference));
+          if (r > 0) {
+            own.push(e);
+            query.push(q);
+          }
         }
+        console.log(`| ${name} | ${median(own).toFixed(0)} | ${median(query).toFixed(0)} | ${(median(own) / median(query)).toFixed(2)} |`);
       }
-      console.log(`| ${name} | ${median(own).toFixed(0)} | ${median(query).toFixed(0)} | ${(median(own) / median(query)).toFixed(2)} |`);
+      const stored = (DAYS * 86_400) / STEP_S + 1;
+      console.log(`\ningest through the sample writer: ${Math.round(rowsPerSecond).toLocaleString("en-US")} sample rows/s`);
+      console.log(
+        `pg_stat_database on disk: ${(raw / (stored * DATABASES)).toFixed(0)} bytes per sample row, ${((raw + derived) / (stored * DATABASES)).toFixed(0)} with the per-sample changes, irregular intervals and time rollups (+${((100 * derived) / raw).toFixed(1)} %)`,
+      );
+      // The 1-hour query under load, beside a bare server running its data statement (the stored changes).
+      const hourly = `${http.url}/api/v1/metrics/query?probe_name=pg_stat_database&connection_id=${id}&metrics=xact_commit_per_sec&time_range=1h`;
+      const bare = await minimalServer(
+        db,
+        `SELECT connection_id, collected_at, prev_collected_at, xact_commit FROM metrics.pg_stat_database__changes
+          WHERE connection_id = ANY($1::int[]) AND collected_at >= $2::timestamptz AND collected_at <= $3::timestamptz ORDER BY connection_id, collected_at`,
+        () => [[id], new Date(Date.now() - 3_600_000).toISOString(), new Date().toISOString()],
+      );
+      // Three rounds each, taken in turn, and the median of each side: one round moves by several points.
+      const rounds: Array<[number, number]> = [];
+      for (let r = 0; r < 3; r++) rounds.push([await requestsPerSecond(hourly, { authorization: `Bearer ${token}` }), await requestsPerSecond(bare.url)]);
+      bare.close();
+      const ours = median(rounds.map(([o]) => o));
+      const theirs = median(rounds.map(([, t]) => t));
+      console.log(
+        `1-hour query under 32 concurrent clients (median of 3 rounds each, in turn): ${ours.toFixed(0)} req/s; a minimal node:http server running its data SQL: ${theirs.toFixed(0)} req/s (${((100 * ours) / theirs).toFixed(0)} %; rounds: ${rounds.map(([o, t]) => `${((100 * o) / t).toFixed(0)} %`).join(", ")})`,
+      );
     }
-    const stored = (DAYS * 86_400) / STEP_S + 1;
-    console.log(`\ningest through the sample writer: ${Math.round(rowsPerSecond).toLocaleString("en-US")} sample rows/s`);
-    console.log(
-      `pg_stat_database on disk: ${(raw / (stored * DATABASES)).toFixed(0)} bytes per sample row, ${((raw + derived) / (stored * DATABASES)).toFixed(0)} with the per-sample changes, irregular intervals and time rollups (+${((100 * derived) / raw).toFixed(1)} %)`,
-    );
-    // The 1-hour query under load, beside a bare server running its data statement (the stored changes).
-    const hourly = `${http.url}/api/v1/metrics/query?probe_name=pg_stat_database&connection_id=${id}&metrics=xact_commit_per_sec&time_range=1h`;
-    const bare = await minimalServer(
-      db,
-      `SELECT connection_id, collected_at, prev_collected_at, xact_commit FROM metrics.pg_stat_database__changes
-        WHERE connection_id = ANY($1::int[]) AND collected_at >= $2::timestamptz AND collected_at <= $3::timestamptz ORDER BY connection_id, collected_at`,
-      () => [[id], new Date(Date.now() - 3_600_000).toISOString(), new Date().toISOString()],
-    );
-    // Three rounds each, taken in turn, and the median of each side: one round moves by several points.
-    const rounds: Array<[number, number]> = [];
-    for (let r = 0; r < 3; r++) rounds.push([await requestsPerSecond(hourly, { authorization: `Bearer ${token}` }), await requestsPerSecond(bare.url)]);
-    bare.close();
-    const ours = median(rounds.map(([o]) => o));
-    const theirs = median(rounds.map(([, t]) => t));
-    console.log(
-      `1-hour query under 32 concurrent clients (median of 3 rounds each, in turn): ${ours.toFixed(0)} req/s; a minimal node:http server running its data SQL: ${theirs.toFixed(0)} req/s (${((100 * ours) / theirs).toFixed(0)} %; rounds: ${rounds.map(([o, t]) => `${((100 * o) / t).toFixed(0)} %`).join(", ")})`,
-    );
     await prometheus?.stop();
     http.close();
   } finally {
