@@ -317,7 +317,7 @@ export async function fetchRawEntityGauges(
       GROUP BY 1, 3`
       : "";
   const rows = await db.query<BucketRow>(
-    `SELECT m.connection_id, m.entity, m.k, ${returnedFacts(entityFactColumns([], q.gauges), lastTimes(q.gauges), "m").join(", ")}${longer.returned} FROM (
+    `SELECT m.connection_id, array_to_json(m.entity)::text AS entity, m.k, ${returnedFacts(entityFactColumns([], q.gauges), lastTimes(q.gauges), "m").join(", ")}${longer.returned} FROM (
      SELECT x.connection_id, ${entityKeySql(q.probe, "x")} AS entity, x.k, ${mergedEntityFacts([], q.gauges, q.onlySums).join(", ")}${longer.merged}
        FROM (SELECT r.connection_id, ${q.probe.keys.map((k) => `r.${quoteIdent(k)}`).join(", ")}, width_bucket(r.collected_at, $4::timestamptz[]) - 1 AS k,
                     ${spacings.join(", ")}, ${gaugeFactsOfRow(q.gauges, q.onlySums).join(", ")}
@@ -328,20 +328,32 @@ export async function fetchRawEntityGauges(
   return entityBuckets(rows, [], q.gauges);
 }
 
-/** Merged fact rows (times as epoch milliseconds) as EntityBucket. */
+/**
+ * Merged fact rows (times as epoch milliseconds; the entity as JSON text) as EntityBucket. Each distinct entity
+ * is parsed once and its array shared by its buckets: a day of 20 databases is 3,000 rows of 20 entities.
+ */
 function entityBuckets(rows: readonly BucketRow[], columns: readonly string[], gauges: readonly string[]): EntityBucket[] {
   // The rows' keys, spelled once: thousands of rows, a dozen facts each.
   const counters = columns.map((name) => Object.fromEntries(ENTITY_FACTS.map((f) => [f, `${name}:${f}`])) as Record<EntityFact, string>);
   const levels = gauges.map((name) => Object.fromEntries(LEVEL_FACTS.map((f) => [f, `${name}:${f}`])) as Record<LevelFact, string>);
   const value = (v: number | null | undefined) => (v === null || v === undefined ? Number.NaN : Number(v));
-  return rows.map((row) => ({
-    connectionId: row.connection_id,
-    entity: row.entity as unknown as Array<string | null>,
-    k: row.k,
-    intervals: row.intervals as number,
-    maxSpanMs: row.max_span_ms,
-    ...(row.longer === undefined ? {} : { longer: row.longer as number }),
-    columns: counters.map((name) => ({ n: row[name.n] ?? 0, sum: row[name.sum], ratioSum: row[name.ratio_sum] })),
-    gauges: levels.map((name) => ({ n: row[name.n], sum: value(row[name.sum]), min: value(row[name.min]), max: value(row[name.max]), last: value(row[name.last]), lastAt: value(row[name.last_at]) })),
-  }));
+  const entities = new Map<string, Array<string | null>>();
+  const entityOf = (text: string) => {
+    let entity = entities.get(text);
+    if (!entity) entities.set(text, (entity = JSON.parse(text) as Array<string | null>));
+    return entity;
+  };
+  return rows.map((row) => {
+    const bucket: EntityBucket = {
+      connectionId: row.connection_id,
+      entity: entityOf(row.entity as unknown as string),
+      k: row.k,
+      intervals: row.intervals as number,
+      maxSpanMs: row.max_span_ms,
+      columns: counters.map((name) => ({ n: row[name.n] ?? 0, sum: row[name.sum], ratioSum: row[name.ratio_sum] })),
+      gauges: levels.map((name) => ({ n: row[name.n], sum: value(row[name.sum]), min: value(row[name.min]), max: value(row[name.max]), last: value(row[name.last]), lastAt: value(row[name.last_at]) })),
+    };
+    if (row.longer !== undefined) bucket.longer = row.longer as number;
+    return bucket;
+  });
 }

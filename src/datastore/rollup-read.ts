@@ -15,7 +15,10 @@ export interface RollupRead {
   rawFacts: string;
   connectionIds: readonly number[];
   plan: RollupPlan;
-  /** A further column that splits a connection's facts (the entity), selected by both parts. */
+  /**
+   * A further column that splits a connection's facts (the entity, text[]), selected by both parts; it comes back
+   * as JSON text (entity-cells.ts parses each distinct one once).
+   */
   key?: string;
   /**
    * The facts of a cell as read, over `l` and the planned cell `p` (default: `l.<fact>`); for cells read for some of
@@ -127,7 +130,7 @@ export async function readRollupBuckets(db: Queryable, q: RollupRead): Promise<B
     : plannedRanges;
   const rawWhere = [...(subtracting ? ["s.k IS NOT NULL"] : []), ...(q.readRawIf ? ["(p.id IS NULL OR r.connection_id = p.id)"] : [])];
   return db.query<BucketRow>(
-    `SELECT ${by}, ${returnedFacts(q.facts, q.times ?? [], "m").join(", ")} FROM (
+    `SELECT ${q.key ? `m.connection_id, array_to_json(m.${q.key})::text AS ${q.key}, m.k` : by}, ${returnedFacts(q.facts, q.times ?? [], "m").join(", ")} FROM (
      SELECT ${by}, ${q.merged.join(", ")}
        FROM (
          SELECT l.connection_id,${key("l")} p.k, ${q.facts.map((f, i) => (q.cellFacts ? `${q.cellFacts[i]} AS ${f}` : `l.${f}`)).join(", ")}

@@ -87,11 +87,18 @@ export async function entitySeriesFromCells(db: Queryable, q: EntityRollupQuery)
       ? (id) => judgedBySpacingsRead(own.filter((f) => f.connectionId === id), q.intervalSeconds, connection(id))
       : connection;
   const result = new Map<number, EntitySeries[]>();
+  // An entity's buckets share its key array (datastore/entity-cells.ts): spelled once, not once a bucket.
+  const keys = new Map<Array<string | null>, string>();
+  const keyOf = (entity: Array<string | null>) => {
+    let key = keys.get(entity);
+    if (key === undefined) keys.set(entity, (key = JSON.stringify(entity)));
+    return key;
+  };
   for (const id of q.connectionIds) {
     const connectionIntervals = new Map(own.filter((f) => f.connectionId === id).map((f) => [f.k, f.intervals]));
     const byEntity = new Map<string, typeof facts>();
     for (const f of facts.filter((x) => x.connectionId === id && x.entity.length > 0)) {
-      const key = JSON.stringify(f.entity);
+      const key = keyOf(f.entity);
       const list = byEntity.get(key);
       if (list) list.push(f);
       else byEntity.set(key, [f]);

@@ -108,22 +108,43 @@ export function levelPointOf(metric: MetricRequest, sample: Sample): LevelPoint 
   return levelPoint(sample.t, values);
 }
 
-function combine(points: readonly LevelPoint[], how: Aggregation): number | null {
-  let count = 0;
-  let sum = 0;
-  let min = Number.POSITIVE_INFINITY;
-  let max = Number.NEGATIVE_INFINITY;
-  let last = Number.NaN;
-  for (const p of points) {
-    if (p.count === 0) continue;
-    count += p.count;
-    sum += p.sum;
-    if (p.min < min) min = p.min;
-    if (p.max > max) max = p.max;
-    last = p.last;
+/** The partials of each bucket's level points, added in time order (those without values skipped). */
+class LevelBuckets {
+  private readonly count: Float64Array;
+  private readonly sum: Float64Array;
+  private readonly min: Float64Array;
+  private readonly max: Float64Array;
+  private readonly last: Float64Array;
+  constructor(n: number) {
+    this.count = new Float64Array(n);
+    this.sum = new Float64Array(n);
+    this.min = new Float64Array(n).fill(Number.POSITIVE_INFINITY);
+    this.max = new Float64Array(n).fill(Number.NEGATIVE_INFINITY);
+    this.last = new Float64Array(n).fill(Number.NaN);
   }
-  if (count === 0) return null;
-  return { avg: sum / count, sum, min, max, last }[how];
+  add(k: number, p: LevelPoint): void {
+    if (p.count === 0) return;
+    this.count[k] += p.count;
+    this.sum[k] += p.sum;
+    if (p.min < this.min[k]) this.min[k] = p.min;
+    if (p.max > this.max[k]) this.max[k] = p.max;
+    this.last[k] = p.last;
+  }
+  value(k: number, how: Aggregation): number | null {
+    if (this.count[k] === 0) return null;
+    switch (how) {
+      case "avg":
+        return this.sum[k] / this.count[k];
+      case "sum":
+        return this.sum[k];
+      case "min":
+        return this.min[k];
+      case "max":
+        return this.max[k];
+      case "last":
+        return this.last[k];
+    }
+  }
 }
 
 export interface LevelSeriesInput {
@@ -138,25 +159,36 @@ export interface LevelSeriesInput {
 
 /** Raw columns and dead_tuple_ratio: combine per bucket, repeat the last value for up to 3 intervals. */
 export function seriesFromLevels({ inWindow, prior, buckets: b, judgedInterval, aggregation }: LevelSeriesInput): Array<number | null> {
-  const perBucket: LevelPoint[][] = Array.from({ length: b.n + 1 }, () => []);
-  const lastSeen: number[] = new Array(b.n + 1).fill(Number.NaN);
+  // Each bucket's points added as they come, into arrays of partials rather than an array of points per bucket
+  // (a day of 20 databases in 150 buckets asks for this 40 times a request).
+  const perBucket = new LevelBuckets(b.n + 1);
+  const lastSeen = new Float64Array(b.n + 1).fill(Number.NaN);
   for (const p of inWindow) {
     if (p.count === 0) continue;
     const k = bucketOf(b, p.t);
-    perBucket[k].push(p);
+    perBucket.add(k, p);
     lastSeen[k] = p.t;
   }
-  const priorValue = prior ? combine([prior], aggregation) : null;
-  let carried: { value: number; at: number } | null = priorValue === null ? null : { value: priorValue, at: prior!.t };
+  // The latest value and its time, repeated into empty buckets for up to three judged intervals.
+  let carried: number | null = null;
+  let carriedAt = Number.NaN;
+  if (prior) {
+    const before = new LevelBuckets(1);
+    before.add(0, prior);
+    carried = before.value(0, aggregation);
+    carriedAt = prior.t;
+  }
   const repeatFor = REPEAT_INTERVALS * judgedInterval;
-  return perBucket.map((points, k) => {
-    const value = combine(points, aggregation);
+  const series: Array<number | null> = new Array(b.n + 1);
+  for (let k = 0; k <= b.n; k++) {
+    const value = perBucket.value(k, aggregation);
     if (value !== null) {
-      carried = { value, at: lastSeen[k] };
-      return value;
+      carried = value;
+      carriedAt = lastSeen[k];
     }
-    return carried && pointTime(b, k) - carried.at <= repeatFor ? carried.value : null;
-  });
+    series[k] = value ?? (carried !== null && pointTime(b, k) - carriedAt <= repeatFor ? carried : null);
+  }
+  return series;
 }
 
 function levelSeries(ctx: Context, metric: MetricRequest): Array<number | null> {

@@ -295,6 +295,34 @@ describe("entity cells give the pipeline's per-entity counter series", () => {
     }
   });
 
+  // Entities come back from the datastore as JSON text (parsed once each): names that need quoting in an array's
+  // text form, or escaping in JSON, keep their spelling. 2-hour buckets read whole hours from the cells (counters
+  // and gauges); 10-minute ones reduce every database's gauges from raw rows.
+  it.each([
+    { minutes: 120, metrics: "xact_commit_per_sec,numbackends", reads: "the cells" },
+    { minutes: 10, metrics: "numbackends", reads: "raw rows alone" },
+  ])("keeps entity names that need quoting or escaping, reading $reads", async ({ minutes, metrics, reads }) => {
+    const names = ['we"ird', "a,b", "back\\slash", "{braces}", "NULL", " spaced ", "ünï 🐘"];
+    const connectionId = await addConnection(store.db, `entity-names-${minutes}`);
+    const probe = findProbe("pg_stat_database")!;
+    const t0 = Date.parse("2026-03-16T00:00:00Z");
+    const rows = Array.from({ length: 12 * 60 }, (_, i) => names.map((d, j) => ({ collected_at: new Date(t0 + i * 60_000).toISOString(), database_name: d, xact_commit: i * (j + 1), numbackends: (i + j) % 9 }))).flat();
+    await writeShuffled(store, random(11), connectionId, "pg_stat_database", rows, 120);
+    const window = { start: t0 + HOUR, end: t0 + 11 * HOUR };
+    const n = (10 * 60) / minutes;
+    const query = { probeName: "pg_stat_database", connectionIds: [connectionId], window, buckets: n, metrics, groupBy: "database_name" };
+    const reference = await runGroupedMetricsQuery(store.db, query, "pipeline");
+    expect(new Set(reference.map((s) => s.entity.database_name))).toEqual(new Set(names));
+    const buckets = layoutBuckets(window.start, window.end, INTERVAL, n);
+    const direct = await entitySeriesFromCells(store.db, {
+      probe, metrics: parseMetricList(metrics, probe), connectionIds: [connectionId], buckets, intervalSeconds: INTERVAL, aggregation: "avg", levelsFrom: Number.NEGATIVE_INFINITY, filters: {}, borrowFrom: window.start - borrowLimitMs(buckets),
+    });
+    expect(direct?.get(connectionId)?.map((e) => e.entity[0]).sort(), reads).toEqual([...names].sort());
+    const grouped = await runGroupedMetricsQuery(store.db, query);
+    const expected = reference.map((s) => ({ entity: s.entity, name: s.name, values: s.data.map((p) => p.value) }));
+    expect(grouped.map((s, i) => ({ entity: s.entity, name: s.name, values: rounded(s.data.map((p) => p.value), expected[i].values) }))).toEqual(expected);
+  });
+
   it("borrows an entity's sample before the window when the window opens in a gap, grouped and filtered, as the pipeline does", async () => {
     const connectionId = await addConnection(store.db, "entity-cells-gap");
     const probe = findProbe("pg_stat_database")!;
