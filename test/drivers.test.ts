@@ -68,6 +68,12 @@ describe.each(cases)("driver contract: %s", (_name, open) => {
     expect(timesLiteral([1.9])).toBe("{1}");
   });
 
+  it("returns an entity key as JSON text, as the entity cells' reads parse it", async () => {
+    const [row] = await db.query<{ entity: string }>(`select array_to_json(array['we"ird', null, 'a,b', '{x}', 'ünï'])::text as entity`);
+    expect(typeof row.entity).toBe("string");
+    expect(JSON.parse(row.entity)).toEqual(['we"ird', null, "a,b", "{x}", "ünï"]);
+  });
+
   it("commits a transaction that resolves", async () => {
     const result = await db.transaction(async (tx) => {
       await tx.query("insert into t values ($1, $2)", [1, "kept"]);
