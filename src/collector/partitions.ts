@@ -19,6 +19,20 @@ export function weekOf(probe: string, at: Date): Partition {
   return { name: `${probe}_${stamp}`, from, to: new Date(from.getTime() + WEEK_MS) };
 }
 
+/** The weekly partitions of these times (epoch ms), each worked out once per distinct day. */
+export function weeksOf(probe: string, times: Iterable<number>): Partition[] {
+  const days = new Set<number>();
+  const weeks = new Map<string, Partition>();
+  for (const t of times) {
+    const day = Math.floor(t / DAY_MS);
+    if (days.has(day)) continue;
+    days.add(day);
+    const week = weekOf(probe, new Date(t));
+    weeks.set(week.name, week);
+  }
+  return [...weeks.values()];
+}
+
 const ALREADY_EXISTS = new Set(["42P07", "23505"]);
 
 /** Creates the partition unless it exists; a concurrent creator winning the race is not an error. */

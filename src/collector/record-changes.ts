@@ -12,7 +12,7 @@ import { type Sample, groupSamples } from "../metrics/samples.ts";
 import { irregularIntervals } from "../metrics/irregular-intervals.ts";
 import { changesTableName, cumulativeColumns, entityGaugeColumns, factColumn, irregularTableName, probeTable, quoteIdent, recordedGaugeColumns } from "../probes/ddl.ts";
 import type { ProbeDefinition } from "../probes/types.ts";
-import { ensurePartition, weekOf } from "./partitions.ts";
+import { ensurePartition, weeksOf } from "./partitions.ts";
 import { recordChangeCells } from "./record-change-cells.ts";
 import { addEntityCells, recordEntityCells } from "./record-entity-cells.ts";
 
@@ -102,8 +102,7 @@ function appendedFrom(samples: readonly Sample[], times: readonly number[]): num
 /** Inserts rows into a partitioned metrics table (ensuring their weekly partitions) in one statement, a column's values as one array. */
 async function insertRows(tx: Queryable, table: string, q: { columns: string[]; types: string[]; rows: unknown[][]; onConflict?: string }): Promise<void> {
   if (q.rows.length === 0) return;
-  const weeks = new Map(q.rows.map((r) => weekOf(table, new Date(r[1] as string))).map((w) => [w.name, w]));
-  for (const week of weeks.values()) await ensurePartition(tx, table, week);
+  for (const week of weeksOf(table, q.rows.map((r) => Date.parse(r[1] as string)))) await ensurePartition(tx, table, week);
   await tx.query(
     `INSERT INTO ${probeTable(table)} (${q.columns.join(", ")}) SELECT * FROM unnest(${q.types.map((type, c) => `$${c + 1}::${type}[]`).join(", ")})${q.onConflict ? ` ON CONFLICT ${q.onConflict}` : ""}`,
     q.types.map((_, c) => q.rows.map((row) => row[c])),

@@ -7,7 +7,7 @@ import { InputError } from "../errors.ts";
 import { findProbe } from "../probes/index.ts";
 import { probeTable, quoteIdent } from "../probes/ddl.ts";
 import type { ProbeDefinition } from "../probes/types.ts";
-import { type Partition, ensurePartition, weekOf } from "./partitions.ts";
+import { type Partition, ensurePartition, weeksOf } from "./partitions.ts";
 import { recordChanges } from "./record-changes.ts";
 import { recordLevels } from "./record-levels.ts";
 
@@ -31,12 +31,14 @@ interface PreparedBatch {
   probe: ProbeDefinition;
   columns: string[];
   rows: unknown[][];
+  /** The distinct sample times (epoch ms), in order of first appearance. */
+  times: number[];
   partitions: Partition[];
 }
 
-function parseTime(value: unknown, where: string): Date {
+function parseTime(value: unknown, where: () => string): Date {
   const date = value instanceof Date ? value : typeof value === "string" ? new Date(value) : new Date(Number.NaN);
-  if (Number.isNaN(date.getTime())) throw new SampleError(`${where}: \`collected_at\` must be an ISO 8601 timestamp, got ${JSON.stringify(value)}`);
+  if (Number.isNaN(date.getTime())) throw new SampleError(`${where()}: \`collected_at\` must be an ISO 8601 timestamp, got ${JSON.stringify(value)}`);
   return date;
 }
 
@@ -44,44 +46,73 @@ function prepare(batch: SampleBatch, rowOffset: number): PreparedBatch {
   const probe = findProbe(batch.probe);
   if (!probe) throw new SampleError(`unknown probe \`${batch.probe}\``);
   if (!Number.isInteger(batch.connectionId) || batch.connectionId <= 0) throw new SampleError(`connection id must be a positive integer`);
-  const known = new Map(probe.columns.map((c) => [c.name, c]));
+  const known = new Set(probe.columns.map((c) => c.name));
   const columns = probe.columns.map((c) => c.name);
+  const checks = probe.columns.map((c) => columnCheck(c.type));
+  const latest = Date.now() + FUTURE_TOLERANCE_MS;
   const seen = new Set<string>();
-  const partitions = new Map<string, Partition>();
+  // A sample's rows share their collected_at: each distinct value is parsed and checked once.
+  const parsed = new Map<unknown, { ms: number; iso: string }>();
+  const times = new Set<number>();
   const rows = batch.rows.map((row, i) => {
-    const where = batch.describeRow?.(i) ?? `row ${rowOffset + i + 1}`;
-    if (typeof row !== "object" || row === null || Array.isArray(row)) throw new SampleError(`${where}: expected an object`);
+    // Spelled only for an error: a batch is thousands of rows.
+    const where = () => batch.describeRow?.(i) ?? `row ${rowOffset + i + 1}`;
+    if (typeof row !== "object" || row === null || Array.isArray(row)) throw new SampleError(`${where()}: expected an object`);
     for (const key of Object.keys(row)) {
-      if (key !== "collected_at" && !known.has(key)) throw new SampleError(`${where}: probe \`${probe.name}\` has no column \`${key}\``);
+      if (key !== "collected_at" && !known.has(key)) throw new SampleError(`${where()}: probe \`${probe.name}\` has no column \`${key}\``);
     }
-    const at = parseTime(row.collected_at, where);
-    if (at.getTime() > Date.now() + FUTURE_TOLERANCE_MS) throw new SampleError(`${where}: \`collected_at\` ${at.toISOString()} is in the future`);
+    let at = parsed.get(row.collected_at);
+    if (!at) {
+      const date = parseTime(row.collected_at, where);
+      if (date.getTime() > latest) throw new SampleError(`${where()}: \`collected_at\` ${date.toISOString()} is in the future`);
+      at = { ms: date.getTime(), iso: date.toISOString() };
+      // Strings only: two equal Dates are two keys.
+      if (!(row.collected_at instanceof Date)) parsed.set(row.collected_at, at);
+      times.add(at.ms);
+    }
     for (const key of probe.keys) {
-      if (row[key] === undefined || row[key] === null) throw new SampleError(`${where}: entity key \`${key}\` is required`);
+      if (row[key] === undefined || row[key] === null) throw new SampleError(`${where()}: entity key \`${key}\` is required`);
     }
-    const identity = JSON.stringify([at.getTime(), ...probe.keys.map((k) => row[k])]);
-    if (seen.has(identity)) throw new SampleError(`${where}: a row for the same entity and collected_at appears twice`);
+    const identity = JSON.stringify([at.ms, ...probe.keys.map((k) => row[k])]);
+    if (seen.has(identity)) throw new SampleError(`${where()}: a row for the same entity and collected_at appears twice`);
     seen.add(identity);
-    const partition = weekOf(probe.name, at);
-    partitions.set(partition.name, partition);
-    return [at.toISOString(), ...probe.columns.map((c) => normalise(row[c.name], c.type, `${where}, column \`${c.name}\``))];
+    return [
+      at.iso,
+      ...columns.map((name, j) => {
+        const value = row[name];
+        if (value === undefined || value === null) return null;
+        const problem = checks[j](value);
+        if (problem) throw new SampleError(`${where()}, column \`${name}\`: ${problem}`);
+        return value;
+      }),
+    ];
   });
-  return { probe, columns, rows, partitions: [...partitions.values()] };
+  return { probe, columns, rows, times: [...times], partitions: weeksOf(probe.name, times) };
 }
 
 const NUMERIC = /^(integer|bigint|smallint|double precision|real|numeric|oid)/;
 
-/** The value checked against its column's type here, so a mistake is reported with its row (or line). */
-function normalise(value: unknown, type: string, where: string): unknown {
-  if (value === undefined || value === null) return null;
-  if (typeof value === "number" && !Number.isFinite(value)) throw new SampleError(`${where}: not a finite number`);
-  if (typeof value === "object" && !(value instanceof Date)) throw new SampleError(`${where}: nested values are not supported`);
-  if (NUMERIC.test(type) && !(typeof value === "number" || (typeof value === "string" && value.trim() !== "" && Number.isFinite(Number(value))))) {
-    throw new SampleError(`${where}: expected a number (${type}), got ${JSON.stringify(value)}`);
-  }
-  if (type === "boolean" && typeof value !== "boolean" && value !== "true" && value !== "false") throw new SampleError(`${where}: expected true or false, got ${JSON.stringify(value)}`);
-  if (type.startsWith("timestamp") && Number.isNaN(new Date(value as string).getTime())) throw new SampleError(`${where}: expected a timestamp, got ${JSON.stringify(value)}`);
-  return value;
+/**
+ * A column's check, chosen once from its type: each value is checked here, so that a mistake is reported with its
+ * row (or line). Answers what is wrong with a value (not null), or undefined.
+ */
+function columnCheck(type: string): (value: unknown) => string | undefined {
+  const numeric = NUMERIC.test(type);
+  const boolean = type === "boolean";
+  const timestamp = type.startsWith("timestamp");
+  return (value) => {
+    if (typeof value === "number") {
+      if (!Number.isFinite(value)) return "not a finite number";
+      if (!boolean && !timestamp) return undefined;
+    }
+    if (typeof value === "object" && !(value instanceof Date)) return "nested values are not supported";
+    if (numeric && !(typeof value === "number" || (typeof value === "string" && value.trim() !== "" && Number.isFinite(Number(value))))) {
+      return `expected a number (${type}), got ${JSON.stringify(value)}`;
+    }
+    if (boolean && typeof value !== "boolean" && value !== "true" && value !== "false") return `expected true or false, got ${JSON.stringify(value)}`;
+    if (timestamp && Number.isNaN(new Date(value as string).getTime())) return `expected a timestamp, got ${JSON.stringify(value)}`;
+    return undefined;
+  };
 }
 
 /** One statement whatever the batch's size: a column's values travel as one array (far cheaper to parse than a parameter each). */
@@ -112,9 +143,8 @@ export async function writeSamplesIn(tx: Queryable, batch: SampleBatch, rowOffse
     if (code === "22P02" || code === "22003" || code === "22007" || code === "22008") throw new SampleError(`a value does not fit its column: ${(err as Error).message}`);
     throw err;
   }
-  const times = [...new Set(prepared.rows.map((row) => Date.parse(row[0] as string)))];
-  await recordChanges(tx, prepared.probe, batch.connectionId, times);
-  await recordLevels(tx, prepared.probe, batch.connectionId, times);
+  await recordChanges(tx, prepared.probe, batch.connectionId, prepared.times);
+  await recordLevels(tx, prepared.probe, batch.connectionId, prepared.times);
   return prepared.rows.length;
 }
 

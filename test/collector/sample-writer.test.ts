@@ -2,7 +2,7 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { weekOf } from "../../src/collector/partitions.ts";
+import { weekOf, weeksOf } from "../../src/collector/partitions.ts";
 import { writeSamples } from "../../src/collector/sample-writer.ts";
 import { runCli } from "../support/cli.ts";
 import { addConnection, migratedDatastore, type TestDatastore } from "../support/datastore.ts";
@@ -16,6 +16,11 @@ describe("weekly partitions", () => {
   ])("%s falls in %s", (at, name, from, to) => {
     const p = weekOf("pg_stat_wal", new Date(at));
     expect(p).toEqual({ name, from: new Date(`${from}T00:00:00Z`), to: new Date(`${to}T00:00:00Z`) });
+  });
+
+  it("lists each week of many times once, in order of first appearance", () => {
+    const times = ["2026-04-13T00:00:00Z", "2026-04-12T23:59:59Z", "2026-04-13T05:00:00Z", "2026-04-20T00:00:00Z", "2026-04-07T12:00:00Z"].map(Date.parse);
+    expect(weeksOf("pg_stat_wal", times).map((w) => w.name)).toEqual(["pg_stat_wal_20260413", "pg_stat_wal_20260406", "pg_stat_wal_20260420"]);
   });
 });
 
@@ -46,6 +51,10 @@ describe("sample writer and import", () => {
     [{ probe: "pg_stat_database", rows: [{ collected_at: "2026-01-01T00:00:00Z", xact_commit: 1 }] }, "row 1: entity key `database_name` is required"],
     [{ probe: "pg_stat_database", rows: [{ collected_at: "2026-01-01T00:00:00Z", database_name: "a" }, { collected_at: "2026-01-01T00:00:00Z", database_name: "a" }] }, "row 2: a row for the same entity and collected_at appears twice"],
     [{ probe: "pg_stat_wal", rows: [{ collected_at: "2026-02-01T00:00:00Z", wal_records: "many" }] }, "row 1, column `wal_records`: expected a number (bigint), got \"many\""],
+    // The same instant spelled twice, and a later row of a sample whose collected_at was already checked.
+    [{ probe: "pg_stat_database", rows: [{ collected_at: "2026-01-01T00:00:00Z", database_name: "a" }, { collected_at: "2026-01-01T01:00:00+01:00", database_name: "a" }] }, "row 2: a row for the same entity and collected_at appears twice"],
+    [{ probe: "pg_stat_database", rows: [{ collected_at: "2026-02-01T00:00:00Z", database_name: "a", xact_commit: 1 }, { collected_at: "2026-02-01T00:00:00Z", database_name: "b", xact_commit: Number.POSITIVE_INFINITY }] }, "row 2, column `xact_commit`: not a finite number"],
+    [{ probe: "pg_stat_statements", rows: [{ collected_at: "2026-02-01T00:00:00Z", database_name: "a", queryid: "1", userid: 1, dbid: 1, toplevel: 1 }] }, "row 1, column `toplevel`: expected true or false, got 1"],
   ])("rejects a bad batch and writes nothing: %#", async (batch, message) => {
     const before = await count("pg_stat_wal");
     await expect(writeSamples(store.db, { connectionId: conn, ...batch })).rejects.toThrow(message);
