@@ -6,7 +6,7 @@
  */
 import type { Queryable } from "../../drivers/types.ts";
 import { excludedRowsSql, fetchSampleRows } from "../datastore/samples-repository.ts";
-import { intervalsFor } from "../metrics/intervals.ts";
+import { intervalsForColumns } from "../metrics/intervals.ts";
 import { entityCellFacts } from "../metrics/entity-cell-facts.ts";
 import { type Sample, groupSamples } from "../metrics/samples.ts";
 import { irregularIntervals } from "../metrics/irregular-intervals.ts";
@@ -45,7 +45,7 @@ export async function recordChanges(tx: Queryable, probe: ProbeDefinition, conne
   const first = appendedFrom(samples, times);
   const added = first === undefined ? undefined : entityCellFacts(probe, columns, gauges, samples, first);
   if (added) await addEntityCells(tx, probe, connectionId, added);
-  const perColumn = columns.map((c) => intervalsFor(probe, c.name, samples));
+  const perColumn = intervalsForColumns(probe, columns.map((c) => c.name), samples);
   if (perColumn[0].length === 0) return;
   const iso = (t: number) => new Date(t).toISOString();
   const names = columns.map((c) => quoteIdent(c.name));

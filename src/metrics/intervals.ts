@@ -22,26 +22,34 @@ function entityMap(probe: ProbeDefinition, sample: Sample): Map<string, Row> {
 
 /** Intervals between consecutive samples of `sequence` for one cumulative column; gaps are judged later. */
 export function intervalsFor(probe: ProbeDefinition, column: string, sequence: readonly Sample[]): Interval[] {
-  const marker = probe.columns.find((c) => c.name === column)?.resetBy;
-  const intervals: Interval[] = [];
+  return intervalsForColumns(probe, [column], sequence)[0];
+}
+
+/** intervalsFor of each column, each sample's entities looked up once for all of them. */
+export function intervalsForColumns(probe: ProbeDefinition, columns: readonly string[], sequence: readonly Sample[]): Interval[][] {
+  const markers = columns.map((column) => probe.columns.find((c) => c.name === column)?.resetBy);
+  const intervals = columns.map((): Interval[] => []);
   let previous = sequence.length ? entityMap(probe, sequence[0]) : new Map<string, Row>();
   for (let i = 1; i < sequence.length; i++) {
     const from = sequence[i - 1].t;
     const to = sequence[i].t;
     const current = entityMap(probe, sequence[i]);
-    let change: number | null = null;
+    const changes = new Array<number | null>(columns.length).fill(null);
     for (const [key, row] of current) {
       const before = previous.get(key);
       if (!before) continue; // appeared: contributes none of its existing total
-      const now = numeric(row[column]);
-      const then = numeric(before[column]);
-      if (now === null || then === null) continue;
-      if (marker && !sameMarker(row[marker], before[marker])) continue; // statistics reset
-      const delta = now - then;
-      if (delta < 0) continue; // reset without a marker
-      change = (change ?? 0) + delta;
+      for (let c = 0; c < columns.length; c++) {
+        const now = numeric(row[columns[c]]);
+        const then = numeric(before[columns[c]]);
+        if (now === null || then === null) continue;
+        const marker = markers[c];
+        if (marker && !sameMarker(row[marker], before[marker])) continue; // statistics reset
+        const delta = now - then;
+        if (delta < 0) continue; // reset without a marker
+        changes[c] = (changes[c] ?? 0) + delta;
+      }
     }
-    intervals.push({ from, to, change });
+    for (let c = 0; c < columns.length; c++) intervals[c].push({ from, to, change: changes[c] });
     previous = current;
   }
   return intervals;
