@@ -70,8 +70,8 @@ export function entityCellFacts(
   first: number,
 ): EntityCellFacts[] | undefined {
   const cells = new Map<string, EntityCellFacts>();
-  const cell = (hour: number, entity: string[]) => {
-    const id = JSON.stringify([hour, entity]);
+  const cell = (hour: number, key: string, entity: string[]) => {
+    const id = `${hour} ${key}`;
     let found = cells.get(id);
     if (!found) {
       found = {
@@ -87,6 +87,9 @@ export function entityCellFacts(
     return found;
   };
   const entityOf = (row: Row) => probe.keys.map((k) => keyText(row[k]));
+  /** A sample's rows by entity key (JSON), each key spelled once: the next sample looks its rows up here. */
+  const byKey = (rows: readonly Row[]) => new Map(rows.map((r) => [JSON.stringify(entityOf(r)), r]));
+  let before = first > 0 ? byKey(sequence[first - 1].rows) : new Map<string, Row>();
   for (let i = first; i < sequence.length; i++) {
     const { t, rows } = sequence[i];
     const hour = Math.floor(t / HOUR_MS) * HOUR_MS;
@@ -94,38 +97,50 @@ export function entityCellFacts(
     const previous = i > 0 ? sequence[i - 1] : undefined;
     const span = previous ? t - previous.t : 0;
     if (previous) {
-      const own = cell(hour, []);
+      const own = cell(hour, "[]", []);
       own.intervals += 1;
       own.maxSpanMs = Math.max(own.maxSpanMs ?? span, span);
     }
-    const before = new Map(previous?.rows.map((r) => [JSON.stringify(entityOf(r)), r]));
+    const current = new Map<string, Row>();
     for (const row of rows) {
       const entity = entityOf(row);
       if (entity.some((k) => k === undefined)) return undefined;
-      const target = cell(hour, entity as string[]);
-      gauges.forEach((gauge, g) => {
-        const value = numeric(row[gauge.name]);
-        if (value === null) return;
+      const key = JSON.stringify(entity);
+      current.set(key, row);
+      const target = cell(hour, key, entity as string[]);
+      for (let g = 0; g < gauges.length; g++) {
+        const value = numeric(row[gauges[g].name]);
+        if (value === null) continue;
         const facts = target.gauges[g]; // samples come in time order: the last value seen is the latest
-        [facts.n, facts.sum, facts.last, facts.lastAt] = [facts.n + 1, (facts.sum ?? 0) + value, value, t];
-        [facts.min, facts.max] = [Math.min(facts.min ?? value, value), Math.max(facts.max ?? value, value)];
-        for (let p = part; p < HOUR_PARTS; p++) [facts.partN[p], facts.partSum[p], facts.partLastAt[p]] = [facts.partN[p] + 1, facts.partSum[p] + value, t];
-      });
-      const prior = before.get(JSON.stringify(entity));
+        facts.n += 1;
+        facts.sum = (facts.sum ?? 0) + value;
+        facts.last = value;
+        facts.lastAt = t;
+        facts.min = Math.min(facts.min ?? value, value);
+        facts.max = Math.max(facts.max ?? value, value);
+        for (let p = part; p < HOUR_PARTS; p++) {
+          facts.partN[p] += 1;
+          facts.partSum[p] += value;
+          facts.partLastAt[p] = t;
+        }
+      }
+      const prior = before.get(key);
       if (!prior) continue; // appeared (or the connection's first sample): a cell, no interval
       target.intervals += 1;
       target.maxSpanMs = Math.max(target.maxSpanMs ?? span, span);
-      columns.forEach((column, c) => {
+      for (let c = 0; c < columns.length; c++) {
+        const column = columns[c];
         const now = numeric(row[column.name]);
         const then = numeric(prior[column.name]);
-        if (now === null || then === null || now < then) return;
-        if (column.resetBy && !sameMarker(row[column.resetBy], prior[column.resetBy])) return;
+        if (now === null || then === null || now < then) continue;
+        if (column.resetBy && !sameMarker(row[column.resetBy], prior[column.resetBy])) continue;
         const facts = target.columns[c];
         facts.n += 1;
         facts.sum = (facts.sum ?? 0) + (now - then);
         facts.ratioSum = (facts.ratioSum ?? 0) + (now - then) / span;
-      });
+      }
     }
+    before = current;
   }
   return [...cells.values()];
 }
