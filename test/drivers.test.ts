@@ -5,7 +5,7 @@ import { openNeonHttp, openNeonWs } from "../drivers/neon.ts";
 import { openPg } from "../drivers/pg.ts";
 import { openPglite } from "../drivers/pglite.ts";
 import { chooseDriver } from "../drivers/choose.ts";
-import { arrayLiteral, timeOfMs, timesLiteral } from "../src/datastore/array-literal.ts";
+import { arrayLiteral, timeOfMs, timesLiteral, valuesLiteral } from "../src/datastore/array-literal.ts";
 import type { Driver } from "../drivers/types.ts";
 import { startNeonProxy, type NeonProxy } from "./neon-proxy.ts";
 import { createTestDatabase, freePort } from "./support/postgres.ts";
@@ -66,6 +66,21 @@ describe.each(cases)("driver contract: %s", (_name, open) => {
     // An instant's fraction of a millisecond is cut off, as from a Date (the ISO strings sent before were).
     expect(timesLiteral([1.9, -1.5])).toBe(`{${new Date(1.9).getTime()},${new Date(-1.5).getTime()}}`);
     expect(timesLiteral([1.9])).toBe("{1}");
+  });
+
+  it("reads a column's values from an array literal as from the driver's own array (the sample writer's inserts)", async () => {
+    const columns: Array<[string, unknown[]]> = [
+      ["text", ['we"ird', "back\\slash", "a,b", "{x}", "NULL", "", " spaced ", "ünï 🐘", null, 7]],
+      ["float8", [0.1, -2.5e-7, 1e21, 123456789.125, null, "42.5"]],
+      ["int8", [9007199254740991, -3, 0, null, "17"]],
+      ["bool", [true, false, null, "true"]],
+      ["timestamptz", [new Date(Date.UTC(2026, 10, 27, 1, 2, 3, 456)), "2026-11-27T01:02:03.456+02:00", null]],
+    ];
+    for (const [type, values] of columns) {
+      const [row] = await db.query<{ literal: unknown[]; own: unknown[] }>(`select $1::${type}[] as literal, $2::${type}[] as own`, [valuesLiteral(values), values]);
+      expect(row.literal, type).toEqual(row.own);
+      expect(row.literal, type).toHaveLength(values.length);
+    }
   });
 
   it("returns an entity key as JSON text, as the entity cells' reads parse it", async () => {

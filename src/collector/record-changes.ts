@@ -5,6 +5,7 @@
  * For multi-entity probes it also records each entity's irregular intervals (metrics/irregular-intervals.ts).
  */
 import type { Queryable } from "../../drivers/types.ts";
+import { valuesLiteral } from "../datastore/array-literal.ts";
 import { excludedRowsSql, fetchSampleRows } from "../datastore/samples-repository.ts";
 import { intervalsForColumns } from "../metrics/intervals.ts";
 import { entityCellFacts } from "../metrics/entity-cell-facts.ts";
@@ -99,12 +100,12 @@ function appendedFrom(samples: readonly Sample[], times: readonly number[]): num
   return samples.slice(first).every((s) => batch.has(s.t)) ? first : undefined;
 }
 
-/** Inserts rows into a partitioned metrics table (ensuring their weekly partitions) in one statement, a column's values as one array. */
+/** Inserts rows into a partitioned metrics table (ensuring their weekly partitions) in one statement, a column's values as one array literal. */
 async function insertRows(tx: Queryable, table: string, q: { columns: string[]; types: string[]; rows: unknown[][]; onConflict?: string }): Promise<void> {
   if (q.rows.length === 0) return;
   for (const week of weeksOf(table, q.rows.map((r) => Date.parse(r[1] as string)))) await ensurePartition(tx, table, week);
   await tx.query(
     `INSERT INTO ${probeTable(table)} (${q.columns.join(", ")}) SELECT * FROM unnest(${q.types.map((type, c) => `$${c + 1}::${type}[]`).join(", ")})${q.onConflict ? ` ON CONFLICT ${q.onConflict}` : ""}`,
-    q.types.map((_, c) => q.rows.map((row) => row[c])),
+    q.types.map((_, c) => valuesLiteral(q.rows.map((row) => row[c]))),
   );
 }

@@ -3,6 +3,7 @@
  * its partitions are ensured and its rows inserted inside the caller's transaction.
  */
 import type { Driver, Queryable } from "../../drivers/types.ts";
+import { valuesLiteral } from "../datastore/array-literal.ts";
 import { InputError } from "../errors.ts";
 import { findProbe } from "../probes/index.ts";
 import { probeTable, quoteIdent } from "../probes/ddl.ts";
@@ -115,14 +116,14 @@ function columnCheck(type: string): (value: unknown) => string | undefined {
   };
 }
 
-/** One statement whatever the batch's size: a column's values travel as one array (far cheaper to parse than a parameter each). */
+/** One statement whatever the batch's size: a column's values travel as one array literal (far cheaper to parse than a parameter each). */
 async function insert(tx: Queryable, batch: SampleBatch, prepared: PreparedBatch): Promise<void> {
   const { probe, columns, rows } = prepared;
   const columnList = ["connection_id", "collected_at", ...columns].map(quoteIdent).join(", ");
   const arrays = ["timestamptz", ...probe.columns.map((c) => c.type)].map((type, i) => ({ type, values: rows.map((row) => row[i]) }));
   await tx.query(
     `INSERT INTO ${probeTable(probe.name)} (${columnList}) SELECT $1::integer, * FROM unnest(${arrays.map((a, i) => `$${i + 2}::${a.type}[]`).join(", ")})`,
-    [batch.connectionId, ...arrays.map((a) => a.values)],
+    [batch.connectionId, ...arrays.map((a) => valuesLiteral(a.values))],
   );
 }
 

@@ -10,6 +10,23 @@ export function arrayLiteral(values: ReadonlyArray<number | null>): string {
   return `{${values.map((v) => (v === null ? "NULL" : String(v))).join(",")}}`;
 }
 
+/**
+ * Any column's values as an array literal, for a `$n::<type>[]` parameter: numbers unquoted, booleans as t/f, Dates
+ * as ISO 8601, anything else quoted and escaped. The datastore reads them as the driver's own spelling, but a
+ * batch's 10,000 numbers cost half the time, where the driver quotes every element and the datastore unquotes it.
+ */
+export function valuesLiteral(values: readonly unknown[]): string {
+  const parts = new Array<string>(values.length);
+  for (let i = 0; i < values.length; i++) {
+    const v = values[i];
+    if (v === null || v === undefined) parts[i] = "NULL";
+    else if (typeof v === "number") parts[i] = String(v);
+    else if (typeof v === "boolean") parts[i] = v ? "t" : "f";
+    else parts[i] = `"${(v instanceof Date ? v.toISOString() : String(v)).replace(/[\\"]/g, "\\$&")}"`;
+  }
+  return `{${parts.join(",")}}`;
+}
+
 /** Instants (epoch ms) as an int8 array literal of the milliseconds a Date holds of them (a fraction is cut off, as a timestamp parameter's). */
 export const timesLiteral = (instants: readonly number[]): string => arrayLiteral(instants.map((t) => new Date(t).getTime()));
 
