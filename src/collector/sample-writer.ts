@@ -132,14 +132,19 @@ export async function writeSamplesIn(tx: Queryable, batch: SampleBatch, rowOffse
   const prepared = prepare(batch, rowOffset);
   if (prepared.rows.length === 0) return 0;
   // One writer at a time per connection and probe (an import beside the collector, say): each recomputes the
-  // changes and rollups around its batch from the rows it can see, so it must see the other's.
-  await tx.query("SELECT pg_advisory_xact_lock($1, hashtext($2))", [batch.connectionId, prepared.probe.name]);
+  // changes and rollups around its batch from the rows it can see, so it must see the other's. And the
+  // connection, checked once for the batch (the metrics tables have no foreign key, migration 34), locked as a
+  // key check would: its deletion waits for this batch, whose rows its trigger then deletes.
+  const [{ connection }] = await tx.query<{ connection: number | null }>(
+    "SELECT pg_advisory_xact_lock($1, hashtext($2)) AS locked, (SELECT id FROM connections WHERE id = $1 FOR KEY SHARE) AS connection",
+    [batch.connectionId, prepared.probe.name],
+  );
+  if (connection === null) throw new SampleError(`connection ${batch.connectionId} does not exist`);
   for (const partition of prepared.partitions) await ensurePartition(tx, prepared.probe.name, partition);
   try {
     await insert(tx, batch, prepared);
   } catch (err) {
     const code = (err as { code?: string }).code;
-    if (code === "23503") throw new SampleError(`connection ${batch.connectionId} does not exist`);
     if (code === "23505") throw new SampleError(`samples for connection ${batch.connectionId} at one of these collected_at times are already stored`);
     if (code === "22P02" || code === "22003" || code === "22007" || code === "22008") throw new SampleError(`a value does not fit its column: ${(err as Error).message}`);
     throw err;

@@ -3,7 +3,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { weekOf, weeksOf } from "../../src/collector/partitions.ts";
-import { writeSamples } from "../../src/collector/sample-writer.ts";
+import { openPg } from "../../drivers/pg.ts";
+import { writeSamples, writeSamplesIn } from "../../src/collector/sample-writer.ts";
 import { runCli } from "../support/cli.ts";
 import { addConnection, migratedDatastore, type TestDatastore } from "../support/datastore.ts";
 
@@ -65,6 +66,43 @@ describe("sample writer and import", () => {
     await expect(writeSamples(store.db, { connectionId: 777, probe: "pg_stat_wal", rows: [{ collected_at: "2026-03-01T00:00:00Z" }] })).rejects.toThrow(
       "connection 777 does not exist",
     );
+  });
+
+  it("keeps no foreign key on the metrics tables: deleting a connection deletes its rows from every one of them, and no other's", async () => {
+    const [gone, kept] = [await addConnection(store.db, "to-delete"), await addConnection(store.db, "to-keep")];
+    // Database c appears an hour in: an irregular interval.
+    const rows = Array.from({ length: 90 }, (_, i) => ["a", "b", ...(i >= 60 ? ["c"] : [])].map((d) => ({ collected_at: new Date(Date.UTC(2026, 5, 1) + i * 60_000).toISOString(), database_name: d, xact_commit: i * 10, numbackends: i % 3 }))).flat();
+    for (const id of [gone, kept]) await writeSamples(store.db, { connectionId: id, probe: "pg_stat_database", rows });
+    const tables = (await store.db.query<{ name: string }>("SELECT c.oid::regclass::text AS name FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = 'metrics' AND c.relkind = 'p' AND NOT c.relispartition AND (c.relname = 'pg_stat_database' OR c.relname LIKE 'pg\\_stat\\_database\\_\\_%')")).map((t) => t.name);
+    const counts = async (id: number) => Promise.all(tables.map(async (t) => (await store.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${t} WHERE connection_id = $1`, [id]))[0].n));
+    expect(tables.length).toBeGreaterThanOrEqual(6); // raw rows, changes, irregular intervals, levels, change and entity cells
+    expect((await counts(gone)).filter((n) => n === 0), `the writer filled every table: ${tables}: ${await counts(gone)}`).toEqual([]);
+    const before = await counts(kept);
+    await store.db.query("DELETE FROM connections WHERE id = $1", [gone]);
+    expect(await counts(gone)).toEqual(tables.map(() => 0));
+    expect(await counts(kept)).toEqual(before);
+    const [{ keys }] = await store.db.query<{ keys: number }>("SELECT count(*)::int AS keys FROM pg_constraint c JOIN pg_class t ON t.oid = c.conrelid JOIN pg_namespace n ON n.oid = t.relnamespace WHERE c.contype = 'f' AND n.nspname = 'metrics'");
+    expect(keys).toBe(0);
+    await store.db.query("DELETE FROM connections WHERE id = $1", [kept]); // the import below counts every row
+  });
+
+  it("makes a connection's deletion wait for a batch being written, whose rows it then deletes", async () => {
+    const id = await addConnection(store.db, "deleted-while-writing");
+    const other = openPg(store.url!);
+    let deleted = false;
+    let deletion: Promise<unknown> | undefined;
+    await store.db.transaction(async (tx) => {
+      await writeSamplesIn(tx, { connectionId: id, probe: "pg_stat_wal", rows: [{ collected_at: "2026-06-02T00:00:00Z", wal_records: 1 }] });
+      deletion = other.query("DELETE FROM connections WHERE id = $1", [id]).then(() => (deleted = true));
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      expect(deleted, "the deletion waits for the batch's commit").toBe(false);
+    });
+    await deletion;
+    await other.close();
+    expect(deleted).toBe(true);
+    const [{ n }] = await store.db.query<{ n: number }>("SELECT count(*)::int AS n FROM metrics.pg_stat_wal WHERE connection_id = $1", [id]);
+    expect(n).toBe(0);
+    await expect(writeSamples(store.db, { connectionId: id, probe: "pg_stat_wal", rows: [{ collected_at: "2026-06-02T00:01:00Z" }] })).rejects.toThrow(`connection ${id} does not exist`);
   });
 
   it("imports NDJSON through `pglens samples import`, all or nothing", async () => {
