@@ -8,7 +8,7 @@
 import { openPg } from "../drivers/pg.ts";
 import { evaluateAndApply } from "../src/alerts/alerter.ts";
 import { loadDemoHistory } from "../src/collector/demo-history.ts";
-import { ensurePartition, weekOf } from "../src/collector/partitions.ts";
+import { ensurePartitions, weekOf } from "../src/collector/partitions.ts";
 import { migrate } from "../src/datastore/migrate.ts";
 import { findProbe } from "../src/probes/index.ts";
 import { probeTable } from "../src/probes/ddl.ts";
@@ -42,7 +42,7 @@ async function main() {
         const columns = ["collected_at", ...findProbe(probe)!.columns.map((c) => `"${c.name}"`)].join(", ");
         await db.query(`INSERT INTO ${table} (connection_id, ${columns}) SELECT c, ${columns} FROM ${table}, unnest($1::int[]) AS c WHERE connection_id = $2`, [ids.slice(1), ids[0]]);
       }
-      await db.transaction((tx) => ensurePartition(tx, "pg_stat_activity", weekOf("pg_stat_activity", new Date())));
+      await db.transaction((tx) => ensurePartitions(tx, "pg_stat_activity", [weekOf("pg_stat_activity", new Date())]));
       await db.query(
         `INSERT INTO ${probeTable("pg_stat_activity")} (connection_id, collected_at, pid, datname, usename, backend_type, state, query_start, xact_start, state_change, wait_event_type, query)
          SELECT c, now(), 1000 + s, 'shop', 'app', 'client backend', CASE WHEN s % 3 = 0 THEN 'active' ELSE 'idle' END,

@@ -35,8 +35,21 @@ export function weeksOf(probe: string, times: Iterable<number>): Partition[] {
 
 const ALREADY_EXISTS = new Set(["42P07", "23505"]);
 
+/**
+ * Creates the table's partitions that do not exist yet. Which exist is asked in one statement: they almost always
+ * do, and creating each under a savepoint took three statements per table and batch (about a third of the
+ * collector's one-sample batches, and a network hop each on a remote datastore).
+ */
+export async function ensurePartitions(tx: Queryable, table: string, partitions: readonly Partition[]): Promise<void> {
+  if (partitions.length === 0) return;
+  const missing = await tx.query<{ name: string }>("SELECT name FROM unnest($1::text[]) AS name WHERE to_regclass(format('metrics.%I', name)) IS NULL", [
+    partitions.map((p) => p.name),
+  ]);
+  for (const { name } of missing) await createPartition(tx, table, partitions.find((p) => p.name === name)!);
+}
+
 /** Creates the partition unless it exists; a concurrent creator winning the race is not an error. */
-export async function ensurePartition(tx: Queryable, table: string, partition: Partition): Promise<void> {
+async function createPartition(tx: Queryable, table: string, partition: Partition): Promise<void> {
   await tx.query("SAVEPOINT ensure_partition");
   try {
     await tx.query(

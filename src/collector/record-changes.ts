@@ -13,7 +13,7 @@ import { type Sample, groupSamples } from "../metrics/samples.ts";
 import { irregularIntervals } from "../metrics/irregular-intervals.ts";
 import { changesTableName, cumulativeColumns, entityGaugeColumns, factColumn, irregularTableName, probeTable, quoteIdent, recordedGaugeColumns } from "../probes/ddl.ts";
 import type { ProbeDefinition } from "../probes/types.ts";
-import { ensurePartition, weeksOf } from "./partitions.ts";
+import { ensurePartitions, weeksOf } from "./partitions.ts";
 import { recordChangeCells } from "./record-change-cells.ts";
 import { addEntityCells, recordEntityCells } from "./record-entity-cells.ts";
 
@@ -103,7 +103,7 @@ function appendedFrom(samples: readonly Sample[], times: readonly number[]): num
 /** Inserts rows into a partitioned metrics table (ensuring their weekly partitions) in one statement, a column's values as one array literal. */
 async function insertRows(tx: Queryable, table: string, q: { columns: string[]; types: string[]; rows: unknown[][]; onConflict?: string }): Promise<void> {
   if (q.rows.length === 0) return;
-  for (const week of weeksOf(table, q.rows.map((r) => Date.parse(r[1] as string)))) await ensurePartition(tx, table, week);
+  await ensurePartitions(tx, table, weeksOf(table, q.rows.map((r) => Date.parse(r[1] as string))));
   await tx.query(
     `INSERT INTO ${probeTable(table)} (${q.columns.join(", ")}) SELECT * FROM unnest(${q.types.map((type, c) => `$${c + 1}::${type}[]`).join(", ")})${q.onConflict ? ` ON CONFLICT ${q.onConflict}` : ""}`,
     q.types.map((_, c) => valuesLiteral(q.rows.map((row) => row[c]))),

@@ -4,11 +4,11 @@ import { entityFactColumns, entityIntervalFacts, mergedEntityFacts, partFactColu
 import { type EntityCellFacts, HOUR_MS as HOUR } from "../metrics/entity-cell-facts.ts";
 import { ENTITY_FACTS, LEVEL_FACTS, PART_FACTS, PART_FACT_TYPES, cumulativeColumns, entityCellsTableName, entityGaugeColumns, factColumn, probeTable, quoteIdent } from "../probes/ddl.ts";
 import type { ProbeDefinition } from "../probes/types.ts";
-import { ensurePartition, weeksOf } from "./partitions.ts";
+import { ensurePartitions, weeksOf } from "./partitions.ts";
 
 /** Ensures the weekly partitions of the hours from..to (epoch ms; weeks start on an hour, so an hour lies in its start's week). */
 async function ensureHours(tx: Queryable, table: string, hours: Iterable<number>): Promise<void> {
-  for (const week of weeksOf(table, hours)) await ensurePartition(tx, table, week);
+  await ensurePartitions(tx, table, weeksOf(table, hours));
 }
 
 /**

@@ -5,7 +5,7 @@
  */
 import type { Queryable } from "../../drivers/types.ts";
 import { probeTable } from "../probes/ddl.ts";
-import { ensurePartition, weeksOf } from "./partitions.ts";
+import { ensurePartitions, weeksOf } from "./partitions.ts";
 
 const FIVE_MINUTES = 300_000;
 const HOUR = 3_600_000;
@@ -27,7 +27,7 @@ export interface CellRewrite {
 export async function rewriteCells(tx: Queryable, c: CellRewrite): Promise<void> {
   if (c.times.length === 0) return;
   // Weeks start on an hour, so every cell of a time lies in the time's week.
-  for (const week of weeksOf(c.table, c.times)) await ensurePartition(tx, c.table, week);
+  await ensurePartitions(tx, c.table, weeksOf(c.table, c.times));
   const first = c.times.reduce((a, b) => Math.min(a, b));
   const last = c.times.reduce((a, b) => Math.max(a, b));
   const iso = (t: number) => new Date(t).toISOString();

@@ -8,7 +8,7 @@ import { InputError } from "../errors.ts";
 import { findProbe } from "../probes/index.ts";
 import { probeTable, quoteIdent } from "../probes/ddl.ts";
 import type { ProbeDefinition } from "../probes/types.ts";
-import { type Partition, ensurePartition, weeksOf } from "./partitions.ts";
+import { type Partition, ensurePartitions, weeksOf } from "./partitions.ts";
 import { recordChanges } from "./record-changes.ts";
 import { recordLevels } from "./record-levels.ts";
 
@@ -140,7 +140,7 @@ export async function writeSamplesIn(tx: Queryable, batch: SampleBatch, rowOffse
     [batch.connectionId, prepared.probe.name],
   );
   if (connection === null) throw new SampleError(`connection ${batch.connectionId} does not exist`);
-  for (const partition of prepared.partitions) await ensurePartition(tx, prepared.probe.name, partition);
+  await ensurePartitions(tx, prepared.probe.name, prepared.partitions);
   try {
     await insert(tx, batch, prepared);
   } catch (err) {

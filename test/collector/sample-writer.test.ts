@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { weekOf, weeksOf } from "../../src/collector/partitions.ts";
 import { openPg } from "../../drivers/pg.ts";
-import { writeSamples, writeSamplesIn } from "../../src/collector/sample-writer.ts";
+import { type SampleRow, writeSamples, writeSamplesIn } from "../../src/collector/sample-writer.ts";
 import { runCli } from "../support/cli.ts";
 import { addConnection, migratedDatastore, type TestDatastore } from "../support/datastore.ts";
 
@@ -43,6 +43,29 @@ describe("sample writer and import", () => {
       "select c.relname as name from pg_inherits i join pg_class c on c.oid = i.inhrelid where i.inhparent = 'metrics.pg_stat_wal'::regclass order by 1",
     );
     expect(parts.map((p) => p.name)).toEqual(["pg_stat_wal_20260406", "pg_stat_wal_20260413"]);
+  });
+
+  it("asks once per table whether a batch's partitions exist, and creates only those that do not", async () => {
+    const own = await addConnection(store.db, "partitions");
+    const statements: string[] = [];
+    const write = (rows: SampleRow[]) =>
+      store.db.transaction((tx) => writeSamplesIn({ query: (sql, params) => (statements.push(sql), tx.query(sql, params)) }, { connectionId: own, probe: "pg_stat_database", rows }));
+    const at = (iso: string, i: number) => ["a", "b"].map((d) => ({ collected_at: iso, database_name: d, xact_commit: i * 10, numbackends: i }));
+    await write([...at("2026-05-03T23:58:00Z", 1), ...at("2026-05-03T23:59:00Z", 2)]);
+    const tables = statements.filter((s) => s.includes("to_regclass")).length;
+    expect(tables).toBeGreaterThanOrEqual(5); // raw rows, entity cells, changes, change cells, levels
+    expect(statements.filter((s) => s.includes("CREATE TABLE"))).toHaveLength(tables); // the week of 2026-04-27, new in each
+
+    statements.length = 0;
+    await write(at("2026-05-04T00:00:00Z", 3)); // the next week's first minute: new partitions again
+    expect(statements.filter((s) => s.includes("to_regclass"))).toHaveLength(tables);
+    expect(statements.filter((s) => s.includes("CREATE TABLE")).map((s) => s.match(/metrics\."([^"]+)"/)![1].slice(-8))).toEqual(Array(tables).fill("20260504"));
+
+    statements.length = 0;
+    await write(at("2026-05-04T00:01:00Z", 4));
+    expect(statements.filter((s) => s.includes("to_regclass"))).toHaveLength(tables);
+    expect(statements.filter((s) => /CREATE TABLE|SAVEPOINT/.test(s))).toEqual([]);
+    await store.db.query("DELETE FROM connections WHERE id = $1", [own]); // the import below counts every row
   });
 
   it.each([
