@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { weekOf, weeksOf } from "../../src/collector/partitions.ts";
 import { openPg } from "../../drivers/pg.ts";
+import type { Driver } from "../../drivers/types.ts";
 import { type SampleRow, writeSamples, writeSamplesIn } from "../../src/collector/sample-writer.ts";
 import { runCli } from "../support/cli.ts";
 import { addConnection, migratedDatastore, type TestDatastore } from "../support/datastore.ts";
@@ -92,21 +93,7 @@ describe("sample writer and import", () => {
   });
 
   it("keeps no foreign key on the metrics tables: deleting a connection deletes its rows from every one of them, and no other's", async () => {
-    const [gone, kept] = [await addConnection(store.db, "to-delete"), await addConnection(store.db, "to-keep")];
-    // Database c appears an hour in: an irregular interval.
-    const rows = Array.from({ length: 90 }, (_, i) => ["a", "b", ...(i >= 60 ? ["c"] : [])].map((d) => ({ collected_at: new Date(Date.UTC(2026, 5, 1) + i * 60_000).toISOString(), database_name: d, xact_commit: i * 10, numbackends: i % 3 }))).flat();
-    for (const id of [gone, kept]) await writeSamples(store.db, { connectionId: id, probe: "pg_stat_database", rows });
-    const tables = (await store.db.query<{ name: string }>("SELECT c.oid::regclass::text AS name FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = 'metrics' AND c.relkind = 'p' AND NOT c.relispartition AND (c.relname = 'pg_stat_database' OR c.relname LIKE 'pg\\_stat\\_database\\_\\_%')")).map((t) => t.name);
-    const counts = async (id: number) => Promise.all(tables.map(async (t) => (await store.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${t} WHERE connection_id = $1`, [id]))[0].n));
-    expect(tables.length).toBeGreaterThanOrEqual(6); // raw rows, changes, irregular intervals, levels, change and entity cells
-    expect((await counts(gone)).filter((n) => n === 0), `the writer filled every table: ${tables}: ${await counts(gone)}`).toEqual([]);
-    const before = await counts(kept);
-    await store.db.query("DELETE FROM connections WHERE id = $1", [gone]);
-    expect(await counts(gone)).toEqual(tables.map(() => 0));
-    expect(await counts(kept)).toEqual(before);
-    const [{ keys }] = await store.db.query<{ keys: number }>("SELECT count(*)::int AS keys FROM pg_constraint c JOIN pg_class t ON t.oid = c.conrelid JOIN pg_namespace n ON n.oid = t.relnamespace WHERE c.contype = 'f' AND n.nspname = 'metrics'");
-    expect(keys).toBe(0);
-    await store.db.query("DELETE FROM connections WHERE id = $1", [kept]); // the import below counts every row
+    await forgetsDeletedConnections(store.db);
   });
 
   it("makes a connection's deletion wait for a batch being written, whose rows it then deletes", async () => {
@@ -170,5 +157,38 @@ describe("sample writer and import", () => {
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toContain("unknown probe `pg_stat_nothing`");
     expect(await count("pg_stat_database")).toBe(before);
+  });
+});
+
+/**
+ * Writes the same history for two connections, deletes one, and checks that every metrics table of the probe lost
+ * that one's rows and kept the other's, with no foreign key left in `metrics`; both connections are gone after.
+ */
+async function forgetsDeletedConnections(db: Driver): Promise<void> {
+  const [gone, kept] = [await addConnection(db, "to-delete"), await addConnection(db, "to-keep")];
+  // Database c appears an hour in: an irregular interval.
+  const rows = Array.from({ length: 90 }, (_, i) => ["a", "b", ...(i >= 60 ? ["c"] : [])].map((d) => ({ collected_at: new Date(Date.UTC(2026, 5, 1) + i * 60_000).toISOString(), database_name: d, xact_commit: i * 10, numbackends: i % 3 }))).flat();
+  for (const id of [gone, kept]) await writeSamples(db, { connectionId: id, probe: "pg_stat_database", rows });
+  const tables = (await db.query<{ name: string }>("SELECT c.oid::regclass::text AS name FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = 'metrics' AND c.relkind = 'p' AND NOT c.relispartition AND (c.relname = 'pg_stat_database' OR c.relname LIKE 'pg\\_stat\\_database\\_\\_%')")).map((t) => t.name);
+  const counts = async (id: number) => Promise.all(tables.map(async (t) => (await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${t} WHERE connection_id = $1`, [id]))[0].n));
+  expect(tables.length).toBeGreaterThanOrEqual(6); // raw rows, changes, irregular intervals, levels, change and entity cells
+  expect((await counts(gone)).filter((n) => n === 0), `the writer filled every table: ${tables}: ${await counts(gone)}`).toEqual([]);
+  const before = await counts(kept);
+  await db.query("DELETE FROM connections WHERE id = $1", [gone]);
+  expect(await counts(gone)).toEqual(tables.map(() => 0));
+  expect(await counts(kept)).toEqual(before);
+  const [{ keys }] = await db.query<{ keys: number }>("SELECT count(*)::int AS keys FROM pg_constraint c JOIN pg_class t ON t.oid = c.conrelid JOIN pg_namespace n ON n.oid = t.relnamespace WHERE c.contype = 'f' AND n.nspname = 'metrics'");
+  expect(keys).toBe(0);
+  await db.query("DELETE FROM connections WHERE id = $1", [kept]); // tests that follow count every row
+}
+
+describe("the embedded datastore (PGlite)", () => {
+  it("deletes a deleted connection's rows from every metrics table too", async () => {
+    const store = await migratedDatastore("pglite");
+    try {
+      await forgetsDeletedConnections(store.db);
+    } finally {
+      await store.close();
+    }
   });
 });
