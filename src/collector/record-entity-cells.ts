@@ -1,5 +1,6 @@
 /** Ingest-time hourly rollups of each entity: an appending batch's facts added, or the hours a batch touched recomputed from raw rows. */
 import type { Queryable } from "../../drivers/types.ts";
+import { valuesLiteral } from "../datastore/array-literal.ts";
 import { entityFactColumns, entityIntervalFacts, mergedEntityFacts, partFactColumns, runningPartFacts } from "../datastore/entity-cells.ts";
 import { type EntityCellFacts, HOUR_MS as HOUR } from "../metrics/entity-cell-facts.ts";
 import { ENTITY_FACTS, LEVEL_FACTS, PART_FACTS, PART_FACT_TYPES, cumulativeColumns, entityCellsTableName, entityGaugeColumns, factColumn, probeTable, quoteIdent } from "../probes/ddl.ts";
@@ -65,9 +66,9 @@ export async function addEntityCells(tx: Queryable, probe: ProbeDefinition, conn
     ]),
     // Arrays travel as their text (unnest would flatten an array of arrays).
     ...gauges.flatMap((_, g): Array<[string, unknown[]]> => [
-      ["text", facts.map((f) => arrayLiteral(f.gauges[g].partN))],
-      ["text", facts.map((f) => arrayLiteral(f.gauges[g].partSum))],
-      ["text", facts.map((f) => arrayLiteral(f.gauges[g].partLastAt.map((t) => (t === null ? null : new Date(t).toISOString()))))],
+      ["text", facts.map((f) => valuesLiteral(f.gauges[g].partN))],
+      ["text", facts.map((f) => valuesLiteral(f.gauges[g].partSum))],
+      ["text", facts.map((f) => valuesLiteral(f.gauges[g].partLastAt.map((t) => (t === null ? null : new Date(t).toISOString()))))],
     ]),
   ];
   const factNames = [...entityFactColumns(columns, gauges), ...partFactColumns(gauges)];
@@ -103,9 +104,6 @@ export async function addEntityCells(tx: Queryable, probe: ProbeDefinition, conn
      SELECT $1::integer, 3600, cell_start, CASE WHEN own THEN '{}'::text[] ELSE ARRAY[${keys}] END, ${selected.join(", ")}
        FROM unnest(${arrays.map(([type], i) => `$${i + 2}::${type}[]`).join(", ")}) AS f(${names.map((n) => (n.startsWith('"') ? n : quoteIdent(n))).join(", ")})
      ON CONFLICT (connection_id, level_seconds, cell_start, entity) DO UPDATE SET ${updates.join(", ")}`,
-    [connectionId, ...arrays.map(([, values]) => values)],
+    [connectionId, ...arrays.map(([, values]) => valuesLiteral(values))],
   );
 }
-
-/** An array as PostgreSQL's text input spells it (numbers and ISO times need no quotes; null as NULL). */
-const arrayLiteral = (values: ReadonlyArray<number | string | null>) => `{${values.map((v) => (v === null ? "NULL" : String(v))).join(",")}}`;
