@@ -97,6 +97,25 @@ describe("migrations", () => {
     await db.close();
   });
 
+  // The catalogue no longer declares the metrics tables' foreign key: putting it back on every one gives the old
+  // tables, on partitions and parent alike, as a datastore made before migration 34 has them.
+  it("drop the metrics tables' foreign keys to connections of a datastore made before (migration 34)", async () => {
+    const db = await openPglite();
+    const keys = async () => (await db.query<{ n: number }>("SELECT count(*)::int AS n FROM pg_constraint c JOIN pg_class t ON t.oid = c.conrelid JOIN pg_namespace s ON s.oid = t.relnamespace WHERE c.contype = 'f' AND s.nspname = 'metrics'"))[0].n;
+    await migrate(db, MIGRATIONS.filter((m) => m.version < 34));
+    const [{ id }] = await db.query<{ id: number }>("INSERT INTO connections (name, host, username) VALUES ('old', 'localhost', 'u') RETURNING id");
+    await writeSamples(db, { connectionId: id, probe: "pg_stat_database", rows: [{ collected_at: "2026-05-01T00:00:00Z", database_name: "a", xact_commit: 1 }] });
+    expect(await keys(), "the catalogue declares no foreign key").toBe(0);
+    const tables = await db.query<{ t: string }>("SELECT c.oid::regclass::text AS t FROM pg_class c JOIN pg_namespace s ON s.oid = c.relnamespace WHERE s.nspname = 'metrics' AND c.relkind = 'p' AND NOT c.relispartition");
+    for (const { t } of tables) await db.query(`ALTER TABLE ${t} ADD FOREIGN KEY (connection_id) REFERENCES connections (id) ON DELETE CASCADE`);
+    expect(await keys()).toBeGreaterThan(tables.length); // each partition has its parent's
+    expect((await migrate(db)).applied.map((m) => m.version)).toEqual([34]);
+    expect(await keys()).toBe(0);
+    await db.query("DELETE FROM connections WHERE id = $1", [id]);
+    expect(await db.query("SELECT 1 FROM metrics.pg_stat_database")).toEqual([]);
+    await db.close();
+  });
+
   it("roll back a failing migration entirely", async () => {
     const db = await openPglite();
     const broken = [...MIGRATIONS, { version: latest + 1, name: "broken", statements: ["CREATE TABLE half_done (id int)", "SELECT * FROM missing"] }];

@@ -9,7 +9,7 @@ export const probeTable = (probe: string) => `metrics.${quoteIdent(probe)}`;
 export function createProbeTable(probe: ProbeDefinition): string[] {
   const keys = new Set(probe.keys);
   const columns = [
-    `connection_id integer NOT NULL REFERENCES connections (id) ON DELETE CASCADE`,
+    `connection_id integer NOT NULL`,
     `collected_at timestamptz NOT NULL`,
     ...probe.columns.map((c) => `${quoteIdent(c.name)} ${c.type}${keys.has(c.name) ? " NOT NULL" : ""}`),
   ];
@@ -39,7 +39,7 @@ export function createChangesTable(probe: ProbeDefinition): string[] {
   const table = probeTable(changesTableName(probe.name));
   return [
     `CREATE TABLE ${table} (
-  connection_id integer NOT NULL REFERENCES connections (id) ON DELETE CASCADE,
+  connection_id integer NOT NULL,
   collected_at timestamptz NOT NULL,
   prev_collected_at timestamptz NOT NULL,
   ${[...columns.map((c) => `${quoteIdent(c.name)} double precision`), ...recordedGaugeFactColumns(probe)].join(",\n  ")},
@@ -65,7 +65,7 @@ export function createIrregularTable(probe: ProbeDefinition): string[] {
   const keyTypes = new Map(probe.columns.map((c) => [c.name, c.type]));
   return [
     `CREATE TABLE ${table} (
-  connection_id integer NOT NULL REFERENCES connections (id) ON DELETE CASCADE,
+  connection_id integer NOT NULL,
   collected_at timestamptz NOT NULL,
   ${probe.keys.map((k) => `${quoteIdent(k)} ${keyTypes.get(k)} NOT NULL`).join(",\n  ")},
   ${columns.map((c) => `${quoteIdent(c.name)} double precision`).join(",\n  ")},
@@ -113,7 +113,7 @@ function createCellsTable(name: string, columns: readonly string[], of: string):
   const table = probeTable(name);
   return [
     `CREATE TABLE ${table} (
-  connection_id integer NOT NULL REFERENCES connections (id) ON DELETE CASCADE,
+  connection_id integer NOT NULL,
   level_seconds integer NOT NULL CHECK (level_seconds IN (300, 3600)),
   cell_start timestamptz NOT NULL,
   ${columns.join(",\n  ")},
@@ -222,7 +222,7 @@ export function createEntityCellsTable(probe: ProbeDefinition): string[] {
   const facts = columns.flatMap((c) => [`${factColumn(c.name, "n")} integer NOT NULL`, `${factColumn(c.name, "sum")} double precision`, `${factColumn(c.name, "ratio_sum")} double precision`]);
   return [
     `CREATE TABLE ${table} (
-  connection_id integer NOT NULL REFERENCES connections (id) ON DELETE CASCADE,
+  connection_id integer NOT NULL,
   level_seconds integer NOT NULL CHECK (level_seconds = 3600),
   cell_start timestamptz NOT NULL,
   entity text[] NOT NULL,

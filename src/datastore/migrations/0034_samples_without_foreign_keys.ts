@@ -5,9 +5,8 @@ import type { Migration } from "./types.ts";
  * doubled the cost of inserting a batch's raw rows (lab, 10,000 rows of pg_stat_database: 62-77 ms without it,
  * 118-156 ms with it). The sample writer checks the connection once per batch instead, locking it as the key
  * check did (FOR KEY SHARE: a deletion waits for the batch to commit, or the batch finds no connection), and a
- * trigger deletes a deleted connection's rows from every metrics table, as ON DELETE CASCADE did. The tables
- * probes/ddl.ts creates for migrations before this one still declare the key; a later migration creating a
- * metrics table must not.
+ * trigger deletes a deleted connection's rows from every metrics table, as ON DELETE CASCADE did. probes/ddl.ts
+ * no longer declares the key, so a new datastore never has it; this drops it from one made before.
  */
 export const migration: Migration = {
   version: 34,
