@@ -32,6 +32,10 @@ export class ToolError extends Error {
   }
 }
 
+/**
+ * Arguments the schema does not name are refused, as its JSON Schema tells clients (additionalProperties: false),
+ * not dropped: a misspelt filter (`databse_name`) would otherwise widen the answer to every entity unnoticed.
+ */
 export function defineTool<Schema extends z.ZodObject>(tool: ToolDefinition<Schema>): ToolDefinition<Schema> {
-  return tool;
+  return { ...tool, inputSchema: tool.inputSchema.strict() as unknown as Schema };
 }

@@ -70,6 +70,9 @@ describe.each(runtimes)("MCP over Streamable HTTP on %s", (_name, target) => {
     expect(textOf(await client.callTool({ name: "get_timeline", arguments: { time_start: hourAgo, time_end: new Date().toISOString(), connection_ids: [conn] } }))).toMatch(/^occurred_at\tevent_type\tseverity\tserver_name/);
     const bad = await client.callTool({ name: "get_timeline", arguments: { time_start: "yesterday", time_end: new Date().toISOString() } });
     expect(bad.isError).toBe(true);
+    // An argument the tool does not take is refused, as its schema says, not dropped (the filter would be lost).
+    const typo = await client.callTool({ name: "query_metrics", arguments: { probe_name: "pg_stat_database", connection_id: conn, databse_name: "postgres" } });
+    expect(typo).toMatchObject({ isError: true, content: [{ text: expect.stringMatching(/query_metrics.*databse_name/s) }] });
     const fact = `checkpoints on ${_name} run at 02:00`;
     expect(textOf(await client.callTool({ name: "store_memory", arguments: { content: fact, category: "schedule" } }))).toMatch(/^Stored memory \d+\nscope: user\ncategory: schedule/);
     expect(textOf(await client.callTool({ name: "recall_memories", arguments: { query: `${_name} checkpoints` } }))).toContain(`\tschedule\tfalse\t`);

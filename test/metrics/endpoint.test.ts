@@ -100,6 +100,12 @@ describe.each(DATASTORE_KINDS)("GET /api/v1/metrics/query on %s", (kind) => {
     expect((await get(`probe_name=pg_stat_database&connection_id=${conn1}&metrics=numbackends&group_by=database_name&top=0&${WINDOW}`)).status).toBe(400);
   });
 
+  it("refuses a query parameter it does not take rather than answer without it", async () => {
+    // Ignored, the misspelt filter would answer with every database's sum.
+    const typo = await get(`probe_name=pg_stat_database&connection_id=${conn1}&metrics=numbackends&databse_name=app&${WINDOW}`);
+    expect(typo).toEqual({ status: 400, body: { error: "unknown query parameter `databse_name`" } });
+  });
+
   it("computes dead_tuple_ratio", async () => {
     const { body } = await get(`probe_name=pg_stat_all_tables&connection_id=${conn1}&metrics=dead_tuple_ratio&schema_name=public&${WINDOW}`);
     expect(body[0]).toMatchObject({ name: "dead_tuple_ratio", unit: "%" });

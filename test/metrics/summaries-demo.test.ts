@@ -108,6 +108,8 @@ describe.each(DATASTORE_KINDS)("metrics summaries on the demo history (%s)", (ki
       expect((await get(`/api/v1/metrics/database-summaries?connection_id=${demo}&time_range=custom`)).body.error).toMatch(/presets only/);
       expect((await get(`/api/v1/metrics/database-summaries?connection_id=${demo},${other}`)).body.error).toMatch(/exactly one/);
       expect((await get(`/api/v1/metrics/database-summaries`)).status).toBe(400);
+      // A parameter it does not take (a filter of the metrics query) is refused, not ignored.
+      expect(await get(`/api/v1/metrics/database-summaries?connection_id=${demo}&database_name=shop`)).toMatchObject({ status: 400, body: { error: "unknown query parameter `database_name`" } });
     });
   });
 

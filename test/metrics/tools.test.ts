@@ -88,6 +88,7 @@ describe.each(DATASTORE_KINDS)("datastore tools through the REST bridge on %s", 
     [{ probe_name: "pg_sys_network_info", connection_id: 1, buckets: 501 }, /`buckets` must be between 1 and 500/],
     [{ probe_name: "pg_sys_network_info", connection_id: 1, buckets: 0 }, /`buckets` must be between 1 and 500/],
     [{ probe_name: "pg_sys_network_info" }, /invalid arguments for query_metrics: argument `connection_id`/],
+    [{ probe_name: "pg_stat_database", connection_id: 1, databse_name: "app" }, /invalid arguments for query_metrics: unknown argument `databse_name`/],
     [{ probe_name: "pg_sys_network_info", connection_id: 4242 }, /connection 4242 not found/],
     [{ probe_name: "pg_sys_network_info", connection_id: 1, time_start: "whenever" }, /`time_start` must be an ISO 8601 timestamp or a relative duration/],
   ])("query_metrics refuses %o", async (args, message) => {
