@@ -6,6 +6,7 @@
 import type { Queryable } from "../../drivers/types.ts";
 import type { Authority } from "../auth/rbac.ts";
 import { latestSample } from "../datastore/latest-sample.ts";
+import type { MetricsContextCache } from "../datastore/metrics-context.ts";
 import { summaryBuckets } from "./buckets.ts";
 import { type MetricSeries, runMetricsQuery } from "./query.ts";
 import { percent, round, seriesValues } from "./summary-values.ts";
@@ -77,20 +78,23 @@ async function xidAges(db: Queryable, connectionId: number): Promise<ConnectionS
 
 export async function performanceSummary(
   db: Queryable,
-  q: { access: Authority; connectionIds: readonly number[]; window: Window; timeRange: string },
+  q: { access: Authority; connectionIds: readonly number[]; window: Window; timeRange: string; contextCache?: MetricsContextCache },
 ): Promise<PerformanceSummary> {
-  const common = { access: q.access, connectionIds: q.connectionIds, window: q.window, layout: summaryBuckets(q.window.start, q.window.end) };
+  const common = { access: q.access, contextCache: q.contextCache, connectionIds: q.connectionIds, window: q.window, layout: summaryBuckets(q.window.start, q.window.end) };
+  // The first query checks that the caller may read every connection; the other reads then go out together.
   const database = await runMetricsQuery(db, { ...common, probeName: "pg_stat_database", metrics: "blks_hit_delta,blks_read_delta,xact_commit_delta,xact_rollback_delta,xact_commit_per_sec" });
-  const checkpointer = await runMetricsQuery(db, { ...common, probeName: "pg_stat_checkpointer", metrics: "write_time_delta,sync_time_delta" });
-  const names = new Map(
-    (await db.query<{ id: number; name: string }>("SELECT id, name FROM connections WHERE id = ANY($1::int[])", [q.connectionIds])).map((r) => [r.id, r.name]),
-  );
+  const [checkpointer, named, xids] = await Promise.all([
+    runMetricsQuery(db, { ...common, probeName: "pg_stat_checkpointer", metrics: "write_time_delta,sync_time_delta" }),
+    db.query<{ id: number; name: string }>("SELECT id, name FROM connections WHERE id = ANY($1::int[])", [q.connectionIds]),
+    Promise.all(q.connectionIds.map((id) => xidAges(db, id))),
+  ]);
+  const names = new Map(named.map((r) => [r.id, r.name]));
   const times = database.series[0].data.map((p) => p.time);
 
   const latestActivity: Activity[] = [];
   const latestTransactions: Transactions[] = [];
   const connections: ConnectionSummary[] = [];
-  for (const id of q.connectionIds) {
+  for (const [i, id] of q.connectionIds.entries()) {
     const activity = blockActivity(database.series, id);
     const of = seriesValues(database.series, id);
     const [commits, rollbacks, rate] = [of("xact_commit_delta"), of("xact_rollback_delta"), of("xact_commit_per_sec")];
@@ -105,7 +109,7 @@ export async function performanceSummary(
     connections.push({
       connection_id: id,
       connection_name: names.get(id) ?? "",
-      xid_age: await xidAges(db, id),
+      xid_age: xids[i],
       cache_hit_ratio: cacheHitRatio(activity),
       transactions: {
         commits_per_sec: lastTx ? round(lastTx.commits_per_sec, 2) : null,

@@ -116,6 +116,7 @@ export const metricsSummaryRoutes = newRouter()
     const q = c.req.valid("query");
     const summary = await performanceSummary(c.get("db"), {
       access: await authority(c),
+      contextCache: c.get("metricsContexts"),
       connectionIds: requestedConnections(q),
       window: resolveWindow(q, Date.now()),
       timeRange: q.time_range ?? "1h",

@@ -65,6 +65,20 @@ describe("round trips", () => {
     expect(statements, statements.join("\n")).toHaveLength(3);
   });
 
+  it("a performance summary, warm, reads its data only: the connections' facts of both probes are cached as the metrics query's", async () => {
+    const { driver, statements } = counting(store.db);
+    const { app } = testApp(driver, { config: { auth: { ...resolveConfig({}, {}).auth, cache_seconds: 5 } } });
+    const summary = `/api/v1/metrics/performance-summary?connection_id=${connectionId}&time_range=1h`;
+    const first = await request(app, summary);
+    expect(first.status, JSON.stringify(first.body)).toBe(200);
+    expect(first.body.connections[0].connection_name).toBe("counted");
+    const cold = statements.length;
+    statements.length = 0;
+    expect((await request(app, summary)).status).toBe(200);
+    // The token and the two probes' connection facts: three statements fewer.
+    expect(statements, statements.join("\n")).toHaveLength(cold - 3);
+  });
+
   it("a group_by or a database_name filter over many samples one a minute, a round missed, takes one data statement", async () => {
     const aligned = await addConnection(store.db, "aligned");
     const slot = Math.floor(now / 60_000) * 60_000;
