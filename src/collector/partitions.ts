@@ -38,14 +38,36 @@ const ALREADY_EXISTS = new Set(["42P07", "23505"]);
 /**
  * Creates the table's partitions that do not exist yet. Which exist is asked in one statement: they almost always
  * do, and creating each under a savepoint took three statements per table and batch (about a third of the
- * collector's one-sample batches, and a network hop each on a remote datastore).
+ * collector's one-sample batches, and a network hop each on a remote datastore). `known`: partitions this
+ * transaction has found or made already (ensureBatchPartitions), not asked again; those asked here are added.
  */
-export async function ensurePartitions(tx: Queryable, table: string, partitions: readonly Partition[]): Promise<void> {
-  if (partitions.length === 0) return;
+export async function ensurePartitions(tx: Queryable, table: string, partitions: readonly Partition[], known?: Set<string>): Promise<void> {
+  const asked = known ? partitions.filter((p) => !known.has(p.name)) : partitions;
+  if (asked.length === 0) return;
   const missing = await tx.query<{ name: string }>("SELECT name FROM unnest($1::text[]) AS name WHERE to_regclass(format('metrics.%I', name)) IS NULL", [
-    partitions.map((p) => p.name),
+    asked.map((p) => p.name),
   ]);
-  for (const { name } of missing) await createPartition(tx, table, partitions.find((p) => p.name === name)!);
+  for (const { name } of missing) await createPartition(tx, table, asked.find((p) => p.name === name)!);
+  for (const p of asked) known?.add(p.name);
+}
+
+/**
+ * The partitions of `tables` for these times (epoch ms), of each table that exists (a probe has only some of the
+ * derived tables), ensured in one statement for them all: a batch's own weeks, where nearly every row it writes
+ * lands. Returns their names, for ensurePartitions to skip.
+ */
+export async function ensureBatchPartitions(tx: Queryable, tables: readonly string[], times: readonly number[]): Promise<Set<string>> {
+  const wanted = tables.flatMap((table) => weeksOf(table, times).map((partition) => ({ table, partition })));
+  const missing = await tx.query<{ name: string }>(
+    `SELECT w.name FROM unnest($1::text[], $2::text[]) AS w(parent, name)
+      WHERE to_regclass(format('metrics.%I', w.parent)) IS NOT NULL AND to_regclass(format('metrics.%I', w.name)) IS NULL`,
+    [wanted.map((w) => w.table), wanted.map((w) => w.partition.name)],
+  );
+  for (const { name } of missing) {
+    const { table, partition } = wanted.find((w) => w.partition.name === name)!;
+    await createPartition(tx, table, partition);
+  }
+  return new Set(wanted.map((w) => w.partition.name));
 }
 
 /** Creates the partition unless it exists; a concurrent creator winning the race is not an error. */

@@ -5,8 +5,8 @@ import { changeCellsTableName, changesTableName, cumulativeColumns, probeTable }
 import type { ProbeDefinition } from "../probes/types.ts";
 import { rewriteCells } from "./rewrite-cells.ts";
 
-/** `ends`: the end times (epoch ms) of the intervals whose changes were just recorded. */
-export async function recordChangeCells(tx: Queryable, probe: ProbeDefinition, connectionId: number, ends: readonly number[]): Promise<void> {
+/** `ends`: the end times (epoch ms) of the intervals whose changes were just recorded; `known`: partitions known to exist (partitions.ts). */
+export async function recordChangeCells(tx: Queryable, probe: ProbeDefinition, connectionId: number, ends: readonly number[], known?: Set<string>): Promise<void> {
   const columns = cumulativeColumns(probe).map((c) => c.name);
   if (columns.length === 0) return;
   await rewriteCells(tx, {
@@ -18,5 +18,6 @@ export async function recordChangeCells(tx: Queryable, probe: ProbeDefinition, c
             WHERE connection_id = $1 AND collected_at >= $2::timestamptz AND collected_at < $3::timestamptz`,
     connectionId,
     times: ends,
+    known,
   });
 }

@@ -17,8 +17,8 @@ import { ensurePartitions, weeksOf } from "./partitions.ts";
 import { recordChangeCells } from "./record-change-cells.ts";
 import { addEntityCells, recordEntityCells } from "./record-entity-cells.ts";
 
-/** `times`: the sample times of the batch just written (epoch ms). */
-export async function recordChanges(tx: Queryable, probe: ProbeDefinition, connectionId: number, times: readonly number[]): Promise<void> {
+/** `times`: the sample times of the batch just written (epoch ms); `known`: partitions known to exist (partitions.ts). */
+export async function recordChanges(tx: Queryable, probe: ProbeDefinition, connectionId: number, times: readonly number[], known?: Set<string>): Promise<void> {
   const columns = cumulativeColumns(probe);
   const minT = times.reduce((a, b) => Math.min(a, b));
   const maxT = times.reduce((a, b) => Math.max(a, b));
@@ -45,7 +45,7 @@ export async function recordChanges(tx: Queryable, probe: ProbeDefinition, conne
   // Entity cells: a batch that only appends adds its intervals' facts; any other recomputes the hours it touched (below).
   const first = appendedFrom(samples, times);
   const added = first === undefined ? undefined : entityCellFacts(probe, columns, gauges, samples, first);
-  if (added) await addEntityCells(tx, probe, connectionId, added);
+  if (added) await addEntityCells(tx, probe, connectionId, added, known);
   const perColumn = intervalsForColumns(probe, columns.map((c) => c.name), samples);
   if (perColumn[0].length === 0) return;
   const iso = (t: number) => new Date(t).toISOString();
@@ -62,15 +62,15 @@ export async function recordChanges(tx: Queryable, probe: ProbeDefinition, conne
       return [values.length, values.reduce<number>((sum, v) => sum + Number(v), 0)];
     });
 
-  await insertRows(tx, changesTableName(probe.name), {
+  await insertRows(tx, changesTableName(probe.name), known, {
     columns: ["connection_id", "collected_at", "prev_collected_at", ...names, ...checked, ...gaugeNames],
     types: ["integer", "timestamptz", "timestamptz", ...names.map(() => "double precision"), ...checked.map(() => "boolean"), ...recorded.flatMap(() => ["integer", "double precision"])],
     rows: perColumn[0].map((iv, i) => [connectionId, iso(iv.to), iso(iv.from), ...perColumn.map((col) => col[i].change), ...checked.map(() => true), ...gaugeFacts(iv.to)]),
     onConflict: `(connection_id, collected_at) DO UPDATE SET prev_collected_at = excluded.prev_collected_at, ${[...names, ...checked, ...gaugeNames].map((n) => `${n} = excluded.${n}`).join(", ")}`,
   });
   const ends = perColumn[0].map((iv) => iv.to);
-  await recordChangeCells(tx, probe, connectionId, ends);
-  if (!added) await recordEntityCells(tx, probe, connectionId, ends);
+  await recordChangeCells(tx, probe, connectionId, ends, known);
+  if (!added) await recordEntityCells(tx, probe, connectionId, ends, known);
   if (checked.length === 0) return;
 
   // The intervals ending after the first sample read were all recomputed: their irregular rows are replaced.
@@ -81,7 +81,7 @@ export async function recordChanges(tx: Queryable, probe: ProbeDefinition, conne
     iso(samples[samples.length - 1].t),
   ]);
   const types = new Map(probe.columns.map((c) => [c.name, c.type]));
-  await insertRows(tx, irregular, {
+  await insertRows(tx, irregular, known, {
     columns: ["connection_id", "collected_at", ...probe.keys.map(quoteIdent), ...names],
     types: ["integer", "timestamptz", ...probe.keys.map((k) => types.get(k)!), ...names.map(() => "double precision")],
     rows: irregularIntervals(probe, columns, samples).map((x) => [connectionId, iso(x.to), ...probe.keys.map((k) => x.entity[k]), ...x.changes]),
@@ -101,9 +101,9 @@ function appendedFrom(samples: readonly Sample[], times: readonly number[]): num
 }
 
 /** Inserts rows into a partitioned metrics table (ensuring their weekly partitions) in one statement, a column's values as one array literal. */
-async function insertRows(tx: Queryable, table: string, q: { columns: string[]; types: string[]; rows: unknown[][]; onConflict?: string }): Promise<void> {
+async function insertRows(tx: Queryable, table: string, known: Set<string> | undefined, q: { columns: string[]; types: string[]; rows: unknown[][]; onConflict?: string }): Promise<void> {
   if (q.rows.length === 0) return;
-  await ensurePartitions(tx, table, weeksOf(table, q.rows.map((r) => Date.parse(r[1] as string))));
+  await ensurePartitions(tx, table, weeksOf(table, q.rows.map((r) => Date.parse(r[1] as string))), known);
   await tx.query(
     `INSERT INTO ${probeTable(table)} (${q.columns.join(", ")}) SELECT * FROM unnest(${q.types.map((type, c) => `$${c + 1}::${type}[]`).join(", ")})${q.onConflict ? ` ON CONFLICT ${q.onConflict}` : ""}`,
     q.types.map((_, c) => valuesLiteral(q.rows.map((row) => row[c]))),

@@ -8,8 +8,8 @@ import type { ProbeDefinition } from "../probes/types.ts";
 import { ensurePartitions, weeksOf } from "./partitions.ts";
 
 /** Ensures the weekly partitions of the hours from..to (epoch ms; weeks start on an hour, so an hour lies in its start's week). */
-async function ensureHours(tx: Queryable, table: string, hours: Iterable<number>): Promise<void> {
-  await ensurePartitions(tx, table, weeksOf(table, hours));
+async function ensureHours(tx: Queryable, table: string, hours: Iterable<number>, known?: Set<string>): Promise<void> {
+  await ensurePartitions(tx, table, weeksOf(table, hours), known);
 }
 
 /**
@@ -17,13 +17,13 @@ async function ensureHours(tx: Queryable, table: string, hours: Iterable<number>
  * recomputed from raw rows, so cells stay exact whatever order samples arrive in; every entity with a row in
  * an hour has a cell there, so a recomputed hour overwrites each of its cells.
  */
-export async function recordEntityCells(tx: Queryable, probe: ProbeDefinition, connectionId: number, ends: readonly number[]): Promise<void> {
+export async function recordEntityCells(tx: Queryable, probe: ProbeDefinition, connectionId: number, ends: readonly number[], known?: Set<string>): Promise<void> {
   const columns = cumulativeColumns(probe).map((c) => c.name);
   if (columns.length === 0 || probe.keys.length === 0 || ends.length === 0) return;
   const table = entityCellsTableName(probe.name);
   const from = Math.floor(ends.reduce((a, b) => Math.min(a, b)) / HOUR) * HOUR;
   const to = Math.floor(ends.reduce((a, b) => Math.max(a, b)) / HOUR) * HOUR + HOUR;
-  await ensureHours(tx, table, Array.from({ length: (to - from) / HOUR }, (_, i) => from + i * HOUR));
+  await ensureHours(tx, table, Array.from({ length: (to - from) / HOUR }, (_, i) => from + i * HOUR), known);
   const gauges = entityGaugeColumns(probe).map((c) => c.name);
   const factColumns = [...entityFactColumns(columns, gauges), ...partFactColumns(gauges)];
   await tx.query(
@@ -41,12 +41,12 @@ export async function recordEntityCells(tx: Queryable, probe: ProbeDefinition, c
  * whose intervals no cell counts yet. Cheaper than recomputing whole hours from raw rows, above all for a
  * collector writing one sample at a time. One statement, a column's values as one array.
  */
-export async function addEntityCells(tx: Queryable, probe: ProbeDefinition, connectionId: number, facts: readonly EntityCellFacts[]): Promise<void> {
+export async function addEntityCells(tx: Queryable, probe: ProbeDefinition, connectionId: number, facts: readonly EntityCellFacts[], known?: Set<string>): Promise<void> {
   const columns = cumulativeColumns(probe).map((c) => c.name);
   if (columns.length === 0 || probe.keys.length === 0 || facts.length === 0) return;
   const gauges = entityGaugeColumns(probe).map((c) => c.name);
   const table = entityCellsTableName(probe.name);
-  await ensureHours(tx, table, new Set(facts.map((f) => f.hour)));
+  await ensureHours(tx, table, new Set(facts.map((f) => f.hour)), known);
   // An entity travels as one text array per key (unnest would flatten a two-dimensional array); `{}` as `own`.
   const arrays: Array<[string, unknown[]]> = [
     ["timestamptz", facts.map((f) => new Date(f.hour).toISOString())],

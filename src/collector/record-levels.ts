@@ -6,8 +6,8 @@ import { levelColumns, levelsTableName, probeTable } from "../probes/ddl.ts";
 import type { ProbeDefinition } from "../probes/types.ts";
 import { rewriteCells } from "./rewrite-cells.ts";
 
-/** `times`: the sample times of the batch just written (epoch ms). */
-export async function recordLevels(tx: Queryable, probe: ProbeDefinition, connectionId: number, times: readonly number[]): Promise<void> {
+/** `times`: the sample times of the batch just written (epoch ms); `known`: partitions known to exist (partitions.ts). */
+export async function recordLevels(tx: Queryable, probe: ProbeDefinition, connectionId: number, times: readonly number[], known?: Set<string>): Promise<void> {
   const columns = levelColumns(probe).map((c) => c.name);
   if (columns.length === 0) return;
   await rewriteCells(tx, {
@@ -20,5 +20,6 @@ export async function recordLevels(tx: Queryable, probe: ProbeDefinition, connec
             GROUP BY collected_at`,
     connectionId,
     times,
+    known,
   });
 }

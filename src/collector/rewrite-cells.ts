@@ -22,12 +22,14 @@ export interface CellRewrite {
   connectionId: number;
   /** The times (epoch ms) whose cells changed. */
   times: readonly number[];
+  /** Partitions known to exist (partitions.ts). */
+  known?: Set<string>;
 }
 
 export async function rewriteCells(tx: Queryable, c: CellRewrite): Promise<void> {
   if (c.times.length === 0) return;
   // Weeks start on an hour, so every cell of a time lies in the time's week.
-  await ensurePartitions(tx, c.table, weeksOf(c.table, c.times));
+  await ensurePartitions(tx, c.table, weeksOf(c.table, c.times), c.known);
   const first = c.times.reduce((a, b) => Math.min(a, b));
   const last = c.times.reduce((a, b) => Math.max(a, b));
   const iso = (t: number) => new Date(t).toISOString();

@@ -6,9 +6,9 @@ import type { Driver, Queryable } from "../../drivers/types.ts";
 import { valuesLiteral } from "../datastore/array-literal.ts";
 import { InputError } from "../errors.ts";
 import { findProbe } from "../probes/index.ts";
-import { probeTable, quoteIdent } from "../probes/ddl.ts";
+import { probeTable, quoteIdent, writtenTables } from "../probes/ddl.ts";
 import type { ProbeDefinition } from "../probes/types.ts";
-import { type Partition, ensurePartitions, weeksOf } from "./partitions.ts";
+import { ensureBatchPartitions } from "./partitions.ts";
 import { recordChanges } from "./record-changes.ts";
 import { recordLevels } from "./record-levels.ts";
 
@@ -34,7 +34,6 @@ interface PreparedBatch {
   rows: unknown[][];
   /** The distinct sample times (epoch ms), in order of first appearance. */
   times: number[];
-  partitions: Partition[];
 }
 
 function parseTime(value: unknown, where: () => string): Date {
@@ -88,7 +87,7 @@ function prepare(batch: SampleBatch, rowOffset: number): PreparedBatch {
       }),
     ];
   });
-  return { probe, columns, rows, times: [...times], partitions: weeksOf(probe.name, times) };
+  return { probe, columns, rows, times: [...times] };
 }
 
 const NUMERIC = /^(integer|bigint|smallint|double precision|real|numeric|oid)/;
@@ -140,7 +139,8 @@ export async function writeSamplesIn(tx: Queryable, batch: SampleBatch, rowOffse
     [batch.connectionId, prepared.probe.name],
   );
   if (connection === null) throw new SampleError(`connection ${batch.connectionId} does not exist`);
-  await ensurePartitions(tx, prepared.probe.name, prepared.partitions);
+  // The weeks of the batch, of every table it writes, asked in one statement; the writers below ask only for others.
+  const known = await ensureBatchPartitions(tx, writtenTables(prepared.probe.name), prepared.times);
   try {
     await insert(tx, batch, prepared);
   } catch (err) {
@@ -149,8 +149,8 @@ export async function writeSamplesIn(tx: Queryable, batch: SampleBatch, rowOffse
     if (code === "22P02" || code === "22003" || code === "22007" || code === "22008") throw new SampleError(`a value does not fit its column: ${(err as Error).message}`);
     throw err;
   }
-  await recordChanges(tx, prepared.probe, batch.connectionId, prepared.times);
-  await recordLevels(tx, prepared.probe, batch.connectionId, prepared.times);
+  await recordChanges(tx, prepared.probe, batch.connectionId, prepared.times, known);
+  await recordLevels(tx, prepared.probe, batch.connectionId, prepared.times, known);
   return prepared.rows.length;
 }
 

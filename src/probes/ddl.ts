@@ -150,6 +150,9 @@ export function createChangeCellsTable(probe: ProbeDefinition): string[] {
 /** Name of the table of a probe's hourly rollups of each entity's changes (see createEntityCellsTable). */
 export const entityCellsTableName = (probe: string) => `${probe}__entity_cells`;
 
+/** Every table the sample writer may fill for a probe, under `metrics`: its raw rows and those derived from them (a probe has only some). */
+export const writtenTables = (probe: string) => [probe, changesTableName(probe), irregularTableName(probe), levelsTableName(probe), changeCellsTableName(probe), entityCellsTableName(probe)];
+
 /** The facts an entity cell keeps per cumulative column: fewer than a change cell's, since there is one cell per entity. */
 export const ENTITY_FACTS = ["n", "sum", "ratio_sum"] as const;
 export type EntityFact = (typeof ENTITY_FACTS)[number];
