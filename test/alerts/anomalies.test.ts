@@ -77,6 +77,8 @@ describe("baselines and anomalies", () => {
     const bad = await api("GET", `/api/v1/metrics/baselines?connection_id=${conn}&probe_name=pg_stat_database&metrics=nope`, { token: root });
     expect(bad).toMatchObject({ status: 400, body: { error: expect.stringContaining("`nope`") } });
     expect((await api("GET", `/api/v1/metrics/baselines?connection_id=${conn}&probe_name=pg_stat_wal&metrics=wal_bytes_per_sec&database_name=app`, { token: root })).status).toBe(400);
+    const typo = await api("GET", `/api/v1/metrics/baselines?connection_id=${conn}&probe_name=pg_stat_database&metrics=numbackends&databse_name=app`, { token: root });
+    expect(typo).toMatchObject({ status: 400, body: { error: "unknown query parameter `databse_name`" } });
     const stranger = (await userWithToken(store.db, "stranger")).token;
     expect((await api("GET", `/api/v1/metrics/baselines?connection_id=${conn}&probe_name=pg_stat_database&metrics=numbackends`, { token: stranger })).status).toBe(404);
   });
