@@ -43,21 +43,23 @@ const ALREADY_EXISTS = new Set(["42P07", "23505"]);
  */
 export async function ensurePartitions(tx: Queryable, table: string, partitions: readonly Partition[], known?: Set<string>): Promise<void> {
   const asked = known ? partitions.filter((p) => !known.has(p.name)) : partitions;
-  if (asked.length === 0) return;
-  const missing = await tx.query<{ name: string }>("SELECT name FROM unnest($1::text[]) AS name WHERE to_regclass(format('metrics.%I', name)) IS NULL", [
-    asked.map((p) => p.name),
-  ]);
-  for (const { name } of missing) await createPartition(tx, table, asked.find((p) => p.name === name)!);
+  await createMissing(tx, asked.map((partition) => ({ table, partition })));
   for (const p of asked) known?.add(p.name);
 }
 
 /**
- * The partitions of `tables` for these times (epoch ms), of each table that exists (a probe has only some of the
- * derived tables), ensured in one statement for them all: a batch's own weeks, where nearly every row it writes
- * lands. Returns their names, for ensurePartitions to skip.
+ * The partitions of `tables` for these times (epoch ms) ensured in one statement for them all: a batch's own
+ * weeks, where nearly every row it writes lands. Returns their names, for ensurePartitions to skip.
  */
 export async function ensureBatchPartitions(tx: Queryable, tables: readonly string[], times: readonly number[]): Promise<Set<string>> {
   const wanted = tables.flatMap((table) => weeksOf(table, times).map((partition) => ({ table, partition })));
+  await createMissing(tx, wanted);
+  return new Set(wanted.map((w) => w.partition.name));
+}
+
+/** Asks in one statement which of these partitions do not exist, of tables that do (a probe has only some of the derived tables), and creates them. */
+async function createMissing(tx: Queryable, wanted: ReadonlyArray<{ table: string; partition: Partition }>): Promise<void> {
+  if (wanted.length === 0) return;
   const missing = await tx.query<{ name: string }>(
     `SELECT w.name FROM unnest($1::text[], $2::text[]) AS w(parent, name)
       WHERE to_regclass(format('metrics.%I', w.parent)) IS NOT NULL AND to_regclass(format('metrics.%I', w.name)) IS NULL`,
@@ -67,7 +69,6 @@ export async function ensureBatchPartitions(tx: Queryable, tables: readonly stri
     const { table, partition } = wanted.find((w) => w.partition.name === name)!;
     await createPartition(tx, table, partition);
   }
-  return new Set(wanted.map((w) => w.partition.name));
 }
 
 /** Creates the partition unless it exists; a concurrent creator winning the race is not an error. */
