@@ -74,3 +74,24 @@ describe("every route has an access decision that holds", () => {
     expect(privileged.status).toBeLessThan(500);
   });
 });
+
+describe("every route that takes query parameters refuses one it does not take", () => {
+  const spec = testApp(undefined as never).app.getOpenAPI31Document({ openapi: "3.1.0", info: { title: "t", version: "0" } });
+  const takesQuery = (op: unknown) => ((op as { parameters?: Array<{ in?: string }> } | null)?.parameters ?? []).some((p) => p.in === "query");
+  const withQuery = Object.entries(spec.paths ?? {}).flatMap(([path, item]) =>
+    Object.entries(item ?? {})
+      .filter(([, op]) => takesQuery(op))
+      .map(([method]) => ({ method: method.toUpperCase(), path })),
+  );
+
+  it("finds the filtering routes", () => {
+    expect(withQuery.map((r) => `${r.method} ${r.path}`)).toEqual(expect.arrayContaining(["GET /api/v1/alerts", "GET /api/v1/timeline/events", "GET /api/v1/blackouts", "GET /api/v1/metrics/query"]));
+  });
+
+  it.each(withQuery)("$method $path", async ({ method, path }) => {
+    const url = `${path.replace(/\{\w+\}/g, "999999")}?databse_name=shop`;
+    const res = await app.request(url, { method, headers: bearer(tokens.superuser) });
+    expect(res.status).toBe(400);
+    expect((await res.json()).error).toContain("unknown query parameter `databse_name`");
+  });
+});
