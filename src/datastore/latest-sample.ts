@@ -1,4 +1,4 @@
-/** The most recent sample of a probe for one connection: all its rows and its time. */
+/** The most recent sample of a probe per connection: all its rows and its time. */
 import type { Queryable } from "../../drivers/types.ts";
 import { probeTable } from "../probes/ddl.ts";
 
@@ -8,11 +8,23 @@ export interface LatestSample<R> {
 }
 
 export async function latestSample<R extends object>(db: Queryable, probe: string, connectionId: number, where = "TRUE"): Promise<LatestSample<R>> {
+  return (await latestSamples<R>(db, probe, [connectionId], where)).get(connectionId)!;
+}
+
+/** Each connection's latest sample (rows matching `where`), in one statement however many connections are asked. */
+export async function latestSamples<R extends object>(db: Queryable, probe: string, connectionIds: readonly number[], where = "TRUE"): Promise<Map<number, LatestSample<R>>> {
   const table = probeTable(probe);
-  const rows = await db.query<R & { collected_at: Date }>(
-    `SELECT * FROM ${table} WHERE connection_id = $1 AND ${where}
-        AND collected_at = (SELECT max(collected_at) FROM ${table} WHERE connection_id = $1 AND ${where})`,
-    [connectionId],
+  const rows = await db.query<R & { connection_id: number; collected_at: Date }>(
+    `SELECT s.* FROM unnest($1::int[]) AS id
+       CROSS JOIN LATERAL (SELECT * FROM ${table} WHERE connection_id = id AND ${where}
+                              AND collected_at = (SELECT max(collected_at) FROM ${table} WHERE connection_id = id AND ${where})) s`,
+    [connectionIds],
   );
-  return { collected_at: rows[0]?.collected_at.toISOString() ?? null, rows };
+  const samples = new Map<number, LatestSample<R>>(connectionIds.map((id) => [id, { collected_at: null, rows: [] }]));
+  for (const row of rows) {
+    const sample = samples.get(row.connection_id)!;
+    sample.collected_at = row.collected_at.toISOString();
+    sample.rows.push(row);
+  }
+  return samples;
 }

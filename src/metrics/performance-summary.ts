@@ -5,7 +5,7 @@
  */
 import type { Queryable } from "../../drivers/types.ts";
 import type { Authority } from "../auth/rbac.ts";
-import { latestSample } from "../datastore/latest-sample.ts";
+import { latestSamples } from "../datastore/latest-sample.ts";
 import type { MetricsContextCache } from "../datastore/metrics-context.ts";
 import { summaryBuckets } from "./buckets.ts";
 import { type MetricSeries, runMetricsQuery } from "./query.ts";
@@ -69,11 +69,15 @@ export function blockActivity(series: readonly MetricSeries[], connectionId: num
   return times.flatMap((time, k) => (hits[k] === null || reads[k] === null ? [] : [{ time, hit: hits[k]!, read: reads[k]! }]));
 }
 
-async function xidAges(db: Queryable, connectionId: number): Promise<ConnectionSummary["xid_age"]> {
-  const { rows } = await latestSample<{ datname: string; age_datfrozenxid: number }>(db, "pg_database", connectionId, "datistemplate IS NOT TRUE AND age_datfrozenxid IS NOT NULL");
-  return rows
-    .map((r) => ({ database_name: r.datname, age: Number(r.age_datfrozenxid), percent: round((100 * Number(r.age_datfrozenxid)) / XID_LIMIT, 2) }))
-    .sort((a, b) => b.age - a.age || a.database_name.localeCompare(b.database_name));
+/** Per connection, its databases' transaction id ages in its latest pg_database sample, oldest first. */
+async function xidAges(db: Queryable, connectionIds: readonly number[]): Promise<Map<number, ConnectionSummary["xid_age"]>> {
+  const samples = await latestSamples<{ datname: string; age_datfrozenxid: number }>(db, "pg_database", connectionIds, "datistemplate IS NOT TRUE AND age_datfrozenxid IS NOT NULL");
+  const ages = new Map<number, ConnectionSummary["xid_age"]>();
+  for (const [id, { rows }] of samples) {
+    const perDatabase = rows.map((r) => ({ database_name: r.datname, age: Number(r.age_datfrozenxid), percent: round((100 * Number(r.age_datfrozenxid)) / XID_LIMIT, 2) }));
+    ages.set(id, perDatabase.sort((a, b) => b.age - a.age || a.database_name.localeCompare(b.database_name)));
+  }
+  return ages;
 }
 
 export async function performanceSummary(
@@ -86,7 +90,7 @@ export async function performanceSummary(
   const [checkpointer, named, xids] = await Promise.all([
     runMetricsQuery(db, { ...common, probeName: "pg_stat_checkpointer", metrics: "write_time_delta,sync_time_delta" }),
     db.query<{ id: number; name: string }>("SELECT id, name FROM connections WHERE id = ANY($1::int[])", [q.connectionIds]),
-    Promise.all(q.connectionIds.map((id) => xidAges(db, id))),
+    xidAges(db, q.connectionIds),
   ]);
   const names = new Map(named.map((r) => [r.id, r.name]));
   const times = database.series[0].data.map((p) => p.time);
@@ -94,7 +98,7 @@ export async function performanceSummary(
   const latestActivity: Activity[] = [];
   const latestTransactions: Transactions[] = [];
   const connections: ConnectionSummary[] = [];
-  for (const [i, id] of q.connectionIds.entries()) {
+  for (const id of q.connectionIds) {
     const activity = blockActivity(database.series, id);
     const of = seriesValues(database.series, id);
     const [commits, rollbacks, rate] = [of("xact_commit_delta"), of("xact_rollback_delta"), of("xact_commit_per_sec")];
@@ -109,7 +113,7 @@ export async function performanceSummary(
     connections.push({
       connection_id: id,
       connection_name: names.get(id) ?? "",
-      xid_age: xids[i],
+      xid_age: xids.get(id)!,
       cache_hit_ratio: cacheHitRatio(activity),
       transactions: {
         commits_per_sec: lastTx ? round(lastTx.commits_per_sec, 2) : null,

@@ -79,6 +79,34 @@ describe("round trips", () => {
     expect(statements, statements.join("\n")).toHaveLength(cold - 3);
   });
 
+  it("a performance summary of several connections takes as many statements as one, each with its own latest transaction id ages", async () => {
+    const others = [await addConnection(store.db, "second"), await addConnection(store.db, "third")];
+    const ids = [connectionId, ...others];
+    for (const [i, id] of ids.entries()) {
+      const sample = (t: Date, age: number) => [
+        { collected_at: t.toISOString(), datname: "app", datistemplate: false, age_datfrozenxid: age },
+        { collected_at: t.toISOString(), datname: "template1", datistemplate: true, age_datfrozenxid: 5 },
+      ];
+      await writeSamples(store.db, { connectionId: id, probe: "pg_database", rows: [...sample(hour(2), 1), ...sample(hour(1), 1000 * (i + 1))] });
+    }
+    const { driver, statements } = counting(store.db);
+    const { app } = testApp(driver, { config: { auth: { ...resolveConfig({}, {}).auth, cache_seconds: 5 } } });
+    const summary = (list: number[]) => `/api/v1/metrics/performance-summary?connection_id=${list.join(",")}&time_range=1h`;
+    const warm = async (list: number[]) => {
+      expect((await request(app, summary(list))).status).toBe(200);
+      statements.length = 0;
+      const { status, body } = await request(app, summary(list));
+      expect(status).toBe(200);
+      return { body, count: statements.length };
+    };
+    const one = await warm([connectionId]);
+    const three = await warm(ids);
+    expect(three.count, statements.join("\n")).toBe(one.count);
+    expect(three.body.connections.map((c: { connection_id: number; xid_age: unknown }) => [c.connection_id, c.xid_age])).toEqual(
+      ids.map((id, i) => [id, [{ database_name: "app", age: 1000 * (i + 1), percent: expect.any(Number) }]]),
+    );
+  });
+
   it("a group_by or a database_name filter over many samples one a minute, a round missed, takes one data statement", async () => {
     const aligned = await addConnection(store.db, "aligned");
     const slot = Math.floor(now / 60_000) * 60_000;
