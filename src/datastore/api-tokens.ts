@@ -57,14 +57,29 @@ export interface TokenScope {
 export const isScoped = (scope: TokenScope) => scope.connections !== undefined;
 
 export async function getTokenScope(db: Queryable, tokenId: number): Promise<TokenScope> {
-  const [[token], connections, mcp, admin] = await Promise.all([
-    db.query<{ scoped: boolean }>("SELECT scoped FROM api_tokens WHERE id = $1", [tokenId]),
-    db.query<{ connection_id: number; access_level: AccessLevel }>("SELECT connection_id, access_level FROM token_connection_scope WHERE token_id = $1 ORDER BY connection_id", [tokenId]),
-    db.query<{ identifier: string }>("SELECT identifier FROM token_mcp_scope WHERE token_id = $1 ORDER BY identifier", [tokenId]),
-    db.query<{ permission: string }>("SELECT permission FROM token_admin_scope WHERE token_id = $1 ORDER BY permission", [tokenId]),
+  return (await getTokenScopes(db, [tokenId])).get(tokenId) ?? {};
+}
+
+/** The scopes of several tokens in four statements however many there are (unscoped tokens: `{}`). */
+export async function getTokenScopes(db: Queryable, tokenIds: readonly number[]): Promise<Map<number, TokenScope>> {
+  const ids = [tokenIds];
+  const [tokens, connections, mcp, admin] = await Promise.all([
+    db.query<{ id: number; scoped: boolean }>("SELECT id, scoped FROM api_tokens WHERE id = ANY($1::int[])", ids),
+    db.query<{ token_id: number; connection_id: number; access_level: AccessLevel }>("SELECT token_id, connection_id, access_level FROM token_connection_scope WHERE token_id = ANY($1::int[]) ORDER BY token_id, connection_id", ids),
+    db.query<{ token_id: number; identifier: string }>("SELECT token_id, identifier FROM token_mcp_scope WHERE token_id = ANY($1::int[]) ORDER BY token_id, identifier", ids),
+    db.query<{ token_id: number; permission: string }>("SELECT token_id, permission FROM token_admin_scope WHERE token_id = ANY($1::int[]) ORDER BY token_id, permission", ids),
   ]);
-  if (!token?.scoped) return {};
-  return { connections, mcp_privileges: mcp.map((m) => m.identifier), admin_permissions: admin.map((a) => a.permission) };
+  const scopes = new Map<number, TokenScope>();
+  for (const t of tokens) {
+    if (!t.scoped) scopes.set(t.id, {});
+    else
+      scopes.set(t.id, {
+        connections: connections.filter((c) => c.token_id === t.id).map(({ connection_id, access_level }) => ({ connection_id, access_level })),
+        mcp_privileges: mcp.filter((m) => m.token_id === t.id).map((m) => m.identifier),
+        admin_permissions: admin.filter((a) => a.token_id === t.id).map((a) => a.permission),
+      });
+  }
+  return scopes;
 }
 
 /** Scopes the token (if it was not) and replaces each dimension present in `scope`; the others keep their lists. */

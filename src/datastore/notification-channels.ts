@@ -86,6 +86,14 @@ export interface RecipientRow {
 export const listRecipients = (db: Queryable, channelId: number) =>
   db.query<RecipientRow>("SELECT * FROM email_recipients WHERE channel_id = $1 ORDER BY lower(email_address)", [channelId]);
 
+/** The recipients of several channels in one statement, per channel (a channel without any: absent). */
+export async function recipientsOf(db: Queryable, channelIds: readonly number[]): Promise<Map<number, RecipientRow[]>> {
+  const rows = channelIds.length ? await db.query<RecipientRow>("SELECT * FROM email_recipients WHERE channel_id = ANY($1::int[]) ORDER BY channel_id, lower(email_address)", [channelIds]) : [];
+  const byChannel = new Map<number, RecipientRow[]>();
+  for (const r of rows) byChannel.set(r.channel_id, [...(byChannel.get(r.channel_id) ?? []), r]);
+  return byChannel;
+}
+
 export async function addRecipient(db: Queryable, channelId: number, r: { email_address: string; display_name: string; enabled: boolean }): Promise<RecipientRow> {
   const [row] = await db.query<RecipientRow>("INSERT INTO email_recipients (channel_id, email_address, display_name, enabled) VALUES ($1, $2, $3, $4) RETURNING *", [
     channelId,

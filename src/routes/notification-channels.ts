@@ -5,6 +5,7 @@ import {
   CHANNEL_TYPES,
   type ChannelFields,
   type ChannelRow,
+  type RecipientRow,
   addRecipient,
   createChannel,
   deleteChannel,
@@ -12,6 +13,7 @@ import {
   getChannel,
   listChannels,
   listRecipients,
+  recipientsOf,
   updateChannel,
   updateRecipient,
 } from "../datastore/notification-channels.ts";
@@ -165,9 +167,17 @@ const r = {
 };
 
 const iso = (d: Date | null) => d?.toISOString() ?? null;
-const recipientJson = (x: Awaited<ReturnType<typeof listRecipients>>[number]) => ({ ...x, created_at: x.created_at.toISOString() });
+const recipientJson = (x: RecipientRow) => ({ ...x, created_at: x.created_at.toISOString() });
 
-async function channelJson(c: Context<AppEnv>, row: ChannelRow) {
+/** Channels as answered, each email channel with its recipients (read in one statement for all). */
+async function channelsJson(c: Context<AppEnv>, rows: readonly ChannelRow[]) {
+  const recipients = await recipientsOf(c.get("db"), rows.filter((row) => row.channel_type === "email").map((row) => row.id));
+  return rows.map((row) => channelJson(row, recipients.get(row.id) ?? []));
+}
+
+const oneChannelJson = async (c: Context<AppEnv>, row: ChannelRow) => (await channelsJson(c, [row]))[0];
+
+function channelJson(row: ChannelRow, recipients: RecipientRow[]) {
   return {
     id: row.id,
     name: row.name,
@@ -196,7 +206,7 @@ async function channelJson(c: Context<AppEnv>, row: ChannelRow) {
     created_by: row.created_by,
     created_at: row.created_at.toISOString(),
     updated_at: row.updated_at.toISOString(),
-    ...(row.channel_type === "email" ? { recipients: (await listRecipients(c.get("db"), row.id)).map(recipientJson) } : {}),
+    ...(row.channel_type === "email" ? { recipients: recipients.map(recipientJson) } : {}),
   };
 }
 
@@ -249,18 +259,18 @@ const fieldsOf = (row: ChannelRow): ChannelFields => {
 };
 
 export const notificationChannelRoutes = newRouter()
-  .openapi(r.list, async (c) => c.json(await Promise.all((await listChannels(c.get("db"))).map((row) => channelJson(c, row))), 200))
+  .openapi(r.list, async (c) => c.json(await channelsJson(c, await listChannels(c.get("db"))), 200))
   .openapi(r.create, async (c) => {
     const fields = await merged(c, EMPTY, c.req.valid("json"));
     const row = await createChannel(c.get("db"), { ...fields, created_by: (await authority(c)).principal.username });
-    return c.json(await channelJson(c, row), 201);
+    return c.json(await oneChannelJson(c, row), 201);
   })
-  .openapi(r.get, async (c) => c.json(await channelJson(c, await getChannel(c.get("db"), c.req.valid("param").id)), 200))
+  .openapi(r.get, async (c) => c.json(await oneChannelJson(c, await getChannel(c.get("db"), c.req.valid("param").id)), 200))
   .openapi(r.update, async (c) => {
     const { id } = c.req.valid("param");
     const current = await getChannel(c.get("db"), id);
     const row = await updateChannel(c.get("db"), id, await merged(c, fieldsOf(current), c.req.valid("json")));
-    return c.json(await channelJson(c, row), 200);
+    return c.json(await oneChannelJson(c, row), 200);
   })
   .openapi(r.remove, async (c) => {
     await deleteChannel(c.get("db"), c.req.valid("param").id);

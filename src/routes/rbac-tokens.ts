@@ -5,7 +5,7 @@ import { issueApiToken } from "../auth/issue-token.ts";
 import { type Authority, actsAsSuperuser, hasAdminPermission } from "../auth/rbac.ts";
 import { findUserByName } from "../datastore/users.ts";
 import { ACCESS_LEVELS, ADMIN_PERMISSIONS, ALL } from "../auth/permissions.ts";
-import { type TokenScope, clearTokenScope, deleteApiToken, getApiToken, getTokenScope, isScoped, listApiTokens, setTokenScope, type ApiTokenRow } from "../datastore/api-tokens.ts";
+import { type TokenScope, clearTokenScope, deleteApiToken, getApiToken, getTokenScope, getTokenScopes, isScoped, listApiTokens, setTokenScope, type ApiTokenRow } from "../datastore/api-tokens.ts";
 import { admin, authority, guarded } from "../http/access.ts";
 import type { Queryable } from "../../drivers/types.ts";
 import { ApiError } from "../http/errors.ts";
@@ -98,7 +98,7 @@ async function tokenAuthority(db: Queryable, token: ApiTokenRow, scope: TokenSco
   return { ...(await userAuthority(db, { id: token.user_id, username: token.username, is_superuser: token.is_superuser })), scope };
 }
 
-async function tokenJson(db: Parameters<typeof getTokenScope>[0], t: ApiTokenRow) {
+function tokenJson(t: ApiTokenRow, scope: TokenScope) {
   return {
     id: t.id,
     owner: t.username,
@@ -110,14 +110,16 @@ async function tokenJson(db: Parameters<typeof getTokenScope>[0], t: ApiTokenRow
     expires_at: t.expires_at?.toISOString() ?? null,
     last_used_at: t.last_used_at?.toISOString() ?? null,
     created_by: t.created_by,
-    scope: await getTokenScope(db, t.id),
+    scope,
   };
 }
 
 export const rbacTokenRoutes = newRouter()
   .openapi(r.list, async (c) => {
     const db = c.get("db");
-    return c.json({ tokens: await Promise.all((await listApiTokens(db)).map((t) => tokenJson(db, t))) }, 200);
+    const tokens = await listApiTokens(db);
+    const scopes = await getTokenScopes(db, tokens.map((t) => t.id));
+    return c.json({ tokens: tokens.map((t) => tokenJson(t, scopes.get(t.id) ?? {})) }, 200);
   })
   .openapi(r.create, async (c) => {
     const body = c.req.valid("json");

@@ -2,12 +2,15 @@
  * Datastore round trips per request, counted through the driver interface so they cannot silently grow back:
  * authenticating a token costs one statement (none while cached), a metrics request two after it (its context,
  * none while cached, then its data). And the caches' bounds: a revoked token stops working at once on the
- * instance that revoked it, and within auth.cache_seconds on any other; so does a removed connection.
+ * instance that revoked it, and within auth.cache_seconds on any other; so does a removed connection. Lists and
+ * summaries of many things (tokens, channels, connections) take as many statements as of one.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CallerCache, MAX_CACHED_CALLERS } from "../../src/auth/caller-cache.ts";
 import type { Authority } from "../../src/auth/rbac.ts";
+import { issueApiToken } from "../../src/auth/issue-token.ts";
 import { writeSamples } from "../../src/collector/sample-writer.ts";
+import { setTokenScope } from "../../src/datastore/api-tokens.ts";
 import { resolveConfig } from "../../src/config.ts";
 import { userWithToken } from "../support/auth.ts";
 import { addConnection, migratedDatastore, type TestDatastore } from "../support/datastore.ts";
@@ -104,6 +107,58 @@ describe("round trips", () => {
     expect(three.count, statements.join("\n")).toBe(one.count);
     expect(three.body.connections.map((c: { connection_id: number; xid_age: unknown }) => [c.connection_id, c.xid_age])).toEqual(
       ids.map((id, i) => [id, [{ database_name: "app", age: 1000 * (i + 1), percent: expect.any(Number) }]]),
+    );
+  });
+
+  it("listing API tokens reads every token's scope in the same statements however many tokens there are", async () => {
+    const { driver, statements } = counting(store.db);
+    const { app } = testApp(driver, { config: { auth: { ...resolveConfig({}, {}).auth, cache_seconds: 5 } } });
+    const list = async () => {
+      statements.length = 0;
+      const { status, body } = await request(app, "/api/v1/rbac/tokens");
+      expect(status).toBe(200);
+      return { tokens: body.tokens as Array<{ id: number; scope: unknown }>, count: statements.length };
+    };
+    await list(); // the caller's token, now cached
+    const before = await list();
+    const issued = [];
+    for (const note of ["one", "two", "three"]) issued.push((await issueApiToken(store.db, { owner: "reader", note })).id);
+    await setTokenScope(store.db, issued[0], { connections: [{ connection_id: connectionId, access_level: "read" }], mcp_privileges: ["query_metrics"] });
+    await setTokenScope(store.db, issued[1], { admin_permissions: ["manage_connections"] });
+    const after = await list();
+    expect(after.tokens).toHaveLength(before.tokens.length + 3);
+    expect(after.count, statements.join("\n")).toBe(before.count);
+    const scopeOf = (id: number) => after.tokens.find((t) => t.id === id)?.scope;
+    expect(scopeOf(issued[0])).toEqual({ connections: [{ connection_id: connectionId, access_level: "read" }], mcp_privileges: ["query_metrics"], admin_permissions: [] });
+    expect(scopeOf(issued[1])).toEqual({ connections: [], mcp_privileges: [], admin_permissions: ["manage_connections"] });
+    expect(scopeOf(issued[2])).toEqual({});
+  });
+
+  it("listing notification channels reads every email channel's recipients in one statement", async () => {
+    const { driver, statements } = counting(store.db);
+    const { app } = testApp(driver, { config: { auth: { ...resolveConfig({}, {}).auth, cache_seconds: 5 } } });
+    const list = async () => {
+      statements.length = 0;
+      const { status, body } = await request(app, "/api/v1/notification-channels");
+      expect(status).toBe(200);
+      return { channels: body as Array<{ name: string; recipients?: Array<{ email_address: string }> }>, count: statements.length };
+    };
+    const email = async (name: string, recipients: string[]) => {
+      const [{ id }] = await store.db.query<{ id: number }>(
+        "INSERT INTO notification_channels (name, channel_type, smtp_host, from_address, created_by) VALUES ($1, 'email', 'mail.example.com', 'pglens@example.com', 'test') RETURNING id",
+        [name],
+      );
+      for (const address of recipients) await store.db.query("INSERT INTO email_recipients (channel_id, email_address) VALUES ($1, $2)", [id, address]);
+    };
+    await email("ops", ["b@example.com", "a@example.com"]);
+    await list(); // the caller's token, now cached
+    const one = await list();
+    await email("dba", ["dba@example.com"]);
+    await email("nobody", []);
+    const three = await list();
+    expect(three.count, statements.join("\n")).toBe(one.count);
+    expect(three.channels.map((c) => [c.name, c.recipients?.map((r) => r.email_address)])).toEqual(
+      expect.arrayContaining([["ops", ["a@example.com", "b@example.com"]], ["dba", ["dba@example.com"]], ["nobody", []]]),
     );
   });
 
