@@ -43,6 +43,19 @@ describe("round trips", () => {
     return { status: res.status, body: await res.json() };
   };
 
+  /** An app over a counting driver: `get` answers 200's body and the statements it took. */
+  const countedApp = () => {
+    const { driver, statements } = counting(store.db);
+    const { app } = testApp(driver, { config: { auth: { ...resolveConfig({}, {}).auth, cache_seconds: 5 } } });
+    const get = async (path: string) => {
+      statements.length = 0;
+      const { status, body } = await request(app, path);
+      expect(status, JSON.stringify(body)).toBe(200);
+      return { body, count: statements.length };
+    };
+    return { statements, get };
+  };
+
   it("a token costs one statement, none while cached; a metrics query two more", async () => {
     const { driver, statements } = counting(store.db);
     const { app } = testApp(driver, { config: { auth: { ...resolveConfig({}, {}).auth, cache_seconds: 5 } } });
@@ -92,16 +105,9 @@ describe("round trips", () => {
       ];
       await writeSamples(store.db, { connectionId: id, probe: "pg_database", rows: [...sample(hour(2), 1), ...sample(hour(1), 1000 * (i + 1))] });
     }
-    const { driver, statements } = counting(store.db);
-    const { app } = testApp(driver, { config: { auth: { ...resolveConfig({}, {}).auth, cache_seconds: 5 } } });
+    const { statements, get } = countedApp();
     const summary = (list: number[]) => `/api/v1/metrics/performance-summary?connection_id=${list.join(",")}&time_range=1h`;
-    const warm = async (list: number[]) => {
-      expect((await request(app, summary(list))).status).toBe(200);
-      statements.length = 0;
-      const { status, body } = await request(app, summary(list));
-      expect(status).toBe(200);
-      return { body, count: statements.length };
-    };
+    const warm = async (list: number[]) => (await get(summary(list)), await get(summary(list)));
     const one = await warm([connectionId]);
     const three = await warm(ids);
     expect(three.count, statements.join("\n")).toBe(one.count);
@@ -111,13 +117,10 @@ describe("round trips", () => {
   });
 
   it("listing API tokens reads every token's scope in the same statements however many tokens there are", async () => {
-    const { driver, statements } = counting(store.db);
-    const { app } = testApp(driver, { config: { auth: { ...resolveConfig({}, {}).auth, cache_seconds: 5 } } });
+    const { statements, get } = countedApp();
     const list = async () => {
-      statements.length = 0;
-      const { status, body } = await request(app, "/api/v1/rbac/tokens");
-      expect(status).toBe(200);
-      return { tokens: body.tokens as Array<{ id: number; scope: unknown }>, count: statements.length };
+      const { body, count } = await get("/api/v1/rbac/tokens");
+      return { tokens: body.tokens as Array<{ id: number; scope: unknown }>, count };
     };
     await list(); // the caller's token, now cached
     const before = await list();
@@ -135,13 +138,10 @@ describe("round trips", () => {
   });
 
   it("listing notification channels reads every email channel's recipients in one statement", async () => {
-    const { driver, statements } = counting(store.db);
-    const { app } = testApp(driver, { config: { auth: { ...resolveConfig({}, {}).auth, cache_seconds: 5 } } });
+    const { statements, get } = countedApp();
     const list = async () => {
-      statements.length = 0;
-      const { status, body } = await request(app, "/api/v1/notification-channels");
-      expect(status).toBe(200);
-      return { channels: body as Array<{ name: string; recipients?: Array<{ email_address: string }> }>, count: statements.length };
+      const { body, count } = await get("/api/v1/notification-channels");
+      return { channels: body as Array<{ name: string; recipients?: Array<{ email_address: string }> }>, count };
     };
     const email = async (name: string, recipients: string[]) => {
       const [{ id }] = await store.db.query<{ id: number }>(
