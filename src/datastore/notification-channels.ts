@@ -90,7 +90,11 @@ export const listRecipients = (db: Queryable, channelId: number) =>
 export async function recipientsOf(db: Queryable, channelIds: readonly number[]): Promise<Map<number, RecipientRow[]>> {
   const rows = channelIds.length ? await db.query<RecipientRow>("SELECT * FROM email_recipients WHERE channel_id = ANY($1::int[]) ORDER BY channel_id, lower(email_address)", [channelIds]) : [];
   const byChannel = new Map<number, RecipientRow[]>();
-  for (const r of rows) byChannel.set(r.channel_id, [...(byChannel.get(r.channel_id) ?? []), r]);
+  for (const r of rows) {
+    const list = byChannel.get(r.channel_id);
+    if (list) list.push(r);
+    else byChannel.set(r.channel_id, [r]);
+  }
   return byChannel;
 }
 
