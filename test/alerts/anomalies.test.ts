@@ -27,14 +27,15 @@ const backends: number[] = [];
 /** Commits in one 5-minute step: 300 +- up to 60, varying but bounded (1 +- 0.2 per second). */
 const steady = (i: number) => 300 + ((i * 37) % 121) - 60;
 
-async function write(t: number, added: number, numbackends: number) {
+/** The next sample's row: `added` commits since the one before. */
+function sample(t: number, added: number, numbackends: number) {
   commits += added;
   lastT = t;
-  await writeSamples(store.db, {
-    connectionId: conn,
-    probe: "pg_stat_database",
-    rows: [{ collected_at: new Date(t), database_name: "app", datname: "app", numbackends, xact_commit: commits, stats_reset: "2026-01-01T00:00:00Z" }],
-  });
+  return { collected_at: new Date(t), database_name: "app", datname: "app", numbackends, xact_commit: commits, stats_reset: "2026-01-01T00:00:00Z" };
+}
+
+async function write(...rows: Array<ReturnType<typeof sample>>) {
+  await writeSamples(store.db, { connectionId: conn, probe: "pg_stat_database", rows });
 }
 
 beforeAll(async () => {
@@ -46,11 +47,14 @@ beforeAll(async () => {
   // Two steps short of now: the test writes two more samples (a burst, then normal traffic), none in the future.
   const end = Date.now() - 2 * STEP - 60_000;
   const steps = (DAYS * 24 * 3600_000) / STEP - 4; // all inside the 7-day lookback
+  // A day's samples per batch: one batch per sample took most of two minutes on a slow machine.
+  const day: Array<ReturnType<typeof sample>> = [];
   for (let i = 0; i <= steps; i++) {
     const t = end - (steps - i) * STEP;
     const added = i === 0 ? 0 : steady(i);
     const n = 5 + (i % 3);
-    await write(t, added, n);
+    day.push(sample(t, added, n));
+    if (day.length === 288 || i === steps) await write(...day.splice(0));
     backends.push(n);
     if (i > 0) rates.push(added / 300);
   }
@@ -98,7 +102,7 @@ describe("baselines and anomalies", () => {
   it("raises an anomaly alert for a burst, with its z-score and baseline, and clears it when traffic is normal", async () => {
     expect(await refreshBaselines(store.db)).toBeGreaterThan(0);
     expect((await evaluateAndApply(store.db)).raised).toEqual([]);
-    await write(lastT + STEP, 30_000, 6); // 100 commits a second instead of about 1
+    await write(sample(lastT + STEP, 30_000, 6)); // 100 commits a second instead of about 1
     const burst = await evaluateAndApply(store.db);
     expect(burst.raised).toHaveLength(1);
     const { alerts } = (await api("GET", `/api/v1/alerts?connection_id=${conn}&alert_type=anomaly`, { token: root })).body;
@@ -111,7 +115,7 @@ describe("baselines and anomalies", () => {
       anomaly_details: { baseline: { period_type: "hourly" } },
     });
     expect(alerts[0].anomaly_score).toBeGreaterThan(12);
-    await write(lastT + STEP, 300, 6);
+    await write(sample(lastT + STEP, 300, 6));
     expect((await evaluateAndApply(store.db)).cleared).toEqual([alerts[0].id]);
   });
 });
