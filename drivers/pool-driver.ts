@@ -1,6 +1,6 @@
 import { classify } from "./errors.ts";
 import { INT8_OID, NUMERIC_OID, parseNumber } from "./type-parsers.ts";
-import type { Driver, DriverKind } from "./types.ts";
+import type { Driver, DriverKind, QueryOptions } from "./types.ts";
 
 /** What node-postgres' Pool and Neon's WebSocket Pool have in common. */
 export interface PgLikePool {
@@ -10,8 +10,22 @@ export interface PgLikePool {
   on(event: "error", listener: (err: Error) => void): unknown;
 }
 interface PgLikeClient {
-  query(sql: string, params?: unknown[]): Promise<{ rows: unknown[] }>;
+  query(sql: string | NamedStatement, params?: unknown[]): Promise<{ rows: unknown[] }>;
   release(destroy?: boolean | Error): void;
+}
+interface NamedStatement {
+  name: string;
+  text: string;
+  values?: unknown[];
+}
+
+/** Where `reusePlan` statements run: a pool of its own, since the plan cache mode its sessions set is per session. */
+export interface PlanReuse {
+  pool: PgLikePool;
+  /** Run once per connection; must set `plan_cache_mode = force_generic_plan`. */
+  setup: string;
+  /** Prepared statements one connection keeps; a connection that would hold more is replaced after the statement. */
+  perConnection: number;
 }
 
 interface TypeParserSource {
@@ -28,46 +42,94 @@ export function contractTypes(base: TypeParserSource): TypeParserSource {
   };
 }
 
-async function run<R extends object>(target: PgLikeClient | PgLikePool, sql: string, params?: readonly unknown[]): Promise<R[]> {
+async function run<R extends object>(target: PgLikeClient | PgLikePool, sql: string, params?: readonly unknown[], name?: string): Promise<R[]> {
   try {
-    const result = await target.query(sql, params ? [...params] : undefined);
+    const values = params ? [...params] : undefined;
+    const result = await (name ? (target as PgLikeClient).query({ name, text: sql, values }) : target.query(sql, values));
     return result.rows as R[];
   } catch (err) {
     throw classify(err);
   }
 }
 
-/** `setup`: a statement each pooled connection runs once, before its first query (failures ignored). */
-export function poolDriver(kind: DriverKind, pool: PgLikePool, setup?: string): Driver {
+/** A pool's connections, each having run `setup` once before its first query (failures ignored). */
+function checkouts(pool: PgLikePool, setup: string | undefined): () => Promise<PgLikeClient> {
   // An idle client losing its connection must not crash the process; the next query reports it.
   pool.on("error", () => {});
-  const counts = pool as Partial<Record<"totalCount" | "idleCount" | "waitingCount", number>>;
-  const prepared = new WeakSet<PgLikeClient>();
-  const checkout = async (): Promise<PgLikeClient> => {
+  const ready = new WeakSet<PgLikeClient>();
+  return async () => {
     let client: PgLikeClient;
     try {
       client = await pool.connect();
     } catch (err) {
       throw classify(err);
     }
-    if (setup && !prepared.has(client)) {
-      prepared.add(client);
+    if (setup && !ready.has(client)) {
+      ready.add(client);
       await client.query(setup).catch(() => {});
     }
     return client;
   };
+}
+
+/** A prepared statement that the server does not know, or knows already: a pooler that moves sessions between servers. */
+const LOST_STATEMENT = new Set(["26000", "42P05"]);
+
+/**
+ * `reusePlan` statements as named prepared statements, planned once per connection with a generic plan: the long
+ * metrics reads cost PostgreSQL more to plan than to run (a filter's read by difference: 5 ms to plan, 3 to run).
+ * Behind a pooler that loses prepared statements, they run as `ordinary` statements from then on.
+ */
+function planReuser(plans: PlanReuse, ordinary: <R extends object>(sql: string, params?: readonly unknown[]) => Promise<R[]>) {
+  const checkout = checkouts(plans.pool, plans.setup);
+  const names = new WeakMap<PgLikeClient, Map<string, string>>(); // per connection: statement text -> its name
+  let unsupported = false;
+  return async <R extends object>(sql: string, params?: readonly unknown[]): Promise<R[]> => {
+    if (unsupported) return ordinary<R>(sql, params);
+    const client = await checkout();
+    let known = names.get(client);
+    if (!known) names.set(client, (known = new Map()));
+    let name = known.get(sql);
+    if (!name) known.set(sql, (name = `pglens_${known.size + 1}`));
+    // Each plan holds about a megabyte of the datastore's memory, and closing its connection is the one way to
+    // make node-postgres forget a prepared statement: a connection past its share is replaced.
+    let replace = known.size > plans.perConnection;
+    try {
+      return await run<R>(client, sql, params, name);
+    } catch (err) {
+      if (!LOST_STATEMENT.has((err as { code?: string }).code ?? "")) throw err;
+      unsupported = replace = true;
+      return ordinary<R>(sql, params);
+    } finally {
+      client.release(replace);
+    }
+  };
+}
+
+/**
+ * `setup`: a statement each pooled connection runs once, before its first query (failures ignored); `plans`: where
+ * `reusePlan` statements run (else they run as any other).
+ */
+export function poolDriver(kind: DriverKind, pool: PgLikePool, setup?: string, plans?: PlanReuse): Driver {
+  const counts = (p: PgLikePool) => p as Partial<Record<"totalCount" | "idleCount" | "waitingCount", number>>;
+  const stat = (key: "totalCount" | "idleCount" | "waitingCount") => (counts(pool)[key] ?? 0) + (plans ? (counts(plans.pool)[key] ?? 0) : 0);
+  const checkout = checkouts(pool, setup);
+  const ordinary = async <R extends object>(sql: string, params?: readonly unknown[]): Promise<R[]> => {
+    if (!setup) return run<R>(pool, sql, params);
+    const client = await checkout();
+    try {
+      return await run<R>(client, sql, params);
+    } finally {
+      client.release();
+    }
+  };
+  const reusingPlan = plans && planReuser(plans, ordinary);
+  const query = <R extends object>(sql: string, params?: readonly unknown[], options?: QueryOptions): Promise<R[]> =>
+    options?.reusePlan && reusingPlan ? reusingPlan<R>(sql, params) : ordinary<R>(sql, params);
   return {
     kind,
-    poolStats: () => ({ total: counts.totalCount ?? 0, idle: counts.idleCount ?? 0, waiting: counts.waitingCount ?? 0 }),
-    query: async (sql, params) => {
-      if (!setup) return run(pool, sql, params);
-      const client = await checkout();
-      try {
-        return await run(client, sql, params);
-      } finally {
-        client.release();
-      }
-    },
+    poolStats: () => ({ total: stat("totalCount"), idle: stat("idleCount"), waiting: stat("waitingCount") }),
+    query,
     async transaction(work) {
       const client = await checkout();
       try {
@@ -84,6 +146,8 @@ export function poolDriver(kind: DriverKind, pool: PgLikePool, setup?: string): 
         throw err;
       }
     },
-    close: () => pool.end(),
+    close: async () => {
+      await Promise.all([pool.end(), plans?.pool.end()]);
+    },
   };
 }

@@ -8,8 +8,17 @@
  */
 export type Row = Record<string, unknown>;
 
+export interface QueryOptions {
+  /**
+   * The statement is one of a few long reads whose best plan does not depend on its parameters' values (index
+   * lookups over time ranges whose partitions are pruned as it runs). A driver may keep it prepared on its
+   * connections and plan it once each (a generic plan) rather than on every call; others ignore the hint.
+   */
+  reusePlan?: boolean;
+}
+
 export interface Queryable {
-  query<R extends object = Row>(sql: string, params?: readonly unknown[]): Promise<R[]>;
+  query<R extends object = Row>(sql: string, params?: readonly unknown[], options?: QueryOptions): Promise<R[]>;
 }
 
 export interface Driver extends Queryable {

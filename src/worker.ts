@@ -27,17 +27,19 @@ interface Isolate {
 
 let isolate: Isolate | undefined;
 
+/** Workers cannot share sockets between requests: each request, tick or migration opens its own driver and closes it. */
+const PER_REQUEST = { perRequest: true };
+
 /** Built once per isolate: bindings do not change while it lives. */
 function boot(env: Bindings): Isolate {
   if (isolate) return isolate;
   const config = configFromBindings(env);
   const log = createLogger(config.log_level);
   const settings = datastoreSettings(config);
-  // Workers cannot share sockets between requests: each request gets its own driver, closed afterwards.
   const app = createApp({
     config,
     log,
-    datastore: { open: () => openNetworkDriver(settings), release: (d) => d.close() },
+    datastore: { open: () => openNetworkDriver(settings, PER_REQUEST), release: (d) => d.close() },
     clientAddress: (c) => c.req.header("cf-connecting-ip"),
     docsAssets: async () => docsAssets,
   });
@@ -48,7 +50,7 @@ function boot(env: Bindings): Isolate {
 /** Migrations run once per isolate; a failure is retried by the next request instead of failing this one. */
 function ensureMigrated(state: Isolate): Promise<void> {
   state.migrated ??= (async () => {
-    const driver = openNetworkDriver(datastoreSettings(state.config));
+    const driver = openNetworkDriver(datastoreSettings(state.config), PER_REQUEST);
     try {
       const { applied, version } = await migrate(driver);
       if (applied.length) state.log.info("datastore migrated", { schema_version: version, applied: applied.map((m) => m.version) });
@@ -100,7 +102,7 @@ export default {
     ctx.waitUntil(
       (async () => {
         await ensureMigrated(state);
-        const driver = openNetworkDriver(datastoreSettings(state.config));
+        const driver = openNetworkDriver(datastoreSettings(state.config), PER_REQUEST);
         try {
           if (state.config.collector.enabled) {
             const tick = await collectOnce(driver, state.config, state.log).catch((err: Error) => state.log.error("collection tick failed", { error: err.message }));

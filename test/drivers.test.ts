@@ -108,6 +108,13 @@ describe.each(cases)("driver contract: %s", (_name, open) => {
     expect(await db.query("select id from t where id = 2")).toEqual([]);
   });
 
+  it("runs a statement marked to reuse its plan like any other, again and again", async () => {
+    for (const n of [1, 2, 3]) {
+      expect(await db.query("select $1::int + 1 as n, note from t where id = $2", [n, 1], { reusePlan: true })).toEqual([{ n: n + 1, note: "kept" }]);
+    }
+    await expect(db.query("select * from no_such_table where 1 = $1", [1], { reusePlan: true })).rejects.toMatchObject({ code: "42P01" });
+  });
+
   it("keeps the SQLSTATE of SQL errors", async () => {
     await expect(db.query("select * from no_such_table")).rejects.toMatchObject({ code: "42P01" });
     await expect(db.transaction((tx) => tx.query("insert into t values (1, 'dup')"))).rejects.toMatchObject({ code: "23505" });
@@ -120,6 +127,64 @@ describe("node-postgres sessions", () => {
     try {
       const seen = await Promise.all([db.query<{ jit: string }>("SHOW jit"), db.query<{ jit: string }>("SHOW jit"), db.transaction((tx) => tx.query<{ jit: string }>("SHOW jit"))]);
       expect(seen.map(([row]) => row.jit)).toEqual(["off", "off", "off"]);
+    } finally {
+      await db.close();
+    }
+  });
+});
+
+describe("node-postgres plan reuse", () => {
+  // One connection for the statements that reuse their plans, keeping two: every such statement below shares it.
+  const open = async () => openPg(await database(inject("pg17Url")), { plans: { connections: 1, perConnection: 2 } });
+  const prepared = (db: Driver, pattern: string) =>
+    db.query<{ generic_plans: number; custom_plans: number }>("SELECT generic_plans, custom_plans FROM pg_prepared_statements WHERE statement LIKE $1", [pattern], { reusePlan: true });
+
+  it("plans a marked statement once per connection, generically, and nothing else", async () => {
+    const db = await open();
+    try {
+      for (const n of [1, 2, 3]) expect(await db.query("SELECT $1::int AS marked_read", [n], { reusePlan: true })).toEqual([{ marked_read: n }]);
+      expect(await prepared(db, "%marked_read%")).toEqual([{ generic_plans: 3, custom_plans: 0 }]);
+      // Other statements keep the server's plan choice and are not prepared.
+      expect(await db.query("SHOW plan_cache_mode")).toEqual([{ plan_cache_mode: "auto" }]);
+      await db.query("SELECT $1::int AS unmarked_read", [1]);
+      expect(await prepared(db, "%unmarked_read%")).toEqual([]);
+    } finally {
+      await db.close();
+    }
+  });
+
+  it("replaces a connection that would keep more statements than its share, which frees their plans", async () => {
+    const db = await open();
+    try {
+      await db.query("SELECT $1::int AS first_read", [1], { reusePlan: true });
+      expect(await prepared(db, "%first_read%")).toHaveLength(1); // two statements kept: the read and this question
+      await db.query("SELECT $1::int AS third_read", [1], { reusePlan: true }); // one too many: the connection goes after it
+      expect(await prepared(db, "%first_read%")).toEqual([]);
+      expect(await db.query("SELECT $1::int AS first_read", [2], { reusePlan: true })).toEqual([{ first_read: 2 }]);
+    } finally {
+      await db.close();
+    }
+  });
+
+  it("runs marked statements as ordinary ones from then on where prepared statements get lost (a pooler)", async () => {
+    const db = await open();
+    try {
+      await db.query("SELECT $1::int AS marked_read", [1], { reusePlan: true });
+      // Behind the driver's back, as a pooler moving the session to another server would.
+      await db.query("DEALLOCATE ALL", [], { reusePlan: true });
+      expect(await db.query("SELECT $1::int AS marked_read", [2], { reusePlan: true })).toEqual([{ marked_read: 2 }]);
+      expect(await db.query("SELECT $1::int AS marked_read", [3], { reusePlan: true })).toEqual([{ marked_read: 3 }]);
+      expect(await db.query("SELECT count(*)::int AS n FROM pg_prepared_statements", [], { reusePlan: true })).toEqual([{ n: 0 }]);
+    } finally {
+      await db.close();
+    }
+  });
+
+  it("keeps nothing prepared in a driver for one request (Workers), which runs marked statements as any other", async () => {
+    const db = openPg(await database(inject("pg17Url")), { max: 1, plans: false });
+    try {
+      expect(await db.query("SELECT $1::int AS marked_read", [1], { reusePlan: true })).toEqual([{ marked_read: 1 }]);
+      expect(await db.query("SELECT count(*)::int AS n FROM pg_prepared_statements")).toEqual([{ n: 0 }]);
     } finally {
       await db.close();
     }

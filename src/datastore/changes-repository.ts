@@ -37,6 +37,7 @@ export async function fetchStoredChanges(
         AND prev_collected_at >= $4::timestamptz
       ORDER BY connection_id, collected_at`,
     [q.connectionIds, new Date(q.from).toISOString(), new Date(q.to).toISOString(), new Date(q.earliestPrevious).toISOString()],
+    { reusePlan: true },
   );
 }
 

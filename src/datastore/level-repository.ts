@@ -87,6 +87,7 @@ async function fetchRecordedLevelPoints(db: Queryable, q: LevelQuery): Promise<M
       WHERE f.prev_collected_at >= $2::timestamptz${excludedRowsSql(q.probe).map((w) => ` AND r.${w}`).join("")}
       GROUP BY r.connection_id, r.collected_at`,
     [q.connectionIds, new Date(q.from).toISOString(), new Date(q.to).toISOString()],
+    { reusePlan: true }, // planned once per connection (lab: an hour 3 -> 1.5 ms)
   );
   // In time order per connection here rather than sorted in the datastore (the first sample's row comes from another table).
   rows.sort((a, b) => a.connection_id - b.connection_id || a.collected_at - b.collected_at);
@@ -117,6 +118,7 @@ async function fetchReducedLevelPoints(db: Queryable, q: LevelQuery): Promise<Ma
        FROM ${probeTable(q.probe.name)} s WHERE ${where.join(" AND ")}
       GROUP BY connection_id, s.collected_at ORDER BY connection_id, s.collected_at`,
     params,
+    { reusePlan: true },
   );
   const result = new Map<number, LevelPoint[][]>(q.connectionIds.map((id) => [id, q.metrics.map(() => [])]));
   for (const row of rows) {

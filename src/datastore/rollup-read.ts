@@ -36,6 +36,8 @@ export interface RollupRead {
    * changes; every entity's rows), where the final sort of every row had spilled to disk.
    */
   mergePerRange?: boolean;
+  /** The datastore may plan the statement once per connection (a driver's `reusePlan`): where measured faster. */
+  reusePlan?: boolean;
   /**
    * Each fact as a raw range counts when subtracted from the cell around it (a plan's `minus`), over the alias
    * `r`: counts and sums negated, what cannot be subtracted NULL or kept (a longest interval stays an upper bound).
@@ -171,5 +173,6 @@ export async function readRollupBuckets(db: Queryable, q: RollupRead): Promise<B
       arrayLiteral(cells.map((c) => c.parts?.[1] ?? HOUR_PARTS)),
       ...(q.params ?? []),
     ],
+    { reusePlan: q.reusePlan },
   );
 }

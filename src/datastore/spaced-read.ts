@@ -74,6 +74,8 @@ export async function readSpaced(
                 WHERE r.connection_id = ${id} AND r.collected_at >= $2::timestamptz AND r.collected_at <= $3::timestamptz${filterSql} AND r.collected_at = ANY(ARRAY(SELECT x FROM t))${excludedRowsSql(probe).map((w) => ` AND ${w}`).join("")}
      UNION ALL SELECT 3, ${epochMsSql("x")}, ${nothing.join(", ")}, NULL FROM t`,
     params,
+    // Planned once per connection: planning was most of this statement (lab: a day of one database 9 -> 5 ms).
+    { reusePlan: true },
   );
   const facts = rows.find((r) => r.kind === 0)?.facts;
   const of = (kind: number) => rows.filter((r) => r.kind === kind);

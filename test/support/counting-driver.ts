@@ -5,7 +5,7 @@ export function counting(db: Driver): { driver: Driver; statements: string[] } {
   const statements: string[] = [];
   const driver: Driver = {
     kind: db.kind,
-    query: (sql, params) => (statements.push(sql), db.query(sql, params)),
+    query: (sql, params, options) => (statements.push(sql), db.query(sql, params, options)),
     transaction: (work) => db.transaction((tx) => work({ query: (sql, params) => (statements.push(sql), tx.query(sql, params)) })),
     close: () => db.close(),
   };
