@@ -1,3 +1,5 @@
+import { isoTime } from "./iso-time.ts";
+
 /** Bucket layout (DESIGN.md decision 3): n buckets of width w, never narrower than the collection interval. */
 export interface Buckets {
   start: number;
@@ -32,7 +34,7 @@ export function pointTime(b: Buckets, k: number): number {
 }
 
 /** The RFC 3339 time of each of the n + 1 points. */
-export const pointTimes = (b: Buckets): string[] => Array.from({ length: b.n + 1 }, (_, k) => new Date(pointTime(b, k)).toISOString());
+export const pointTimes = (b: Buckets): string[] => Array.from({ length: b.n + 1 }, (_, k) => isoTime(pointTime(b, k)));
 
 /** Index of the bucket holding time t: start + k*w <= t < start + (k+1)*w; t = end falls in bucket n. */
 export function bucketOf(b: Buckets, t: number): number {
