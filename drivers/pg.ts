@@ -31,8 +31,8 @@ export function openPg(url: string, options: PgOptions = {}): Driver {
   if (options.plans === false) return poolDriver("pg", pool, "SET jit = off");
   // The long metrics reads (`reusePlan`) run on a few connections of their own that keep them prepared with a
   // generic plan, planned once per connection: planning was most of such a read (partitions are pruned as it runs
-  // instead). Idle for ten minutes before closing, so that a dashboard refreshing every minute keeps its plans; at
-  // most 4 x 16 plans of about a megabyte each in the datastore's memory.
+  // instead). Idle for ten minutes before closing, so that a dashboard refreshing every minute keeps its plans; each
+  // keeps its 16 most recently used, so at most 4 x 16 plans of about a megabyte each in the datastore's memory.
   const { connections, perConnection } = options.plans ?? { connections: 4, perConnection: 16 };
   const plans = { pool: poolOf(connections, 600_000), setup: "SET jit = off; SET plan_cache_mode = force_generic_plan", perConnection };
   return poolDriver("pg", pool, "SET jit = off", plans);

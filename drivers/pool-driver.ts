@@ -24,7 +24,7 @@ export interface PlanReuse {
   pool: PgLikePool;
   /** Run once per connection; must set `plan_cache_mode = force_generic_plan`. */
   setup: string;
-  /** Prepared statements one connection keeps; a connection that would hold more is replaced after the statement. */
+  /** Prepared statements one connection keeps: the most recently used. */
   perConnection: number;
 }
 
@@ -76,25 +76,47 @@ function checkouts(pool: PgLikePool, setup: string | undefined): () => Promise<P
 const LOST_STATEMENT = new Set(["26000", "42P05"]);
 
 /**
+ * Forgets a prepared statement, on the server and in node-postgres, whose record of what it has prepared is
+ * internal: false where that record is not found (another driver version), and the connection must go instead.
+ */
+async function deallocate(client: PgLikeClient, name: string): Promise<boolean> {
+  const records = (client as { connection?: Record<string, unknown> }).connection;
+  const kept = [records?.parsedStatements, records?.submittedNamedStatements].filter((r): r is Record<string, unknown> => typeof r === "object" && r !== null);
+  if (!kept.length) return false;
+  if (kept.some((r) => name in r)) await client.query(`DEALLOCATE ${name}`); // else its parse failed: nothing to forget
+  for (const r of kept) delete r[name];
+  return true;
+}
+
+/**
  * `reusePlan` statements as named prepared statements, planned once per connection with a generic plan: the long
  * metrics reads cost PostgreSQL more to plan than to run (a filter's read by difference: 5 ms to plan, 3 to run).
- * Behind a pooler that loses prepared statements, they run as `ordinary` statements from then on.
+ * Each connection keeps its `perConnection` most recently used (a plan holds about a megabyte of the datastore's
+ * memory). Behind a pooler that loses prepared statements, they run as `ordinary` statements from then on.
  */
 function planReuser(plans: PlanReuse, ordinary: <R extends object>(sql: string, params?: readonly unknown[]) => Promise<R[]>) {
   const checkout = checkouts(plans.pool, plans.setup);
-  const names = new WeakMap<PgLikeClient, Map<string, string>>(); // per connection: statement text -> its name
+  const names = new WeakMap<PgLikeClient, Map<string, string>>(); // per connection: statement text -> its name, least recently used first
   let unsupported = false;
+  let next = 0;
   return async <R extends object>(sql: string, params?: readonly unknown[]): Promise<R[]> => {
     if (unsupported) return ordinary<R>(sql, params);
     const client = await checkout();
-    let known = names.get(client);
-    if (!known) names.set(client, (known = new Map()));
-    let name = known.get(sql);
-    if (!name) known.set(sql, (name = `pglens_${known.size + 1}`));
-    // Each plan holds about a megabyte of the datastore's memory, and closing its connection is the one way to
-    // make node-postgres forget a prepared statement: a connection past its share is replaced.
-    let replace = known.size > plans.perConnection;
+    let replace = false;
     try {
+      let known = names.get(client);
+      if (!known) names.set(client, (known = new Map()));
+      let name = known.get(sql);
+      if (name) known.delete(sql);
+      else {
+        const [oldest] = known;
+        if (oldest && known.size >= plans.perConnection) {
+          if (await deallocate(client, oldest[1])) known.delete(oldest[0]);
+          else replace = true;
+        }
+        name = `pglens_${++next}`;
+      }
+      known.set(sql, name);
       return await run<R>(client, sql, params, name);
     } catch (err) {
       if (!LOST_STATEMENT.has((err as { code?: string }).code ?? "")) throw err;

@@ -153,14 +153,19 @@ describe("node-postgres plan reuse", () => {
     }
   });
 
-  it("replaces a connection that would keep more statements than its share, which frees their plans", async () => {
-    const db = await open();
+  it("keeps a connection's most recently used statements, forgetting the oldest on the same connection", async () => {
+    const db = openPg(await database(inject("pg17Url")), { plans: { connections: 1, perConnection: 3 } });
+    const pid = async () => (await db.query<{ pid: number }>("SELECT pg_backend_pid() AS pid", [], { reusePlan: true }))[0].pid;
     try {
-      await db.query("SELECT $1::int AS first_read", [1], { reusePlan: true });
-      expect(await prepared(db, "%first_read%")).toHaveLength(1); // two statements kept: the read and this question
-      await db.query("SELECT $1::int AS third_read", [1], { reusePlan: true }); // one too many: the connection goes after it
+      const first = await pid(); // kept, least recently used first: [pid]
+      await db.query("SELECT $1::int AS first_read", [1], { reusePlan: true }); // [pid, first]
+      expect(await prepared(db, "%first_read%")).toHaveLength(1); // [pid, first, question]
+      await pid(); // [first, question, pid]
+      await db.query("SELECT $1::int AS third_read", [1], { reusePlan: true }); // one too many: first goes
       expect(await prepared(db, "%first_read%")).toEqual([]);
-      expect(await db.query("SELECT $1::int AS first_read", [2], { reusePlan: true })).toEqual([{ first_read: 2 }]);
+      expect(await pid()).toBe(first); // the same connection
+      expect(await db.query("SELECT $1::int AS first_read", [2], { reusePlan: true })).toEqual([{ first_read: 2 }]); // prepared again
+      expect(await prepared(db, "%third_read%")).toEqual([]);
     } finally {
       await db.close();
     }
