@@ -81,6 +81,7 @@ export async function fetchBucketLevels(db: Queryable, q: BucketLevelQuery): Pro
                 GROUP BY connection_id, collected_at`,
     connectionIds: q.connectionIds,
     plan: q.plan,
+    reusePlan: true, // lab, a month of 20 databases' numbackends summed: 9.6 -> 8.0 ms
   });
   const per = <T>(value: () => T) => new Map<number, T>(q.connectionIds.map((id) => [id, value()]));
   const result: BucketLevels = { points: per(() => q.columns.map(() => [])), samples: per(() => 0), samplesBefore: per(() => 0), pointsBefore: per(() => q.columns.map(() => undefined)) };

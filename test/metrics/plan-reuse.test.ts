@@ -21,6 +21,8 @@ const REQUESTS = [
   `metrics=xact_commit_per_sec&database_name=app&${last(24 * 60 * MINUTE)}`, // read by difference
   `metrics=xact_commit_per_sec&buckets=10&${last(24 * 60 * MINUTE)}`, // the change cells
   `metrics=numbackends&${last(60 * MINUTE)}`, // the recorded gauge facts
+  `metrics=numbackends&buckets=10&${last(24 * 60 * MINUTE)}`, // the level cells
+  `metrics=numbackends&database_name=app&buckets=10&${last(24 * 60 * MINUTE)}`, // one entity's cells
 ];
 
 describe("metrics reads planned once per connection", () => {
@@ -29,6 +31,8 @@ describe("metrics reads planned once per connection", () => {
   let planning: Driver;
   let token: string;
   let id: number;
+  /** The statements kept prepared by the first case. */
+  let kept: Array<{ statement: string; generic_plans: number; custom_plans: number }> = [];
 
   beforeAll(async () => {
     store = await migratedDatastore("pg");
@@ -66,14 +70,29 @@ describe("metrics reads planned once per connection", () => {
       expect(await get(reusing, query)).toEqual(expected);
     }
     // Each read once, planned generically for both of its runs; nothing planned per call.
-    const kept = await reusing.query<{ statement: string; generic_plans: number; custom_plans: number }>(
+    kept = await reusing.query<{ statement: string; generic_plans: number; custom_plans: number }>(
       "SELECT statement, generic_plans, custom_plans FROM pg_prepared_statements WHERE statement NOT LIKE $1 ORDER BY prepare_time",
       ["%pg_prepared_statements%"],
       { reusePlan: true },
     );
-    expect(kept.map((k) => [k.generic_plans, k.custom_plans])).toEqual([[2, 0], [2, 0], [2, 0]]);
+    expect(kept.map((k) => [k.generic_plans, k.custom_plans])).toEqual([[2, 0], [2, 0], [2, 0], [2, 0], [2, 0]]);
     expect(kept[0].statement).toMatch(/^WITH d AS MATERIALIZED/); // the read by difference
     expect(kept[1].statement).toContain('"xact_commit:ratio_sum"'); // the change cells
     expect(kept[2].statement).toContain("numbackends"); // the recorded gauge facts
+    expect(kept[3].statement).toContain("m.samples"); // the level cells
+    expect(kept[4].statement).toContain("m.entity"); // one entity's cells
+  });
+
+  it("reads rollup cells by an index range scan per planned run under a generic plan, never by joining every cell with every planned one", async () => {
+    // A generic plan guesses ten planned cells and a handful of stored ones: a join of the two had become a nested
+    // loop comparing each stored cell with each planned one (lab: a month's summed rate 17 ms -> 1.6 s).
+    const cellReads = [kept[1], kept[3], kept[4]]; // the change cells, the level cells, one entity's cells
+    for (const { statement } of cellReads) {
+      const lines = (await planning.query<{ "QUERY PLAN": string }>(`EXPLAIN (GENERIC_PLAN) ${statement}`)).map((row) => row["QUERY PLAN"]);
+      const plan = lines.join("\n");
+      const cellScans = lines.filter((line) => /Index Cond: .*cell_start < \(?to_timestamp\(\(\(u\.cell_end\)/.test(line));
+      expect(cellScans.length, plan).toBeGreaterThan(0);
+      expect(lines.filter((line) => /Join Filter: .*cell_start/.test(line)), plan).toEqual([]);
+    }
   });
 });

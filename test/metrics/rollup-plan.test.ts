@@ -1,7 +1,7 @@
 /** planRollupReads, pure: every instant of the window is read exactly once, from a cell or raw, in its own bucket. */
 import { describe, expect, it } from "vitest";
 import { bucketOf, layoutBuckets } from "../../src/metrics/buckets.ts";
-import { pairedRanges } from "../../src/datastore/rollup-read.ts";
+import { cellRuns, pairedRanges } from "../../src/datastore/rollup-read.ts";
 import { planComplementReads, planRollupReads, withSpanBefore } from "../../src/metrics/rollup-plan.ts";
 import { seededRandom } from "../support/seeded-random.ts";
 
@@ -48,6 +48,45 @@ describe("planRollupReads", () => {
       ["2026-03-01T03:00:00.000Z", 150_000],
       ["2026-03-01T03:02:30.000Z", 1],
     ]);
+  });
+});
+
+describe("cellRuns", () => {
+  const H = 3_600_000;
+  const F = 300_000;
+  it("reads the cells that follow each other at one level, in one bucket and whole, as one run", () => {
+    const cells = [
+      { levelSeconds: 300, start: 10 * H - 2 * F, k: 0 },
+      { levelSeconds: 300, start: 10 * H - F, k: 0 },
+      { levelSeconds: 3600, start: 10 * H, k: 0 },
+      { levelSeconds: 3600, start: 11 * H, k: 0 },
+      { levelSeconds: 3600, start: 12 * H, k: 1 }, // another bucket
+      { levelSeconds: 3600, start: 14 * H, k: 1 }, // not next to the last
+      { levelSeconds: 3600, start: 15 * H, k: 1, parts: [0, 6] as [number, number] }, // read for some parts
+      { levelSeconds: 3600, start: 16 * H, k: 1 },
+    ];
+    expect(cellRuns(cells)).toEqual([
+      { levelSeconds: 300, start: 10 * H - 2 * F, end: 10 * H, k: 0 },
+      { levelSeconds: 3600, start: 10 * H, end: 12 * H, k: 0 },
+      { levelSeconds: 3600, start: 12 * H, end: 13 * H, k: 1 },
+      { levelSeconds: 3600, start: 14 * H, end: 15 * H, k: 1 },
+      { levelSeconds: 3600, start: 15 * H, end: 16 * H, k: 1, parts: [0, 6] },
+      { levelSeconds: 3600, start: 16 * H, end: 17 * H, k: 1 },
+    ]);
+  });
+
+  it("covers exactly the plan's cells, each in its bucket, on random plans", () => {
+    const next = seededRandom(11);
+    for (let round = 0; round < 100; round++) {
+      const start = Date.parse("2026-03-01T00:00:00Z") + Math.floor(next() * 86_400_000);
+      const b = layoutBuckets(start, start + 60_000 + Math.floor(next() * 10 * 86_400_000), 60, [1, 7, 150][Math.floor(next() * 3)]);
+      const plan = planRollupReads(b, Number.NEGATIVE_INFINITY);
+      const cellsOf = cellRuns(plan.cells).flatMap((run) => {
+        const size = run.levelSeconds * 1000;
+        return Array.from({ length: (run.end - run.start) / size }, (_, i) => ({ levelSeconds: run.levelSeconds, start: run.start + i * size, k: run.k }));
+      });
+      expect(cellsOf).toEqual(plan.cells);
+    }
   });
 });
 
