@@ -28,10 +28,10 @@ export async function requestsPerSecond(url: string, headers: Record<string, str
   return done / ((performance.now() - started) / 1000);
 }
 
-/** A bare server answering every request with the rows of one fixed statement. */
+/** A bare server answering every request with the rows of one fixed statement, its plan kept as the service keeps its own. */
 export async function minimalServer(db: Queryable, sql: string, params: () => unknown[]): Promise<{ url: string; close(): void }> {
   const server = createServer(async (_req, res) => {
-    const rows = await db.query(sql, params());
+    const rows = await db.query(sql, params(), { reusePlan: true });
     res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(rows));
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
