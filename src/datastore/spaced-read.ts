@@ -70,8 +70,12 @@ export async function readSpaced(
      -- Sample times go out as epoch milliseconds: numbers decode far faster than timestamps (epochMsSql).
      SELECT 0 AS kind, NULL::float8 AS collected_at, ${nothing.join(", ")}, row_to_json(d) AS facts FROM d
      UNION ALL SELECT 1, ${epochMsSql("collected_at")}, ${[...probe.keys, ...q.columns].map(quoteIdent).join(", ")}, NULL FROM i
-     UNION ALL SELECT 2, ${epochMsSql("collected_at")}, ${[...keys, ...values].join(", ")}, NULL FROM ${probeTable(probe.name)} r
-                WHERE r.connection_id = ${id} AND r.collected_at >= $2::timestamptz AND r.collected_at <= $3::timestamptz${filterSql} AND r.collected_at = ANY(ARRAY(SELECT x FROM t))${excludedRowsSql(probe).map((w) => ` AND ${w}`).join("")}
+     -- The rows at each time looked up by index, whatever the datastore estimates: a kept, generic plan had read
+     -- every row of a week's partition and compared it with each time (lab: a week of one database 4 -> 9 ms).
+     UNION ALL SELECT 2, ${epochMsSql("collected_at")}, ${[...keys, ...values].join(", ")}, NULL FROM t
+                CROSS JOIN LATERAL (SELECT * FROM ${probeTable(probe.name)} r
+                                     WHERE r.connection_id = ${id} AND r.collected_at = t.x AND r.collected_at >= $2::timestamptz AND r.collected_at <= $3::timestamptz${filterSql}${excludedRowsSql(probe).map((w) => ` AND ${w}`).join("")}
+                                    OFFSET 0) r
      UNION ALL SELECT 3, ${epochMsSql("x")}, ${nothing.join(", ")}, NULL FROM t`,
     params,
     // Planned once per connection: planning was most of this statement (lab: a day of one database 9 -> 5 ms).
