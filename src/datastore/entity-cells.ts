@@ -165,14 +165,14 @@ function subtractedEntityFacts(columns: readonly string[], gauges: readonly stri
 }
 
 /**
- * entityFactColumns of gauges alone as a cell read for some of its parts gives them (`p.part_from..p.part_to`,
+ * entityFactColumns of gauges alone as a cell read for some of its parts gives them (`l.part_from..l.part_to`,
  * 0..12 when whole): counts and sums the difference of two running facts (the first part's none: 0), the latest
  * time the later one where the parts hold a value, extremes and latest value unknown (NULL). A cell without
  * running facts (before migration 26) reads a NULL count: incomplete.
  */
 function partCellFacts(gauges: readonly string[]): string[] {
-  const whole = `(p.part_from = 0 AND p.part_to = ${HOUR_PARTS})`;
-  const difference = (name: string, f: "part_n" | "part_sum") => `l.${fact(name, f)}[p.part_to] - coalesce(l.${fact(name, f)}[p.part_from], 0)`;
+  const whole = `(l.part_from = 0 AND l.part_to = ${HOUR_PARTS})`;
+  const difference = (name: string, f: "part_n" | "part_sum") => `l.${fact(name, f)}[l.part_to] - coalesce(l.${fact(name, f)}[l.part_from], 0)`;
   return [
     `CASE WHEN ${whole} THEN l.intervals ELSE 0 END`,
     `CASE WHEN ${whole} THEN l.max_span_ms END`,
@@ -180,7 +180,7 @@ function partCellFacts(gauges: readonly string[]): string[] {
       `CASE WHEN ${whole} THEN l.${fact(name, "n")} ELSE ${difference(name, "part_n")} END`,
       `CASE WHEN ${whole} THEN l.${fact(name, "sum")} ELSE ${difference(name, "part_sum")} END`,
       ...(["min", "max", "last"] as const).map((f) => `CASE WHEN ${whole} THEN l.${fact(name, f)} END`),
-      `CASE WHEN ${whole} THEN l.${fact(name, "last_at")} WHEN ${difference(name, "part_n")} > 0 THEN l.${fact(name, "part_last_at")}[p.part_to] END`,
+      `CASE WHEN ${whole} THEN l.${fact(name, "last_at")} WHEN ${difference(name, "part_n")} > 0 THEN l.${fact(name, "part_last_at")}[l.part_to] END`,
     ]),
   ];
 }

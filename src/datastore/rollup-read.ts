@@ -21,8 +21,8 @@ export interface RollupRead {
    */
   key?: string;
   /**
-   * The facts of a cell as read, over `l` and the planned cell `p` (default: `l.<fact>`); for cells read for some of
-   * their parts (RollupPlan's `parts`: p.part_from..p.part_to - 1; 0 and 12 when whole).
+   * The facts of a cell as read, over `l` (default: `l.<fact>`); for cells read for some of their parts (RollupPlan's
+   * `parts`: l.part_from..l.part_to - 1; 0 and 12 when whole).
    */
   cellFacts?: readonly string[];
   /** Facts that are times, returned as epoch milliseconds (returnedFacts). */
@@ -96,20 +96,41 @@ export interface PairedRange {
   minusAfter?: number;
 }
 
-/** Planned cells of one level read whole for one bucket, from `start` to `end`; a cell read for some of its parts is a run of one. */
-export type CellRun = RollupPlan["cells"][number] & { end: number };
+/**
+ * Consecutive planned cells of one level for one bucket, from `start` to `end`: the first read from its part
+ * `partFrom` on, the last up to its part `partTo` (exclusive), the others whole (0 and HOUR_PARTS: whole).
+ */
+export interface CellRun {
+  levelSeconds: number;
+  start: number;
+  end: number;
+  k: number;
+  partFrom: number;
+  partTo: number;
+}
 
-/** The plan's cells with each one that follows the last in the same way (level, bucket, whole) read with it as one run. */
+/**
+ * The plan's cells as runs: each cell that follows the last at the same level in the same bucket joins its run,
+ * unless the run's last cell or this one is cut where they meet (a bucket's cells are then one run: the hour its
+ * start cuts, read from a part on, the whole hours, and the hour its end cuts, read up to a part).
+ */
 export function cellRuns(cells: RollupPlan["cells"]): CellRun[] {
   const runs: CellRun[] = [];
   for (const cell of cells) {
+    const [partFrom, partTo] = cell.parts ?? [0, HOUR_PARTS];
     const last = runs.at(-1);
     const end = cell.start + cell.levelSeconds * 1000;
-    if (last && !last.parts && !cell.parts && last.levelSeconds === cell.levelSeconds && last.k === cell.k && last.end === cell.start) last.end = end;
-    else runs.push({ ...cell, end });
+    if (last && last.levelSeconds === cell.levelSeconds && last.k === cell.k && last.end === cell.start && last.partTo === HOUR_PARTS && partFrom === 0) {
+      last.end = end;
+      last.partTo = partTo;
+    } else runs.push({ levelSeconds: cell.levelSeconds, start: cell.start, end, k: cell.k, partFrom, partTo });
   }
   return runs;
 }
+
+/** The parts of the cell `l` that its run `p` reads, as `part_from` and `part_to` (cut only at the run's ends). */
+const cellPartsSql = `CASE WHEN l.cell_start = p.cell_start THEN p.part_from ELSE 0 END AS part_from,
+                      CASE WHEN l.cell_start = p.cell_end - make_interval(secs => p.level_seconds) THEN p.part_to ELSE ${HOUR_PARTS} END AS part_to`;
 
 /**
  * Per connection (and key) and bucket (k), the merged facts; `$1` is the connection ids in `rawFacts`. In that
@@ -140,9 +161,10 @@ export async function readRollupBuckets(db: Queryable, q: RollupRead): Promise<B
   const ranges = q.readRawIf
     ? `(SELECT NULL::int AS id, * FROM ${plannedRanges}
          UNION ALL
-         SELECT l.connection_id, ${bound("p.part_from")}, ${bound("p.part_to")}, p.k, ${bound("p.part_to")}, p.k, NULL, NULL
+         SELECT l.connection_id, ${bound("c.part_from")}, ${bound("c.part_to")}, p.k, ${bound("c.part_to")}, p.k, NULL, NULL
            FROM ${q.cellsTable} l
            CROSS JOIN LATERAL (SELECT * FROM ${plannedCells} WHERE p.level_seconds = l.level_seconds AND l.cell_start >= p.cell_start AND l.cell_start < p.cell_end OFFSET 0) p
+           CROSS JOIN LATERAL (SELECT ${cellPartsSql}) c
           WHERE ${[...cellsWhere, `(${q.readRawIf})`].join(" AND ")}) AS p`
     : plannedRanges;
   const rawWhere = [...(subtracting ? ["s.k IS NOT NULL"] : []), ...(q.readRawIf ? ["(p.id IS NULL OR r.connection_id = p.id)"] : [])];
@@ -154,7 +176,7 @@ export async function readRollupBuckets(db: Queryable, q: RollupRead): Promise<B
            FROM ${plannedCells}
            -- One index range scan per run of cells, whatever the datastore estimates (a kept, generic plan had
            -- joined every cell with every planned one: lab, a month's summed rate 17 ms -> 1.6 s).
-           CROSS JOIN LATERAL (SELECT * FROM ${q.cellsTable} l
+           CROSS JOIN LATERAL (SELECT l.*, ${cellPartsSql} FROM ${q.cellsTable} l
                                 WHERE l.level_seconds = p.level_seconds AND l.cell_start >= p.cell_start AND l.cell_start < p.cell_end AND ${[...cellsWhere, ...(q.readRawIf ? [`NOT (${q.readRawIf})`] : [])].join(" AND ")}
                                OFFSET 0) l
          UNION ALL
@@ -188,8 +210,8 @@ export async function readRollupBuckets(db: Queryable, q: RollupRead): Promise<B
       arrayLiteral(raw.map((r) => r.kAfter)),
       arrayLiteral(raw.map((r) => r.minus ?? null)),
       arrayLiteral(raw.map((r) => r.minusAfter ?? null)),
-      arrayLiteral(cells.map((c) => c.parts?.[0] ?? 0)),
-      arrayLiteral(cells.map((c) => c.parts?.[1] ?? HOUR_PARTS)),
+      arrayLiteral(cells.map((c) => c.partFrom)),
+      arrayLiteral(cells.map((c) => c.partTo)),
       timesLiteral(cells.map((c) => c.end)),
       ...(q.params ?? []),
     ],

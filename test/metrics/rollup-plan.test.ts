@@ -2,7 +2,7 @@
 import { describe, expect, it } from "vitest";
 import { bucketOf, layoutBuckets } from "../../src/metrics/buckets.ts";
 import { cellRuns, pairedRanges } from "../../src/datastore/rollup-read.ts";
-import { planComplementReads, planRollupReads, withSpanBefore } from "../../src/metrics/rollup-plan.ts";
+import { ENTITY_PART_CELLS_MS, hourParts, planComplementReads, planRollupReads, withSpanBefore } from "../../src/metrics/rollup-plan.ts";
 import { seededRandom } from "../support/seeded-random.ts";
 
 describe("planRollupReads", () => {
@@ -54,38 +54,49 @@ describe("planRollupReads", () => {
 describe("cellRuns", () => {
   const H = 3_600_000;
   const F = 300_000;
-  it("reads the cells that follow each other at one level, in one bucket and whole, as one run", () => {
+  it("reads the cells that follow each other at one level in one bucket as one run, cut only at its ends", () => {
     const cells = [
       { levelSeconds: 300, start: 10 * H - 2 * F, k: 0 },
       { levelSeconds: 300, start: 10 * H - F, k: 0 },
-      { levelSeconds: 3600, start: 10 * H, k: 0 },
+      { levelSeconds: 3600, start: 10 * H, k: 0 }, // another level
       { levelSeconds: 3600, start: 11 * H, k: 0 },
       { levelSeconds: 3600, start: 12 * H, k: 1 }, // another bucket
       { levelSeconds: 3600, start: 14 * H, k: 1 }, // not next to the last
-      { levelSeconds: 3600, start: 15 * H, k: 1, parts: [0, 6] as [number, number] }, // read for some parts
+      { levelSeconds: 3600, start: 15 * H, k: 1, parts: [0, 6] as [number, number] }, // cut at its end: ends the run
       { levelSeconds: 3600, start: 16 * H, k: 1 },
+      { levelSeconds: 3600, start: 17 * H, k: 2, parts: [4, 12] as [number, number] }, // cut at its start: starts one
+      { levelSeconds: 3600, start: 18 * H, k: 2 },
+      { levelSeconds: 3600, start: 19 * H, k: 2, parts: [0, 3] as [number, number] },
+      { levelSeconds: 3600, start: 20 * H, k: 3, parts: [2, 5] as [number, number] }, // cut at both
     ];
+    const whole = { partFrom: 0, partTo: 12 };
     expect(cellRuns(cells)).toEqual([
-      { levelSeconds: 300, start: 10 * H - 2 * F, end: 10 * H, k: 0 },
-      { levelSeconds: 3600, start: 10 * H, end: 12 * H, k: 0 },
-      { levelSeconds: 3600, start: 12 * H, end: 13 * H, k: 1 },
-      { levelSeconds: 3600, start: 14 * H, end: 15 * H, k: 1 },
-      { levelSeconds: 3600, start: 15 * H, end: 16 * H, k: 1, parts: [0, 6] },
-      { levelSeconds: 3600, start: 16 * H, end: 17 * H, k: 1 },
+      { levelSeconds: 300, start: 10 * H - 2 * F, end: 10 * H, k: 0, ...whole },
+      { levelSeconds: 3600, start: 10 * H, end: 12 * H, k: 0, ...whole },
+      { levelSeconds: 3600, start: 12 * H, end: 13 * H, k: 1, ...whole },
+      { levelSeconds: 3600, start: 14 * H, end: 16 * H, k: 1, partFrom: 0, partTo: 6 },
+      { levelSeconds: 3600, start: 16 * H, end: 17 * H, k: 1, ...whole },
+      { levelSeconds: 3600, start: 17 * H, end: 20 * H, k: 2, partFrom: 4, partTo: 3 },
+      { levelSeconds: 3600, start: 20 * H, end: 21 * H, k: 3, partFrom: 2, partTo: 5 },
     ]);
   });
 
-  it("covers exactly the plan's cells, each in its bucket, on random plans", () => {
+  it("covers exactly the plan's cells and parts, each in its bucket, on random plans", () => {
     const next = seededRandom(11);
     for (let round = 0; round < 100; round++) {
       const start = Date.parse("2026-03-01T00:00:00Z") + Math.floor(next() * 86_400_000);
       const b = layoutBuckets(start, start + 60_000 + Math.floor(next() * 10 * 86_400_000), 60, [1, 7, 150][Math.floor(next() * 3)]);
-      const plan = planRollupReads(b, Number.NEGATIVE_INFINITY);
-      const cellsOf = cellRuns(plan.cells).flatMap((run) => {
-        const size = run.levelSeconds * 1000;
-        return Array.from({ length: (run.end - run.start) / size }, (_, i) => ({ levelSeconds: run.levelSeconds, start: run.start + i * size, k: run.k }));
-      });
-      expect(cellsOf).toEqual(plan.cells);
+      for (const plan of [planRollupReads(b, Number.NEGATIVE_INFINITY), hourParts(planRollupReads(b, Number.NEGATIVE_INFINITY, ENTITY_PART_CELLS_MS))]) {
+        const cellsOf = cellRuns(plan.cells).flatMap((run) => {
+          const size = run.levelSeconds * 1000;
+          const n = (run.end - run.start) / size;
+          return Array.from({ length: n }, (_, i) => {
+            const parts: [number, number] = [i === 0 ? run.partFrom : 0, i === n - 1 ? run.partTo : 12];
+            return { levelSeconds: run.levelSeconds, start: run.start + i * size, k: run.k, ...(parts[0] === 0 && parts[1] === 12 ? {} : { parts }) };
+          });
+        });
+        expect(cellsOf).toEqual(plan.cells);
+      }
     }
   });
 });
