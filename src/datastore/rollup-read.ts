@@ -130,7 +130,7 @@ export function cellRuns(cells: RollupPlan["cells"]): CellRun[] {
 
 /** The parts of the cell `l` that its run `p` reads, as `part_from` and `part_to` (cut only at the run's ends). */
 const cellPartsSql = `CASE WHEN l.cell_start = p.cell_start THEN p.part_from ELSE 0 END AS part_from,
-                      CASE WHEN l.cell_start = p.cell_end - make_interval(secs => p.level_seconds) THEN p.part_to ELSE ${HOUR_PARTS} END AS part_to`;
+                      CASE WHEN l.cell_start = p.last_start THEN p.part_to ELSE ${HOUR_PARTS} END AS part_to`;
 
 /**
  * Per connection (and key) and bucket (k), the merged facts; `$1` is the connection ids in `rawFacts`. In that
@@ -151,7 +151,9 @@ export async function readRollupBuckets(db: Queryable, q: RollupRead): Promise<B
   if (q.readRawIf && q.key) throw new Error("cells read raw would read every entity's rows of their range");
   const facts = q.facts.map((f, i) => (subtracting ? `CASE WHEN s.plus THEN r.${f} ELSE ${q.subtracted![i]} END` : `r.${f}`));
   const cellsWhere = ["l.connection_id = ANY($1::int[]) AND l.cell_start >= $8::timestamptz AND l.cell_start < $9::timestamptz", ...(q.cellsWhere ?? [])];
-  const plannedCells = `(SELECT u.level_seconds, ${timeOfMs("u.cell_start")} AS cell_start, ${timeOfMs("u.cell_end")} AS cell_end, u.k, u.part_from, u.part_to
+  // Each run's last cell start worked out once per run, not per cell read (cellPartsSql).
+  const plannedCells = `(SELECT u.level_seconds, ${timeOfMs("u.cell_start")} AS cell_start, ${timeOfMs("u.cell_end")} AS cell_end,
+                                ${timeOfMs("(u.cell_end - 1000 * u.level_seconds)")} AS last_start, u.k, u.part_from, u.part_to
                            FROM unnest($2::int[], $3::int8[], $4::int[], $14::int[], $15::int[], $16::int8[]) AS u(level_seconds, cell_start, k, part_from, part_to, cell_end)) AS p`;
   const plannedRanges = `(SELECT ${timeOfMs("u.lo")} AS lo, ${timeOfMs("u.hi")} AS hi, u.k, ${timeOfMs("u.split")} AS split, u.k_after, u.minus, u.minus_after
                             FROM unnest($5::int8[], $6::int8[], $7::int[], $10::int8[], $11::int[], $12::int[], $13::int[]) AS u(lo, hi, k, split, k_after, minus, minus_after)) AS p`;
