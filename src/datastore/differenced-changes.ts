@@ -262,7 +262,9 @@ export async function differencedChanges(db: Queryable, q: GroupedChangeQuery): 
   // two round trips to a remote datastore).
   const b = q.buckets;
   const borrowFrom = b.start - borrowLimitMs(b);
-  const edges = Array.from({ length: b.n }, (_, k) => firstInstant(b, k));
+  // Each bucket's first instant, and the window's end instant (its own point, bucket n): a run ends at the last
+  // sample before each, which matters where a sample lies on the end (a window ending on a whole minute).
+  const edges = [...Array.from({ length: b.n }, (_, k) => firstInstant(b, k)), b.end];
   const spaced =
     q.cellsFrom !== undefined
       ? await readSpaced(db, { ...q, filters }, { from: borrowFrom, to: b.end, cellsFrom: q.cellsFrom }, q.intervalSeconds * 1000, edges)

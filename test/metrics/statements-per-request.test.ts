@@ -117,4 +117,29 @@ describe("statements per metrics request", () => {
     // Every request answered with values: none was cheap for want of data.
     expect(answered).toBe(Object.keys(HISTORIES).length * METRICS.length * WINDOWS.length * NARROWED.length * AGGREGATIONS.length * BUCKET_COUNTS.length);
   }, 120_000);
+
+  it("is one data statement for an entity's counters over a window that ends on a sample", async () => {
+    const { driver, statements } = counting(store.db);
+    const { app } = testApp(driver, { config: { auth: { ...resolveConfig({}, {}).auth, cache_seconds: 600 } } });
+    const base = `/api/v1/metrics/query?probe_name=pg_stat_database&connection_id=${connections.get("collector")}`;
+    const get = async (path: string) => {
+      const res = await app.request(path, { headers: { authorization: `Bearer ${token}` } });
+      expect(res.status, await res.clone().text()).toBe(200);
+      return (await res.json()) as Array<{ data: Array<{ value: number | null }> }>;
+    };
+    await get(`${base}&metrics=numbackends`);
+    // A dashboard's window aligned to the minute ends on a sample, which the window's end instant holds.
+    const end = slot - 30 * MINUTE;
+    const over: string[] = [];
+    for (const hours of [6, 24, 7 * 24])
+      for (const metric of ["xact_commit_per_sec", "xact_commit_delta"])
+        for (const narrowed of ["&group_by=database_name", "&database_name=app"]) {
+          const window = `&time_range=custom&time_start=${new Date(end - hours * 3_600_000).toISOString()}&time_end=${new Date(end).toISOString()}`;
+          statements.length = 0;
+          const series = await get(`${base}&metrics=${metric}${window}${narrowed}`);
+          expect(series.some((s) => s.data.at(-1)?.value !== null)).toBe(true);
+          if (statements.length > 1) over.push(`${hours} h ${metric}${narrowed}: ${statements.length} statements\n  ${statements.map((s) => s.replace(/\s+/g, " ").slice(0, 100)).join("\n  ")}`);
+        }
+    expect(over, over.join("\n")).toEqual([]);
+  }, 60_000);
 });
