@@ -162,6 +162,8 @@ async function main() {
         if (prometheus && promql) await prometheus.time(promql.replace("[R]", `[${Math.max(step(span), 2 * STEP_S)}s]`), now - span, now, step(span));
       }
     }
+    // Each timed row, for the targets printed last.
+    const timed: Array<{ probe: string; metric: string; range: string; endpoint: number; prometheus: number }> = [];
     console.log("| probe | metric | window | rows | endpoint median ms | bare SELECT median ms | ratio | Prometheus median ms | pglens / Prometheus | peak RSS MB |");
     console.log("|---|---|---|---:|---:|---:|---:|---:|---:|---:|");
     for (const [probe, metric, column, marker, promql, on] of cases) {
@@ -196,12 +198,14 @@ async function main() {
             prom.push(p);
           }
         }
+        timed.push({ probe, metric, range, endpoint: median(endpoint), prometheus: median(prom) });
         const rss = process.resourceUsage().maxRSS / 1024;
         const vs = Number.isNaN(median(prom)) ? "| - | - " : `| ${median(prom).toFixed(0)} | ${(median(endpoint) / median(prom)).toFixed(2)} `;
         console.log(`| ${probe} | ${metric.replace(/&/g, " ")} | ${range} | ${rows.toLocaleString("en-US")} | ${median(endpoint).toFixed(0)} | ${median(scan).toFixed(0)} | ${(median(endpoint) / median(scan)).toFixed(2)} ${vs}| ${rss.toFixed(0)} |`);
       }
     }
 
+    let measured: Measured = { timed };
     // The endpoints, ingest, bytes on disk and throughput: only in a full run.
     if (!ONLY) {
       const get = async (path: string) => {
@@ -226,6 +230,7 @@ async function main() {
         console.log(`| ${name} | ${median(own).toFixed(0)} | ${median(query).toFixed(0)} | ${(median(own) / median(query)).toFixed(2)} |`);
       }
       const stored = (DAYS * 86_400) / STEP_S + 1;
+      measured = { ...measured, rowsPerSecond, storageShare: derived / raw };
       console.log(`\ningest through the sample writer: ${Math.round(rowsPerSecond).toLocaleString("en-US")} sample rows/s`);
       console.log(
         `pg_stat_database on disk: ${(raw / (stored * DATABASES)).toFixed(0)} bytes per sample row, ${((raw + derived) / (stored * DATABASES)).toFixed(0)} with the per-sample changes, irregular intervals and time rollups (+${((100 * derived) / raw).toFixed(1)} %)`,
@@ -246,16 +251,45 @@ async function main() {
       const ours = median(rounds.map(([o]) => o));
       const theirs = median(rounds.map(([, t]) => t));
       const share = median(rounds.map(([o, t]) => o / t));
+      measured = { ...measured, throughputShare: share };
       console.log(
         `1-hour query under 32 concurrent clients (5 rounds, each side in turn): ${(100 * share).toFixed(0)} % of a minimal node:http server running its data SQL (median of the rounds' shares: ${rounds.map(([o, t]) => `${((100 * o) / t).toFixed(0)} %`).join(", ")}); medians ${ours.toFixed(0)} and ${theirs.toFixed(0)} req/s`,
       );
     }
+    printTargets(measured);
     await prometheus?.stop();
     http.close();
   } finally {
     await db.close();
     await server.stop();
   }
+}
+
+interface Measured {
+  timed: Array<{ probe: string; metric: string; range: string; endpoint: number; prometheus: number }>;
+  rowsPerSecond?: number;
+  storageShare?: number;
+  throughputShare?: number;
+}
+
+/** The targets of issue #18 on this machine, each beside what this run measured (printed, never asserted). */
+function printTargets(m: Measured) {
+  const verdict = (met: boolean) => (met ? "met" : "NOT met");
+  const lines: string[] = [];
+  // (a)-(d): every pg_stat_database request that Prometheus answered too.
+  const compared = m.timed.filter((t) => t.probe.startsWith("pg_stat_database") && !Number.isNaN(t.prometheus));
+  if (compared.length) {
+    const above = compared.filter((t) => t.endpoint > t.prometheus);
+    const list = above.map((t) => `${t.probe.replace("pg_stat_database", "").trim() || "even"} ${t.metric.replace(/&/g, " ")} ${t.range} (${(t.endpoint / t.prometheus).toFixed(2)})`);
+    lines.push(`- every window at or below Prometheus: ${compared.length - above.length} of ${compared.length} rows: ${verdict(above.length === 0)}${above.length ? `; above: ${list.join(", ")}` : ""}`);
+  } else lines.push("- every window at or below Prometheus: not measured (Prometheus not found)");
+  const month = m.timed.find((t) => t.probe === "pg_stat_database" && t.metric === "xact_commit_per_sec" && t.range === "30d");
+  if (month) lines.push(`- 30-day summed xact_commit_per_sec under 50 ms: ${month.endpoint.toFixed(1)} ms: ${verdict(month.endpoint < 50)}`);
+  if (m.rowsPerSecond !== undefined) lines.push(`- ingest at least 20,000 sample rows/s: ${Math.round(m.rowsPerSecond).toLocaleString("en-US")}: ${verdict(m.rowsPerSecond >= 20_000)}`);
+  if (m.throughputShare !== undefined) lines.push(`- the 1-hour query's throughput at least 70 % of the minimal server's: ${(100 * m.throughputShare).toFixed(0)} %: ${verdict(m.throughputShare >= 0.7)}`);
+  if (m.storageShare !== undefined) lines.push(`- rollups add at most 25 % to the datastore: +${(100 * m.storageShare).toFixed(1)} %: ${verdict(m.storageShare <= 0.25)}`);
+  const days = DAYS === 30 ? "" : ` (they are set for the 30-day history; this run loaded ${DAYS} days)`;
+  console.log(`\ntargets (issue #18, on this machine; printed, not asserted)${days}:\n${lines.join("\n")}`);
 }
 
 main().catch((err) => {
