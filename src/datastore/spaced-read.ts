@@ -2,10 +2,10 @@
  * Reading by difference (differenced-changes.ts) in one statement where a connection's changes are one collection
  * interval apart but for a few (changes-repository.ts): the facts that show it (spacedFrom judges them), and where
  * they do, the entities' irregular intervals and the rows at every sample time the arithmetic may read: the last
- * sample before each bucket edge (counted on from the facts), the first change's two samples and the last change's,
- * both ends of each change of another length and of each irregular interval. Runs end at bucket edges, where the
- * interval length changes (gaps are such changes) and at irregular intervals; the caller checks that every time
- * it needs was read.
+ * sample before each edge given (each bucket's first instant and the window's end; counted on from the facts), the
+ * first change's two samples and the last change's, both ends of each change of another length and of each
+ * irregular interval. Runs end at bucket edges, where the interval length changes (gaps are such changes) and at
+ * irregular intervals; the caller checks that every time it needs was read.
  */
 import type { Queryable } from "../../drivers/types.ts";
 import { irregularTableName, probeTable, quoteIdent } from "../probes/ddl.ts";
