@@ -205,7 +205,7 @@ async function main() {
       }
     }
 
-    let measured: Measured = { timed };
+    const measured: Measured = { timed };
     // The endpoints, ingest, bytes on disk and throughput: only in a full run.
     if (!ONLY) {
       const get = async (path: string) => {
@@ -230,7 +230,8 @@ async function main() {
         console.log(`| ${name} | ${median(own).toFixed(0)} | ${median(query).toFixed(0)} | ${(median(own) / median(query)).toFixed(2)} |`);
       }
       const stored = (DAYS * 86_400) / STEP_S + 1;
-      measured = { ...measured, rowsPerSecond, storageShare: derived / raw };
+      measured.rowsPerSecond = rowsPerSecond;
+      measured.storageShare = derived / raw;
       console.log(`\ningest through the sample writer: ${Math.round(rowsPerSecond).toLocaleString("en-US")} sample rows/s`);
       console.log(
         `pg_stat_database on disk: ${(raw / (stored * DATABASES)).toFixed(0)} bytes per sample row, ${((raw + derived) / (stored * DATABASES)).toFixed(0)} with the per-sample changes, irregular intervals and time rollups (+${((100 * derived) / raw).toFixed(1)} %)`,
@@ -251,7 +252,7 @@ async function main() {
       const ours = median(rounds.map(([o]) => o));
       const theirs = median(rounds.map(([, t]) => t));
       const share = median(rounds.map(([o, t]) => o / t));
-      measured = { ...measured, throughputShare: share };
+      measured.throughputShare = share;
       console.log(
         `1-hour query under 32 concurrent clients (5 rounds, each side in turn): ${(100 * share).toFixed(0)} % of a minimal node:http server running its data SQL (median of the rounds' shares: ${rounds.map(([o, t]) => `${((100 * o) / t).toFixed(0)} %`).join(", ")}); medians ${ours.toFixed(0)} and ${theirs.toFixed(0)} req/s`,
       );

@@ -87,7 +87,8 @@ describe("statements per metrics request", () => {
   }, 120_000);
   afterAll(() => store.close());
 
-  it("is one data statement, but for the shapes listed with their reasons", async () => {
+  /** An app over a driver that counts statements, its token cached, and a GET that must answer 200. */
+  const countingApp = () => {
     const { driver, statements } = counting(store.db);
     const { app } = testApp(driver, { config: { auth: { ...resolveConfig({}, {}).auth, cache_seconds: 600 } } });
     const get = async (path: string) => {
@@ -96,6 +97,11 @@ describe("statements per metrics request", () => {
       expect(res.status, JSON.stringify(body)).toBe(200);
       return body as Array<{ data: Array<{ value: number | null }> }>;
     };
+    return { statements, get };
+  };
+
+  it("is one data statement, but for the shapes listed with their reasons", async () => {
+    const { statements, get } = countingApp();
     const over: string[] = [];
     let answered = 0;
     for (const history of Object.keys(HISTORIES) as History[]) {
@@ -119,14 +125,8 @@ describe("statements per metrics request", () => {
   }, 120_000);
 
   it("is one data statement for an entity's counters over a window that ends on a sample", async () => {
-    const { driver, statements } = counting(store.db);
-    const { app } = testApp(driver, { config: { auth: { ...resolveConfig({}, {}).auth, cache_seconds: 600 } } });
+    const { statements, get } = countingApp();
     const base = `/api/v1/metrics/query?probe_name=pg_stat_database&connection_id=${connections.get("collector")}`;
-    const get = async (path: string) => {
-      const res = await app.request(path, { headers: { authorization: `Bearer ${token}` } });
-      expect(res.status, await res.clone().text()).toBe(200);
-      return (await res.json()) as Array<{ data: Array<{ value: number | null }> }>;
-    };
     await get(`${base}&metrics=numbackends`);
     // A dashboard's window aligned to the minute ends on a sample, which the window's end instant holds.
     const end = slot - 30 * MINUTE;
