@@ -24,33 +24,34 @@ export class PowerfulRoleError extends Error {
 }
 
 // Superusers, replication roles and the server-file/program roles can act outside a read-only transaction
-// (COPY TO PROGRAM, files, dblink_exec, replication slots, other sessions).
-const POWERS = `SELECT r.rolname, r.rolsuper, r.rolreplication,
-       pg_has_role(r.oid, 'pg_execute_server_program', 'MEMBER') AS execute_server_program,
-       pg_has_role(r.oid, 'pg_write_server_files', 'MEMBER') AS write_server_files,
-       pg_has_role(r.oid, 'pg_read_server_files', 'MEMBER') AS read_server_files
-  FROM pg_roles r WHERE r.rolname = current_user`;
+// (COPY TO PROGRAM, files, dblink_exec, replication slots, other sessions). Membership counts at any depth and
+// whether or not it inherits: a NOINHERIT member can still `SET ROLE` to the powerful role.
+const POWERS = `SELECT current_user AS login,
+       coalesce(json_agg(json_build_object('name', r.rolname, 'super', r.rolsuper, 'replication', r.rolreplication)
+                ORDER BY r.rolname) FILTER (WHERE r.oid IS NOT NULL), '[]') AS roles
+  FROM pg_roles r
+ WHERE (r.rolsuper OR r.rolreplication OR r.rolname IN ('pg_execute_server_program', 'pg_write_server_files', 'pg_read_server_files'))
+   AND pg_has_role(current_user, r.oid, 'MEMBER')`;
 
-interface Powers {
-  rolname: string;
-  rolsuper: boolean;
-  rolreplication: boolean;
-  execute_server_program: boolean;
-  write_server_files: boolean;
-  read_server_files: boolean;
+interface PowerfulRole {
+  name: string;
+  super: boolean;
+  replication: boolean;
 }
 
-/** The current role's name and the powers it holds that a read-only transaction does not contain. */
+/** How one powerful role reaches the login, in words for a refusal. */
+function powerOf(login: string, role: PowerfulRole): string {
+  if (role.name === login) return role.super ? "superuser" : "replication";
+  if (role.name.startsWith("pg_") && !role.super && !role.replication) return role.name;
+  return `member of ${role.name}, a ${role.super ? "superuser" : "replication"} role`;
+}
+
+/** The current role's name and the powers it holds, itself or through any membership, that a read-only transaction does not contain. */
 export async function rolePowers(client: pg.Client): Promise<{ role: string; powers: string[] }> {
-  const [r] = (await client.query<Powers>(POWERS)).rows;
-  if (r.rolsuper) return { role: r.rolname, powers: ["superuser"] };
-  const powers = [
-    r.rolreplication && "replication",
-    r.execute_server_program && "pg_execute_server_program",
-    r.write_server_files && "pg_write_server_files",
-    r.read_server_files && "pg_read_server_files",
-  ].filter((p): p is string => typeof p === "string");
-  return { role: r.rolname, powers };
+  const [{ login, roles }] = (await client.query<{ login: string; roles: PowerfulRole[] }>(POWERS)).rows;
+  // A superuser counts as a member of every role: its own attribute says all.
+  if (roles.some((r) => r.name === login && r.super)) return { role: login, powers: ["superuser"] };
+  return { role: login, powers: roles.map((r) => powerOf(login, r)) };
 }
 
 const quoteIdent = (name: string) => `"${name.replace(/"/g, '""')}"`;

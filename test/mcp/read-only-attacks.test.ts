@@ -24,6 +24,7 @@ let call: (name: string, args: Record<string, unknown>) => ReturnType<typeof cal
 let superConn: number;
 let callAs: (config: Record<string, unknown>, name: string, args: Record<string, unknown>) => ReturnType<typeof callTool>;
 let callLive: (name: string, args: Record<string, unknown>) => ReturnType<typeof callTool>;
+let callAsLogin: (login: string, asLiveUsername: boolean, name: string, args: Record<string, unknown>) => ReturnType<typeof callTool>;
 
 const MONITOR_PASSWORD = "monitor password 123";
 
@@ -43,7 +44,15 @@ beforeAll(async () => {
     GRANT CREATE ON SCHEMA public TO pglens_monitor;
     CREATE EXTENSION dblink;
     CREATE ROLE pglens_live NOLOGIN IN ROLE pg_monitor;
-    GRANT SELECT, INSERT, UPDATE, DELETE ON victim TO pglens_live;`);
+    GRANT SELECT, INSERT, UPDATE, DELETE ON victim TO pglens_live;
+    CREATE ROLE su_role SUPERUSER NOLOGIN;
+    CREATE ROLE su_middle NOLOGIN IN ROLE su_role;
+    CREATE ROLE repl_role REPLICATION NOLOGIN;
+    CREATE ROLE noinherit_su LOGIN NOINHERIT PASSWORD '${MONITOR_PASSWORD}' IN ROLE pg_monitor, su_role;
+    CREATE ROLE deep_su LOGIN PASSWORD '${MONITOR_PASSWORD}' IN ROLE pg_monitor, su_middle;
+    CREATE ROLE deep_repl LOGIN NOINHERIT PASSWORD '${MONITOR_PASSWORD}' IN ROLE pg_monitor;
+    CREATE ROLE repl_middle NOLOGIN IN ROLE repl_role;
+    GRANT repl_middle TO deep_repl;`);
   bystander = new pg.Client({ connectionString: server.url, application_name: "bystander" });
   bystander.on("error", () => {});
   await bystander.connect();
@@ -64,6 +73,13 @@ beforeAll(async () => {
   const liveConn = await registerServer(store.db, "superuser-with-live-login", server.url);
   await store.db.query("UPDATE connections SET live_username = 'pglens_monitor', live_password_secret = $2 WHERE id = $1", [liveConn, await seal(MONITOR_PASSWORD, TEST_SECRET)]);
   callLive = (name, args) => callTool(name, { connection_id: liveConn, ...args }, { db: store.db, now: Date.now(), access, config, log: createLogger("error") });
+  callAsLogin = async (login, asLiveUsername, name, args) => {
+    const url = new URL(server.url);
+    if (!asLiveUsername) [url.username, url.password] = [login, MONITOR_PASSWORD];
+    const id = await registerServer(store.db, `${login}-${asLiveUsername}`, url.toString());
+    if (asLiveUsername) await store.db.query("UPDATE connections SET live_username = $2, live_password_secret = $3 WHERE id = $1", [id, login, await seal(MONITOR_PASSWORD, TEST_SECRET)]);
+    return callTool(name, { connection_id: id, ...args }, { db: store.db, now: Date.now(), access, config, log: createLogger("error") });
+  };
 });
 
 afterAll(async () => {
@@ -191,6 +207,24 @@ describe("on a superuser login with a live_username", () => {
     expect(who.content[0].text).toMatch(/\ns\tc\npglens_monitor\tpglens_monitor\n/);
     expect((await callLive("execute_explain", { statement: "SELECT 1", analyze: true })).isError).toBe(false);
     expect((await callLive("get_schema_info", { schema_name: "public" })).content[0].text).toContain("victim");
+  });
+});
+
+// A login that is not powerful itself but may become a powerful role (SET ROLE works through a NOINHERIT
+// membership too) would run `set_config('role', ...)` and then write through dblink_exec as a superuser.
+describe("a login that is a member of a powerful role", () => {
+  const BECOME_AND_WRITE = "SELECT set_config('role', 'su_role', true), dblink_exec('dbname=postgres user=postgres', 'INSERT INTO victim VALUES (7, ''pwned'')')";
+  it.each([
+    ["noinherit_su", /noinherit_su \(member of su_role, a superuser role\)|noinherit_su has member of su_role, a superuser role/],
+    ["deep_su", /deep_su \(member of su_role, a superuser role\)|deep_su has member of su_role, a superuser role/],
+    ["deep_repl", /deep_repl \(member of repl_role, a replication role\)|deep_repl has member of repl_role, a replication role/],
+  ])("%s is refused, as the collector login and as live_username, naming the role", async (login, message) => {
+    for (const asLiveUsername of [false, true]) {
+      const result = await callAsLogin(login, asLiveUsername, "query_database", { query: BECOME_AND_WRITE });
+      expect(result.isError).toBe(true);
+      expect(result.content[0].text).toMatch(message);
+    }
+    expect((await admin.query("SELECT count(*)::int AS n FROM victim WHERE id = 7")).rows[0].n).toBe(0);
   });
 });
 
