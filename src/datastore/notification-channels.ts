@@ -13,8 +13,10 @@ export interface ChannelRow {
   enabled: boolean;
   is_estate_default: boolean;
   webhook_url_secret: string | null;
+  /** Masked for display (rows written before migration 35: the plain URL). */
   endpoint_url: string | null;
-  http_method: "GET" | "POST" | "PUT" | "PATCH";
+  endpoint_url_secret: string | null;
+  http_method: "POST" | "PUT" | "PATCH";
   headers_secret: string | null;
   header_names: string[];
   auth_type: "basic" | "bearer" | "api_key" | null;
@@ -39,7 +41,7 @@ export interface ChannelRow {
 /** Columns a caller may set (secrets already sealed). */
 export type ChannelFields = Omit<ChannelRow, "id" | "created_by" | "created_at" | "updated_at">;
 const SETTABLE: ReadonlyArray<keyof ChannelFields> = [
-  "name", "description", "channel_type", "enabled", "is_estate_default", "webhook_url_secret", "endpoint_url", "http_method", "headers_secret", "header_names",
+  "name", "description", "channel_type", "enabled", "is_estate_default", "webhook_url_secret", "endpoint_url", "endpoint_url_secret", "http_method", "headers_secret", "header_names",
   "auth_type", "auth_credentials_secret", "smtp_host", "smtp_port", "smtp_username_secret", "smtp_password_secret", "smtp_use_tls", "from_address", "from_name",
   "template_alert_fire", "template_alert_clear", "template_reminder", "reminder_enabled", "reminder_interval_hours",
 ];

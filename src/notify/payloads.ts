@@ -28,7 +28,7 @@ export interface OpenChannel {
   name: string;
   webhook_url: string | null;
   endpoint_url: string | null;
-  http_method: "GET" | "POST" | "PUT" | "PATCH";
+  http_method: "POST" | "PUT" | "PATCH";
   headers: Record<string, string>;
   auth_type: "basic" | "bearer" | "api_key" | null;
   auth_credentials: string | null;
@@ -107,7 +107,7 @@ function http(c: OpenChannel, body: unknown | undefined): Message {
   const url = (c.channel_type === "webhook" ? c.endpoint_url : c.webhook_url) ?? "";
   const method = c.channel_type === "webhook" ? c.http_method : "POST";
   const headers = c.channel_type === "webhook" ? webhookHeaders(c) : {};
-  if (method === "GET" || body === undefined) return { transport: "http", method, url, headers };
+  if (body === undefined) return { transport: "http", method, url, headers };
   return { transport: "http", method, url, headers: { "content-type": "application/json", ...headers }, body: typeof body === "string" ? body : JSON.stringify(body) };
 }
 

@@ -4,6 +4,7 @@ import { seal } from "../auth/secret-box.ts";
 import {
   CHANNEL_TYPES,
   type ChannelFields,
+  type ChannelType,
   type ChannelRow,
   type RecipientRow,
   addRecipient,
@@ -18,6 +19,7 @@ import {
   updateRecipient,
 } from "../datastore/notification-channels.ts";
 import { InputError } from "../errors.ts";
+import { actsAsSuperuser } from "../auth/rbac.ts";
 import { admin, authority, guarded } from "../http/access.ts";
 import type { AppEnv } from "../http/context.ts";
 import { ApiError } from "../http/errors.ts";
@@ -25,6 +27,7 @@ import { IdParam, PathId, json, jsonBody, noContent } from "../http/params.ts";
 import { newRouter } from "../http/router.ts";
 import { errorResponses } from "../http/schemas.ts";
 import { openChannel, redact } from "../notify/open-channel.ts";
+import { maskedUrl } from "../notify/masked-url.ts";
 import { checkOutboundHost, checkOutboundUrl } from "../notify/outbound-guard.ts";
 import { testMessage } from "../notify/payloads.ts";
 import { channelHistory } from "../notify/queue.ts";
@@ -36,7 +39,7 @@ const MANAGE = admin("manage_notification_channels");
 const base = "/api/v1/notification-channels";
 
 const EMAIL = z.string().trim().max(320).regex(/^[^\s@]+@[^\s@]+\.[^\s@]+$/, "must be a valid email address (name@domain)");
-const METHODS = ["GET", "POST", "PUT", "PATCH"] as const;
+const METHODS = ["POST", "PUT", "PATCH"] as const;
 const AUTH_TYPES = ["basic", "bearer", "api_key"] as const;
 
 const Recipient = z.object({ id: z.number().int(), channel_id: z.number().int(), email_address: z.string(), display_name: z.string(), enabled: z.boolean(), created_at: z.string() }).openapi("EmailRecipient");
@@ -50,7 +53,7 @@ const Channel = z
     enabled: z.boolean(),
     is_estate_default: z.boolean(),
     webhook_url_set: z.boolean(),
-    endpoint_url: z.string().nullable(),
+    endpoint_url: z.string().nullable().openapi({ description: "Where a webhook sends, its user info and query values masked (stored encrypted)" }),
     http_method: z.enum(METHODS),
     header_names: z.array(z.string()).openapi({ description: "Names of the custom headers; their values are never returned" }),
     auth_type: z.enum(AUTH_TYPES).nullable(),
@@ -84,7 +87,7 @@ const ChannelBody = z
     enabled: z.boolean(),
     is_estate_default: z.boolean().openapi({ description: "Fires for every server unless an override says otherwise" }),
     webhook_url: secretText("Slack/Mattermost incoming-webhook URL"),
-    endpoint_url: z.string().max(2000).nullable().openapi({ description: "Webhook channels: where to send" }),
+    endpoint_url: z.string().max(2000).nullable().openapi({ description: "Webhook channels: where to send; stored encrypted, returned masked" }),
     http_method: z.enum(METHODS),
     headers: z.record(z.string().min(1).max(200), z.string().max(4000)).openapi({ description: "Webhook channels: extra headers; values stored encrypted" }),
     auth_type: z.enum(AUTH_TYPES).nullable(),
@@ -186,7 +189,7 @@ function channelJson(row: ChannelRow, recipients: RecipientRow[]) {
     enabled: row.enabled,
     is_estate_default: row.is_estate_default,
     webhook_url_set: row.webhook_url_secret !== null,
-    endpoint_url: row.endpoint_url,
+    endpoint_url: row.endpoint_url === null ? null : maskedUrl(row.endpoint_url),
     http_method: row.http_method,
     header_names: [...row.header_names].sort(),
     auth_type: row.auth_type,
@@ -212,7 +215,7 @@ function channelJson(row: ChannelRow, recipients: RecipientRow[]) {
 
 const EMPTY: ChannelFields = {
   name: "", description: "", channel_type: "webhook", enabled: true, is_estate_default: false, webhook_url_secret: null, endpoint_url: null, http_method: "POST",
-  headers_secret: null, header_names: [], auth_type: null, auth_credentials_secret: null, smtp_host: null, smtp_port: 587, smtp_username_secret: null,
+  endpoint_url_secret: null, headers_secret: null, header_names: [], auth_type: null, auth_credentials_secret: null, smtp_host: null, smtp_port: 587, smtp_username_secret: null,
   smtp_password_secret: null, smtp_use_tls: true, from_address: null, from_name: null, template_alert_fire: null, template_alert_clear: null,
   template_reminder: null, reminder_enabled: false, reminder_interval_hours: 4,
 };
@@ -224,9 +227,13 @@ const EMPTY: ChannelFields = {
 async function merged(c: Context<AppEnv>, current: ChannelFields, body: z.infer<typeof ChannelBody>): Promise<ChannelFields> {
   const secret = c.get("config").secret;
   const sealed = async (value: string | undefined, kept: string | null) => (value === undefined ? kept : value === "" ? null : seal(value, secret));
-  const { webhook_url, headers, auth_credentials, smtp_username, smtp_password, ...plain } = body;
+  const { webhook_url, endpoint_url, headers, auth_credentials, smtp_username, smtp_password, ...plain } = body;
   const next: ChannelFields = { ...current, ...Object.fromEntries(Object.entries(plain).filter(([, v]) => v !== undefined)) };
   next.webhook_url_secret = await sealed(webhook_url, current.webhook_url_secret);
+  if (endpoint_url !== undefined) {
+    next.endpoint_url = endpoint_url && maskedUrl(endpoint_url);
+    next.endpoint_url_secret = await sealed(endpoint_url ?? "", null);
+  }
   next.auth_credentials_secret = await sealed(auth_credentials, current.auth_credentials_secret);
   next.smtp_username_secret = await sealed(smtp_username, current.smtp_username_secret);
   next.smtp_password_secret = await sealed(smtp_password, current.smtp_password_secret);
@@ -241,7 +248,7 @@ async function merged(c: Context<AppEnv>, current: ChannelFields, body: z.infer<
     if (!next.webhook_url_secret) throw new InputError(`webhook_url is required for ${next.channel_type} channels`);
   } else if (next.channel_type === "webhook") {
     if (!next.endpoint_url) throw new InputError("endpoint_url is required for webhook channels");
-    await checkOutboundUrl(next.endpoint_url, "endpoint_url", deny);
+    if (endpoint_url) await checkOutboundUrl(endpoint_url, "endpoint_url", deny);
     if (next.auth_type && !next.auth_credentials_secret) throw new InputError(`auth_credentials is required with auth_type ${next.auth_type}`);
     if (auth_credentials && next.auth_type === "basic" && !auth_credentials.includes(":")) throw new InputError("auth_credentials: basic auth takes user:password");
     if (auth_credentials && next.auth_type === "api_key" && !/^[^:\s]+:.+/.test(auth_credentials)) throw new InputError("auth_credentials: api_key takes Header-Name:value");
@@ -251,6 +258,36 @@ async function merged(c: Context<AppEnv>, current: ChannelFields, body: z.infer<
     await checkOutboundHost(next.smtp_host, "smtp_host", deny);
   }
   return next;
+}
+
+/** What decides where each type of channel sends. */
+const DESTINATION: Record<ChannelType, ReadonlyArray<"endpoint_url" | "http_method" | "webhook_url" | "smtp_host" | "smtp_port" | "smtp_use_tls">> = {
+  webhook: ["endpoint_url", "http_method"],
+  slack: ["webhook_url"],
+  mattermost: ["webhook_url"],
+  email: ["smtp_host", "smtp_port", "smtp_use_tls"],
+};
+const STORED_SECRETS = [
+  ["auth_credentials", "auth_credentials_secret"],
+  ["headers", "headers_secret"],
+  ["smtp_username", "smtp_username_secret"],
+  ["smtp_password", "smtp_password_secret"],
+] as const;
+
+/**
+ * A channel's stored secrets must not follow it to a destination its creator did not choose (the rule
+ * connections follow): whoever re-points it gives every stored secret again, unless they created it or are a
+ * superuser.
+ */
+async function assertSecretsFollowCreator(c: Context<AppEnv>, row: ChannelRow, body: z.infer<typeof ChannelChanges>) {
+  const a = await authority(c);
+  if (row.created_by === a.principal.username || actsAsSuperuser(a)) return;
+  const { channel } = await openChannel(row, c.get("config").secret);
+  const current = { endpoint_url: channel.endpoint_url, http_method: row.http_method, webhook_url: channel.webhook_url, smtp_host: row.smtp_host, smtp_port: row.smtp_port, smtp_use_tls: row.smtp_use_tls };
+  const moved = DESTINATION[row.channel_type].filter((k) => body[k] !== undefined && body[k] !== current[k]);
+  const missing = STORED_SECRETS.filter(([field, column]) => row[column] !== null && body[field] === undefined).map(([field]) => `\`${field}\``);
+  if (!moved.length || !missing.length) return;
+  throw new ApiError(400, `changing ${moved.join(", ")} sends the channel's stored secrets somewhere new: give ${missing.join(", ")} in the same request (only the channel's creator or a superuser may keep the stored ones)`);
 }
 
 const fieldsOf = (row: ChannelRow): ChannelFields => {
@@ -269,6 +306,7 @@ export const notificationChannelRoutes = newRouter()
   .openapi(r.update, async (c) => {
     const { id } = c.req.valid("param");
     const current = await getChannel(c.get("db"), id);
+    await assertSecretsFollowCreator(c, current, c.req.valid("json"));
     const row = await updateChannel(c.get("db"), id, await merged(c, fieldsOf(current), c.req.valid("json")));
     return c.json(await oneChannelJson(c, row), 200);
   })
