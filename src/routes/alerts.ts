@@ -1,9 +1,11 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { SEVERITIES } from "../alerts/builtin-rules.ts";
-import { assertReadableConnections } from "../datastore/connections.ts";
+import { connectionAccess } from "../auth/rbac.ts";
+import { assertReadableConnections, readableConnection } from "../datastore/connections.ts";
 import { type AlertRow, acknowledgeAlert, activeAlertCounts, getAlert, listAlerts, saveAnalysis, unacknowledgeAlert } from "../datastore/alerts.ts";
 import { NotFoundError } from "../errors.ts";
+import { ApiError } from "../http/errors.ts";
 import { USER, authority, guarded } from "../http/access.ts";
 import type { AppEnv } from "../http/context.ts";
 import { estateView } from "../http/estate-view.ts";
@@ -108,7 +110,7 @@ const r = {
       tags,
       summary: "Acknowledge an active alert",
       request: { body: jsonBody(AlertIdBody.extend({ message: z.string().max(2000).optional(), false_positive: z.boolean().optional() }).strict()) },
-      responses: { 200: json(z.object({ status: z.literal("acknowledged") }), "Acknowledged"), ...errorResponses(400, 401, 404, 409) },
+      responses: { 200: json(z.object({ status: z.literal("acknowledged") }), "Acknowledged"), ...errorResponses(400, 401, 403, 404, 409) },
     }),
   ),
   unacknowledge: guarded(
@@ -119,7 +121,7 @@ const r = {
       tags,
       summary: "Remove the acknowledgment: the alert is active again",
       request: { query: z.object({ alert_id: PathId }) },
-      responses: { 200: json(z.object({ status: z.literal("active") }), "Active again"), ...errorResponses(400, 401, 404, 409) },
+      responses: { 200: json(z.object({ status: z.literal("active") }), "Active again"), ...errorResponses(400, 401, 403, 404, 409) },
     }),
   ),
   analysis: guarded(
@@ -130,7 +132,7 @@ const r = {
       tags,
       summary: "Store an analysis of an alert produced by a client (and the metric value it was made for)",
       request: { body: jsonBody(AlertIdBody.extend({ analysis: z.string().min(1).max(100_000), metric_value: z.number().optional() }).strict()) },
-      responses: { 200: json(z.object({ status: z.literal("saved") }), "Saved"), ...errorResponses(400, 401, 404) },
+      responses: { 200: json(z.object({ status: z.literal("saved") }), "Saved"), ...errorResponses(400, 401, 403, 404) },
     }),
   ),
 };
@@ -150,6 +152,19 @@ async function visibleIds(c: Context<AppEnv>): Promise<number[]> {
 async function visibleAlert(c: Context<AppEnv>, id: number): Promise<AlertRow> {
   const alert = await getAlert(c.get("db"), id).catch(() => undefined);
   if (!alert || !(await visibleIds(c)).includes(alert.connection_id)) throw new NotFoundError(`alert ${id} not found`);
+  return alert;
+}
+
+/**
+ * Acknowledging, marking a false positive (which mutes the anomaly and trains the review) and storing an analysis
+ * change what others see and are told: they need read_write on the alert's connection, within the token's scope.
+ */
+async function writableAlert(c: Context<AppEnv>, id: number): Promise<AlertRow> {
+  const alert = await visibleAlert(c, id);
+  const a = await authority(c);
+  if (connectionAccess(a, await readableConnection(c.get("db"), alert.connection_id, a)) !== "read_write") {
+    throw new ApiError(403, `changing alert ${id} needs read_write on its connection ${alert.connection_id}: be its owner, hold manage_connections or a read_write grant (and a token scoped to read_write)`);
+  }
   return alert;
 }
 
@@ -185,20 +200,20 @@ export const alertRoutes = newRouter()
   })
   .openapi(r.acknowledge, async (c) => {
     const body = c.req.valid("json");
-    await visibleAlert(c, body.alert_id);
+    await writableAlert(c, body.alert_id);
     const who = (await authority(c)).principal.username;
     await acknowledgeAlert(c.get("db"), body.alert_id, who, body.message ?? "", body.false_positive ?? false);
     return c.json({ status: "acknowledged" as const }, 200);
   })
   .openapi(r.unacknowledge, async (c) => {
     const { alert_id } = c.req.valid("query");
-    await visibleAlert(c, alert_id);
+    await writableAlert(c, alert_id);
     await unacknowledgeAlert(c.get("db"), alert_id);
     return c.json({ status: "active" as const }, 200);
   })
   .openapi(r.analysis, async (c) => {
     const body = c.req.valid("json");
-    await visibleAlert(c, body.alert_id);
+    await writableAlert(c, body.alert_id);
     await saveAnalysis(c.get("db"), body.alert_id, body.analysis, body.metric_value ?? null);
     return c.json({ status: "saved" as const }, 200);
   });

@@ -17,6 +17,8 @@ let store: TestDatastore;
 let api: ReturnType<typeof client>;
 let root: string;
 let reader: string;
+let writer: string;
+let writerScopedToRead: string;
 let seen: number;
 let hidden: number;
 const ids: Record<string, number> = {};
@@ -41,6 +43,14 @@ beforeAll(async () => {
   const group = await createGroup(store.db, "readers", "");
   await setConnectionGrants(store.db, group.id, [{ connection_id: seen, access_level: "read" }]);
   await addMember(store.db, group.id, { type: "user", id: user.id });
+  const w = await userWithToken(store.db, "writer");
+  writer = w.token;
+  const writers = await createGroup(store.db, "writers", "");
+  await setConnectionGrants(store.db, writers.id, [{ connection_id: seen, access_level: "read_write" }]);
+  await addMember(store.db, writers.id, { type: "user", id: w.id });
+  const scoped = await api("POST", "/api/v1/rbac/tokens", { token: root, body: { owner_username: "writer", note: "read only" } });
+  await api("PUT", `/api/v1/rbac/tokens/${scoped.body.id}/scope`, { token: root, body: { connections: [{ connection_id: seen, access_level: "read" }] } });
+  writerScopedToRead = scoped.body.token;
   ids.seenActive = await insertAlert(seen, { severity: "critical" });
   ids.seenCleared = await insertAlert(seen, { status: "cleared", cleared_at: new Date(), triggered_at: new Date(Date.now() - 3600_000) });
   ids.hiddenActive = await insertAlert(hidden);
@@ -78,16 +88,33 @@ describe("alerts API", () => {
     }
   });
 
-  it("acknowledges only active alerts, and stores an analysis", async () => {
-    expect((await api("POST", "/api/v1/alerts/acknowledge", { token: reader, body: { alert_id: ids.seenCleared } })).status).toBe(409);
-    expect((await api("POST", "/api/v1/alerts/acknowledge", { token: reader, body: { alert_id: ids.seenActive, false_positive: true } })).body).toEqual({ status: "acknowledged" });
+  it("lets a viewer (read, or a token scoped to read) acknowledge, mark or analyse nothing: 403, nothing written", async () => {
+    expect(writerScopedToRead).toMatch(/./);
+    for (const token of [reader, writerScopedToRead]) {
+      for (const [method, path, body] of [
+        ["POST", "/api/v1/alerts/acknowledge", { alert_id: ids.seenActive, false_positive: true }],
+        ["DELETE", `/api/v1/alerts/acknowledge?alert_id=${ids.seenActive}`, undefined],
+        ["PUT", "/api/v1/alerts/analysis", { alert_id: ids.seenActive, analysis: "nothing to see here" }],
+      ] as const) {
+        const res = await api(method, path, { token, body });
+        expect(res.status, `${method} ${path}`).toBe(403);
+        expect(res.body.error).toContain(`changing alert ${ids.seenActive} needs read_write on its connection ${seen}`);
+      }
+    }
+    expect((await store.db.query("SELECT status, ai_analysis FROM alerts WHERE id = $1", [ids.seenActive]))[0]).toEqual({ status: "active", ai_analysis: null });
+    expect((await store.db.query("SELECT count(*)::int AS n FROM alert_acknowledgments"))[0]).toEqual({ n: 0 });
+  });
+
+  it("acknowledges only active alerts, and stores an analysis (read_write on the connection)", async () => {
+    expect((await api("POST", "/api/v1/alerts/acknowledge", { token: writer, body: { alert_id: ids.seenCleared } })).status).toBe(409);
+    expect((await api("POST", "/api/v1/alerts/acknowledge", { token: writer, body: { alert_id: ids.seenActive, false_positive: true } })).body).toEqual({ status: "acknowledged" });
     const [acked] = (await api("GET", `/api/v1/alerts?status=acknowledged`, { token: reader })).body.alerts;
-    expect(acked).toMatchObject({ id: ids.seenActive, acknowledged_by: "reader", false_positive: true });
-    expect((await api("DELETE", `/api/v1/alerts/acknowledge?alert_id=${ids.seenActive}`, { token: reader })).body).toEqual({ status: "active" });
-    expect((await api("DELETE", `/api/v1/alerts/acknowledge?alert_id=${ids.seenActive}`, { token: reader })).status).toBe(409);
-    expect((await api("DELETE", "/api/v1/alerts/acknowledge?alert_id=abc", { token: reader })).status).toBe(400);
-    expect((await api("PUT", "/api/v1/alerts/analysis", { token: reader, body: { alert_id: ids.seenActive, analysis: "vacuum is behind", metric_value: 42 } })).body).toEqual({ status: "saved" });
-    expect((await api("PUT", "/api/v1/alerts/analysis", { token: reader, body: { alert_id: ids.seenActive } })).status).toBe(400);
+    expect(acked).toMatchObject({ id: ids.seenActive, acknowledged_by: "writer", false_positive: true });
+    expect((await api("DELETE", `/api/v1/alerts/acknowledge?alert_id=${ids.seenActive}`, { token: writer })).body).toEqual({ status: "active" });
+    expect((await api("DELETE", `/api/v1/alerts/acknowledge?alert_id=${ids.seenActive}`, { token: writer })).status).toBe(409);
+    expect((await api("DELETE", "/api/v1/alerts/acknowledge?alert_id=abc", { token: writer })).status).toBe(400);
+    expect((await api("PUT", "/api/v1/alerts/analysis", { token: writer, body: { alert_id: ids.seenActive, analysis: "vacuum is behind", metric_value: 42 } })).body).toEqual({ status: "saved" });
+    expect((await api("PUT", "/api/v1/alerts/analysis", { token: writer, body: { alert_id: ids.seenActive } })).status).toBe(400);
     const [analysed] = (await api("GET", `/api/v1/alerts?severity=critical`, { token: reader })).body.alerts;
     expect(analysed).toMatchObject({ ai_analysis: "vacuum is behind", ai_analysis_metric_value: 42 });
   });
