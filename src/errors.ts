@@ -31,3 +31,14 @@ export class ForbiddenError extends Error {
     this.name = "ForbiddenError";
   }
 }
+
+/** The caller asked again too soon; it may ask again after `retryAfterSeconds`. */
+export class TooSoonError extends Error {
+  constructor(
+    message: string,
+    readonly retryAfterSeconds: number,
+  ) {
+    super(message);
+    this.name = "TooSoonError";
+  }
+}

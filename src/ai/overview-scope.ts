@@ -1,4 +1,5 @@
 /** Which servers an overview covers: those the caller can see, narrowed to ids, a server, a cluster or a cluster group. */
+import type { Payer } from "../llm/usage.ts";
 import type { Queryable } from "../../drivers/types.ts";
 import type { Authority } from "../auth/rbac.ts";
 import { estateOf } from "../auth/visible-estate.ts";
@@ -26,7 +27,7 @@ function windowsOf(servers: readonly ConnectionRow[], clusters: readonly Cluster
   return { connections: servers.map((s) => s.id), clusters: theirs.map((cl) => cl.id), groups };
 }
 
-export async function overviewFor(db: Queryable, a: Authority, llm: LlmConfig, log: Logger, scope: OverviewScope, refresh: boolean): Promise<Overview> {
+export async function overviewFor(db: Queryable, a: Authority, llm: LlmConfig, log: Logger, scope: OverviewScope, refreshBy?: Payer): Promise<Overview> {
   let chosen = (await estateOf(db, a)).connections;
   if (scope.connectionIds) chosen = chosen.filter((row) => scope.connectionIds!.includes(row.id));
   if (scope.scopeType === "server") chosen = chosen.filter((row) => row.id === scope.scopeId);
@@ -39,5 +40,5 @@ export async function overviewFor(db: Queryable, a: Authority, llm: LlmConfig, l
   if ((scope.connectionIds || scope.scopeType) && chosen.length === 0) throw new NotFoundError("none of the servers asked for is visible to you");
   // One summary per set of servers, whoever asks: it says nothing about the asker.
   const scopeKey = `connections:${chosen.map((row) => row.id).sort((x, y) => x - y).join(",")}`;
-  return overview(db, llm, log, scopeKey, await estateSnapshot(db, chosen, windowsOf(chosen, clusters)), refresh);
+  return overview(db, llm, log, scopeKey, await estateSnapshot(db, chosen, windowsOf(chosen, clusters)), refreshBy);
 }

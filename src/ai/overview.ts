@@ -3,6 +3,7 @@
  * snapshot's fingerprint changes (or on request); shared by all instances (shared-summary.ts), so several
  * pglens instances ask the LLM once per change, not once each.
  */
+import type { Payer } from "../llm/usage.ts";
 import type { Queryable } from "../../drivers/types.ts";
 import type { SummaryRow } from "../datastore/overview-summaries.ts";
 import type { LlmConfig } from "../llm/llm-config.ts";
@@ -36,12 +37,13 @@ function shown(row: SummaryRow | undefined, snapshot: EstateSnapshot, status: "r
   return { status, summary: row?.summary ?? null, generated_at: at?.toISOString() ?? null, stale_at: at ? new Date(at.getTime() + STALE_AFTER_MS).toISOString() : null, llm: "configured", snapshot };
 }
 
-export async function overview(db: Queryable, llm: LlmConfig, log: Logger, scopeKey: string, snapshot: EstateSnapshot, refresh = false): Promise<Overview> {
+/** `refreshBy`: the person who asked for a new summary now (they pay for it). */
+export async function overview(db: Queryable, llm: LlmConfig, log: Logger, scopeKey: string, snapshot: EstateSnapshot, refreshBy?: Payer): Promise<Overview> {
   if (snapshot.server_total === 0) return { status: "empty", summary: null, snapshot };
   if (!llm.overview_summary) return { status: "ready", summary: null, generated_at: null, stale_at: null, llm: "disabled", snapshot };
   if (!defaultProvider(llm, "chat")) return { status: "ready", summary: null, generated_at: null, stale_at: null, llm: "unconfigured", snapshot };
-  const { row, status } = await sharedSummary(db, scopeKey, fingerprint(snapshot), refresh, () =>
-    askForText(llm, log, "overview", OVERVIEW_PROMPT, `Estate snapshot (JSON):\n${JSON.stringify(snapshot)}`),
+  const { row, status } = await sharedSummary(db, scopeKey, fingerprint(snapshot), refreshBy, (payer) =>
+    askForText(llm, log, "overview", OVERVIEW_PROMPT, `Estate snapshot (JSON):\n${JSON.stringify(snapshot)}`, payer),
   );
   return shown(row, snapshot, status);
 }

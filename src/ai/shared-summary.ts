@@ -4,7 +4,9 @@
  */
 import type { Queryable } from "../../drivers/types.ts";
 import { type SummaryRow, claimSummary, readSummary, releaseClaim, saveSummary } from "../datastore/overview-summaries.ts";
-import { chat } from "../llm/chat.ts";
+import { TooSoonError } from "../errors.ts";
+import { type ChatReply, chat } from "../llm/chat.ts";
+import { type Payer, charged, estimateTokens, reserve } from "../llm/usage.ts";
 import type { LlmConfig } from "../llm/llm-config.ts";
 import { choose } from "../llm/providers.ts";
 import type { Logger } from "../log.ts";
@@ -18,22 +20,47 @@ export interface Shared {
   status: "ready" | "generating";
 }
 
-export async function sharedSummary(db: Queryable, key: string, print: string, refresh: boolean, write: () => Promise<string>): Promise<Shared> {
+/** A text asked to be written again sooner than this after the last one is refused (429). */
+export const REFRESH_INTERVAL_SECONDS = 60;
+
+/**
+ * The text under `key`, written again when the facts' fingerprint changed, or when someone asked (`refreshBy`,
+ * who then pays for the call, and at most once a minute per key whoever asks).
+ */
+export async function sharedSummary(db: Queryable, key: string, print: string, refreshBy: Payer | undefined, write: (payer?: Payer) => Promise<string>): Promise<Shared> {
   const cached = await readSummary(db, key);
-  if (cached?.summary && cached.fingerprint === print && !refresh) return { row: cached, status: "ready" };
+  if (refreshBy && cached?.summary && cached.generated_at) {
+    const age = (Date.now() - cached.generated_at.getTime()) / 1000;
+    if (age < REFRESH_INTERVAL_SECONDS) {
+      const wait = Math.ceil(REFRESH_INTERVAL_SECONDS - age);
+      throw new TooSoonError(`this text was written ${Math.floor(age)} s ago: a refresh is allowed once every ${REFRESH_INTERVAL_SECONDS} s; try again in ${wait} s`, wait);
+    }
+  }
+  if (cached?.summary && cached.fingerprint === print && !refreshBy) return { row: cached, status: "ready" };
   if (!(await claimSummary(db, key, CLAIM_SECONDS))) return { row: cached, status: "generating" };
   try {
-    return { row: await saveSummary(db, key, print, await write()), status: "ready" };
+    return { row: await saveSummary(db, key, print, await write(refreshBy)), status: "ready" };
   } catch (err) {
     await releaseClaim(db, key);
     throw err;
   }
 }
 
-/** One short answer from the default chat model: focused (temperature 0.3) and brief (512 tokens). */
-export async function askForText(llm: LlmConfig, log: Logger, endpoint: string, system: string, content: string): Promise<string> {
+const MAX_TOKENS = 512;
+
+/**
+ * One short answer from the default chat model: focused (temperature 0.3) and brief (512 tokens). Charged to
+ * `payer`'s daily budget when a person asked for it; pglens's own writing is only logged.
+ */
+export async function askForText(llm: LlmConfig, log: Logger, endpoint: string, system: string, content: string, payer?: Payer): Promise<string> {
   const choice = choose(llm, "chat");
-  const reply = await chat({ ...llm, max_tokens: 512, temperature: 0.3 }, choice, { system, tools: [], messages: [{ role: "user", content }] });
-  log.info("llm usage", { user: "(pglens)", endpoint, provider: choice.provider, model: choice.model, prompt_tokens: reply.token_usage.prompt_tokens, completion_tokens: reply.token_usage.completion_tokens });
+  const ask = () => chat({ ...llm, max_tokens: MAX_TOKENS, temperature: 0.3 }, choice, { system, tools: [], messages: [{ role: "user", content }] });
+  let reply: ChatReply;
+  if (payer) {
+    reply = await charged(await reserve(payer, endpoint, estimateTokens(system + content) + MAX_TOKENS), ask, (r) => r.token_usage);
+  } else {
+    reply = await ask();
+    log.info("llm usage", { user: "(pglens)", endpoint, provider: choice.provider, model: choice.model, prompt_tokens: reply.token_usage.prompt_tokens, completion_tokens: reply.token_usage.completion_tokens });
+  }
   return reply.content.flatMap((b) => (b.type === "text" ? [b.text] : [])).join("").trim();
 }

@@ -8,7 +8,7 @@ import { MonitoredServerError } from "../monitored/client.ts";
 import { LiveBusyError } from "../monitored/live-slots.ts";
 import { LlmProviderError } from "../llm/provider-error.ts";
 import { TokenBudgetError } from "../llm/usage.ts";
-import { ConflictError, ForbiddenError, InputError, NotFoundError } from "../errors.ts";
+import { ConflictError, ForbiddenError, InputError, NotFoundError, TooSoonError } from "../errors.ts";
 import type { AppEnv } from "./context.ts";
 
 /** An error whose message is meant for the caller. */
@@ -36,6 +36,7 @@ export function handleError(err: Error, c: Context<AppEnv>) {
   if (err instanceof NotFoundError) return errorResponse(c, 404, err.message);
   if (err instanceof ForbiddenError) return errorResponse(c, 403, err.message);
   if (err instanceof ConflictError) return errorResponse(c, 409, err.message);
+  if (err instanceof TooSoonError) return errorResponse(c, 429, err.message, { "Retry-After": String(err.retryAfterSeconds) });
   if (err instanceof HTTPException) {
     const message = err.status === 400 && /json/i.test(err.message) ? "request body is not valid JSON" : err.message || "request failed";
     return errorResponse(c, err.status as ContentfulStatusCode, message);

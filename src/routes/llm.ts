@@ -17,7 +17,8 @@ import { MODEL_NAME, PROVIDER_INFO, choose, configuredProviders, defaultModel, d
 import { MAX_RERANK_DOCUMENTS, rerankLocally, rerankWithProvider } from "../llm/rerank.ts";
 import { MAX_PINNED_MEMORIES, buildSystemPrompt } from "../llm/system-prompt.ts";
 import { pinnedMemories } from "../datastore/memories.ts";
-import { checkBudget, recordUsage } from "../llm/usage.ts";
+import { charged, estimateTokens, reserve } from "../llm/usage.ts";
+import { payer } from "../http/payer.ts";
 
 const tags = ["LLM"];
 const base = "/api/v1/llm";
@@ -140,12 +141,8 @@ async function currentUser(c: Context<AppEnv>) {
   };
 }
 
-async function budgeted(c: Context<AppEnv>) {
-  const principal = c.get("principal")!;
-  await checkBudget(c.get("db"), c.get("config").llm, principal.userId);
-  return (endpoint: string, usage: { provider: string; model: string; prompt_tokens: number; completion_tokens: number }) =>
-    recordUsage(c.get("db"), c.get("log"), c.get("config").llm, principal, { endpoint, ...usage });
-}
+/** Reserves the caller's tokens for one call (429 when the day's budget is spent). */
+const reserveFor = (c: Context<AppEnv>, endpoint: string, estimate: number) => reserve(payer(c), endpoint, estimate);
 
 async function chatTurn(c: Context<AppEnv>, body: z.infer<typeof ChatRequest>): Promise<ChatTurn> {
   const memories = await pinnedMemories(c.get("db"), c.get("principal")!.userId, MAX_PINNED_MEMORIES);
@@ -221,9 +218,9 @@ export const llmRoutes = newRouter()
       const body = c.req.valid("json");
       const llm = c.get("config").llm;
       const choice = choose(llm, "chat", body.provider, body.model);
-      const record = await budgeted(c);
-      const reply = await chat(llm, choice, await chatTurn(c, body), c.req.raw.signal);
-      await record("chat", reply.token_usage);
+      const turn = await chatTurn(c, body);
+      const reservation = await reserveFor(c, "chat", estimateTokens(JSON.stringify(turn)) + llm.max_tokens);
+      const reply = await charged(reservation, () => chat(llm, choice, turn, c.req.raw.signal), (r) => r.token_usage);
       return c.json(reply, 200);
     },
   )
@@ -244,19 +241,26 @@ export const llmRoutes = newRouter()
       const body = c.req.valid("json");
       const llm = c.get("config").llm;
       const choice = choose(llm, "chat", body.provider, body.model);
-      const record = await budgeted(c);
       const turn = await chatTurn(c, body);
+      const prompt = estimateTokens(JSON.stringify(turn));
+      const reservation = await reserveFor(c, "chat/stream", prompt + llm.max_tokens);
       return streamSSE(c, async (stream) => {
         const upstream = new AbortController();
         stream.onAbort(() => upstream.abort());
         const keepalive = setInterval(() => void stream.write(": keepalive\n\n").catch(() => {}), KEEPALIVE_MS);
+        let streamed = "";
         try {
           for await (const e of chatStream(llm, choice, turn, upstream.signal)) {
+            // Charged before it is written: a client that leaves at the last moment still pays.
+            if (e.event === "message_end") await reservation.settle(e.data.token_usage);
+            if (e.event === "content_delta") streamed += e.data.text;
+            if (e.event === "tool_use") streamed += JSON.stringify(e.data);
             await stream.writeSSE({ event: e.event, data: JSON.stringify(e.data) });
-            if (e.event === "message_end") await record("chat/stream", e.data.token_usage);
           }
         } finally {
           clearInterval(keepalive);
+          // No usage report (the client left, or the provider failed mid-way): the prompt and what was streamed.
+          await reservation.settle({ provider: choice.provider, model: choice.model, prompt_tokens: prompt, completion_tokens: estimateTokens(streamed) });
         }
       });
     },
@@ -274,11 +278,10 @@ export const llmRoutes = newRouter()
       const body = c.req.valid("json");
       const llm = c.get("config").llm;
       const choice = choose(llm, "embed", body.provider, body.model);
-      const record = await budgeted(c);
       const inputs = typeof body.input === "string" ? [body.input] : body.input;
       if (inputs.length === 0 || inputs.length > MAX_EMBED_INPUTS) throw new InputError(`input: 1 to ${MAX_EMBED_INPUTS} texts per request (got ${inputs.length})`);
-      const result = await embedTexts(llm, choice, inputs, body.dimensions, c.req.raw.signal);
-      await record("embed", { provider: choice.provider, model: choice.model, prompt_tokens: result.tokens, completion_tokens: 0 });
+      const reservation = await reserveFor(c, "embed", estimateTokens(inputs.join(" ")));
+      const result = await charged(reservation, () => embedTexts(llm, choice, inputs, body.dimensions, c.req.raw.signal), (r) => ({ provider: choice.provider, model: choice.model, prompt_tokens: r.tokens, completion_tokens: 0 }));
       return c.json({ model: result.model, dimensions: result.dimensions, embeddings: result.embeddings }, 200);
     },
   )
@@ -300,9 +303,8 @@ export const llmRoutes = newRouter()
       });
       const llm = c.get("config").llm;
       const choice = choose(llm, "embed_images", body.provider, body.model);
-      const record = await budgeted(c);
-      const result = await embedMultimodal(llm, choice, body.inputs, c.req.raw.signal);
-      await record("embed/multimodal", { provider: choice.provider, model: choice.model, prompt_tokens: result.tokens, completion_tokens: 0 });
+      const reservation = await reserveFor(c, "embed/multimodal", estimateTokens(JSON.stringify(body.inputs)));
+      const result = await charged(reservation, () => embedMultimodal(llm, choice, body.inputs, c.req.raw.signal), (r) => ({ provider: choice.provider, model: choice.model, prompt_tokens: r.tokens, completion_tokens: 0 }));
       return c.json({ model: result.model, dimensions: result.dimensions, embeddings: result.embeddings }, 200);
     },
   )
@@ -321,9 +323,10 @@ export const llmRoutes = newRouter()
       const topN = body.top_n && Math.min(body.top_n, body.documents.length);
       if (!body.provider && !defaultProvider(llm, "rerank")) return c.json(rerankLocally(body.query, body.documents, topN), 200);
       const choice = choose(llm, "rerank", body.provider, body.model);
-      const record = await budgeted(c);
-      const ranked = await rerankWithProvider(llm, choice, body.query, body.documents, topN, c.req.raw.signal);
-      await record("rerank", { provider: choice.provider, model: choice.model, prompt_tokens: 0, completion_tokens: 0 });
+      const reservation = await reserveFor(c, "rerank", estimateTokens(body.query + body.documents.join(" ")));
+      // Rerank providers report no token counts: the estimate is what it costs.
+      const usage = { provider: choice.provider, model: choice.model, prompt_tokens: estimateTokens(body.query + body.documents.join(" ")), completion_tokens: 0 };
+      const ranked = await charged(reservation, () => rerankWithProvider(llm, choice, body.query, body.documents, topN, c.req.raw.signal), () => usage);
       return c.json(ranked, 200);
     },
   );

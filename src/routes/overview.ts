@@ -4,6 +4,7 @@ import { SCOPE_TYPES, overviewFor } from "../ai/overview-scope.ts";
 import { InputError } from "../errors.ts";
 import { USER, authority, guarded } from "../http/access.ts";
 import { json } from "../http/params.ts";
+import { payer } from "../http/payer.ts";
 import { newRouter } from "../http/router.ts";
 import { JsonValue, errorResponses } from "../http/schemas.ts";
 
@@ -11,7 +12,7 @@ const Query = z.object({
   connection_ids: z.string().optional().openapi({ description: "Comma-separated connection ids to summarize (those you can see)" }),
   scope_type: z.enum(SCOPE_TYPES, { error: "scope_type must be server, cluster or group" }).optional(),
   scope_id: z.coerce.number({ error: "scope_id must be a positive integer" }).int().positive("scope_id must be a positive integer").optional(),
-  refresh: z.enum(["true", "false"]).optional().openapi({ description: "true: write a new summary even if nothing significant changed" }),
+  refresh: z.enum(["true", "false"]).optional().openapi({ description: "true: write a new summary even if nothing significant changed, charged to your daily LLM token budget; at most once a minute per set of servers (429 with Retry-After sooner)" }),
 });
 
 const Overview = z
@@ -39,7 +40,7 @@ const route = guarded(
     tags: ["AI"],
     summary: "The estate at a glance, with an LLM's summary of it (written again only when something significant changes)",
     request: { query: Query },
-    responses: { 200: json(Overview, "The overview of what you can see"), ...errorResponses(400, 401, 404, 502, 504) },
+    responses: { 200: json(Overview, "The overview of what you can see"), ...errorResponses(400, 401, 404, 429, 502, 504) },
   }),
 );
 
@@ -47,7 +48,7 @@ export const overviewRoutes = newRouter().openapi(route, async (c) => {
   const q = c.req.valid("query");
   if ((q.scope_type === undefined) !== (q.scope_id === undefined)) throw new InputError("scope_type and scope_id go together: give both or neither");
   const scope = { connectionIds: q.connection_ids === undefined ? undefined : parseIds(q.connection_ids), scopeType: q.scope_type, scopeId: q.scope_id };
-  const result = await overviewFor(c.get("db"), await authority(c), c.get("config").llm, c.get("log"), scope, q.refresh === "true");
+  const result = await overviewFor(c.get("db"), await authority(c), c.get("config").llm, c.get("log"), scope, q.refresh === "true" ? payer(c) : undefined);
   return c.json(result as unknown as z.infer<typeof Overview>, 200);
 });
 
@@ -75,7 +76,7 @@ export const overviewStreamRoutes = newRouter().openapi(streamRoute, async (c) =
   const scope = { connectionIds: q.connection_ids === undefined ? undefined : parseIds(q.connection_ids), scopeType: q.scope_type, scopeId: q.scope_id };
   const db = c.get("db");
   const a = await authority(c);
-  const current = () => overviewFor(db, a, c.get("config").llm, c.get("log"), scope, false);
+  const current = () => overviewFor(db, a, c.get("config").llm, c.get("log"), scope);
   const first = await current(); // answers 404 before the stream starts when nothing asked for is visible
   return streamSSE(c, async (stream) => {
     let open = true;

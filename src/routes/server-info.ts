@@ -5,6 +5,7 @@ import { serverInfo } from "../datastore/server-info.ts";
 import { analyseServer } from "../ai/server-analysis.ts";
 import { USER, authority, guarded } from "../http/access.ts";
 import { PathId, json } from "../http/params.ts";
+import { payer } from "../http/payer.ts";
 import { newRouter } from "../http/router.ts";
 import { ScalarOrNull, errorResponses } from "../http/schemas.ts";
 
@@ -55,7 +56,7 @@ const analysisRoute = guarded(
     path: "/api/v1/server-info/{connection_id}/ai-analysis",
     tags: ["Server information"],
     summary: "An LLM's reading of the server: its databases, settings and active alerts, with next steps",
-    description: "Written again only when the server restarts or its key settings, databases or extensions change; `refresh=true` forces a new one. Without an LLM configured, `analysis` is null and `llm` is `unconfigured`; before the collector has sampled the server, `status` is `no_data`.",
+    description: "Written again only when the server restarts or its key settings, databases or extensions change; `refresh=true` forces a new one, charged to your daily LLM token budget and allowed once a minute per server (429 with Retry-After sooner). Without an LLM configured, `analysis` is null and `llm` is `unconfigured`; before the collector has sampled the server, `status` is `no_data`.",
     request: {
       params: z.object({ connection_id: PathId.openapi({ param: { name: "connection_id", in: "path" } }) }),
       query: z.object({ refresh: z.enum(["true", "false"]).optional() }),
@@ -73,7 +74,7 @@ const analysisRoute = guarded(
           .openapi("ServerAnalysis"),
         "The analysis",
       ),
-      ...errorResponses(400, 401, 404, 502, 504),
+      ...errorResponses(400, 401, 404, 429, 502, 504),
     },
   }),
 );
@@ -82,7 +83,7 @@ export const serverAnalysisRoutes = newRouter().openapi(analysisRoute, async (c)
   const { connection_id: id } = c.req.valid("param");
   const db = c.get("db");
   const info = await serverInfo(db, await readableConnection(db, id, await authority(c)));
-  const result = await analyseServer(db, c.get("config").llm, c.get("log"), info, await openAlertTitles(db, id), c.req.valid("query").refresh === "true");
+  const result = await analyseServer(db, c.get("config").llm, c.get("log"), info, await openAlertTitles(db, id), c.req.valid("query").refresh === "true" ? payer(c) : undefined);
   return c.json(result, 200);
 });
 

@@ -67,7 +67,12 @@ describe("GET /api/v1/overview", () => {
     const changed = await api("GET", "/api/v1/overview", { token: root });
     expect(changed.body.snapshot).toMatchObject({ alert_total: 1, alert_critical: 1, server_warning: 1, top_alerts: [{ title: "replication lag over 5 minutes", server_name: "prod-db-1", severity: "critical" }] });
     expect(llmCalls() - before).toBe(2);
-    await api("GET", "/api/v1/overview?refresh=true", { token: root });
+    // A refresh right after a summary was written is refused; a minute later it writes one.
+    const tooSoon = await api("GET", "/api/v1/overview?refresh=true", { token: root });
+    expect(tooSoon).toMatchObject({ status: 429, body: { error: expect.stringMatching(/a refresh is allowed once every 60 s; try again in \d+ s/) } });
+    expect(llmCalls() - before).toBe(2);
+    await store.db.query("UPDATE overview_summaries SET generated_at = generated_at - interval '61 seconds'");
+    expect((await api("GET", "/api/v1/overview?refresh=true", { token: root })).status).toBe(200);
     expect(llmCalls() - before).toBe(3);
   });
 

@@ -68,7 +68,9 @@ describe("server AI analysis", () => {
     await sampleAt("2026-03-01T10:15:00Z", "65536", "2026-03-01T10:12:00Z"); // restart
     await api("GET", `/api/v1/server-info/${conn}/ai-analysis`, { token: root });
     expect(calls() - before).toBe(3);
-    await api("GET", `/api/v1/server-info/${conn}/ai-analysis?refresh=true`, { token: root });
+    expect((await api("GET", `/api/v1/server-info/${conn}/ai-analysis?refresh=true`, { token: root })).status).toBe(429); // written just now
+    await store.db.query("UPDATE overview_summaries SET generated_at = generated_at - interval '61 seconds'");
+    expect((await api("GET", `/api/v1/server-info/${conn}/ai-analysis?refresh=true`, { token: root })).status).toBe(200);
     expect(calls() - before).toBe(4);
   });
 

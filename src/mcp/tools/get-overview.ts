@@ -12,7 +12,7 @@ export const getOverviewTool = defineTool({
   inputSchema: z.object({ connection_ids: z.array(z.number().int().positive()).min(1).max(1000).optional() }),
   annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: true },
   async run(args, { db, access, config, log }) {
-    const result = await overviewFor(db, access, config.llm, log, { connectionIds: args.connection_ids }, false);
+    const result = await overviewFor(db, access, config.llm, log, { connectionIds: args.connection_ids });
     const head =
       result.status === "empty"
         ? "You can see no server."
