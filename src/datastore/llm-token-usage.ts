@@ -1,11 +1,6 @@
 /** Per-user daily token counts of the LLM proxy (UTC days, kept by the datastore's clock). */
 import type { Queryable } from "../../drivers/types.ts";
 
-export async function tokensUsedToday(db: Queryable, userId: number): Promise<number> {
-  const rows = await db.query<{ tokens: string }>("SELECT tokens FROM llm_token_usage WHERE user_id = $1 AND day = (now() AT TIME ZONE 'UTC')::date", [userId]);
-  return rows.length ? Number(rows[0].tokens) : 0;
-}
-
 /**
  * Adds `tokens` to today's count in one statement, only while the count is below `limit` (when given), so
  * parallel calls on any number of instances cannot all pass a nearly spent budget. Returns the day charged,
