@@ -18,6 +18,7 @@ import { MAX_RERANK_DOCUMENTS, rerankLocally, rerankWithProvider } from "../llm/
 import { MAX_PINNED_MEMORIES, buildSystemPrompt } from "../llm/system-prompt.ts";
 import { pinnedMemories } from "../datastore/memories.ts";
 import { charged, estimateTokens, reserve } from "../llm/usage.ts";
+import { CREDENTIAL_GONE, credentialCheck } from "../http/credential-check.ts";
 import { payer } from "../http/payer.ts";
 
 const tags = ["LLM"];
@@ -82,8 +83,9 @@ const ChatReply = z
 const STREAM_FORMAT = [
   "Server-sent events, in this order: `message_start` `{provider, model}`; any number of `content_delta` `{index, type: \"text\", text}` and",
   "`tool_use` `{index, type: \"tool_use\", id, name, input}` (each tool call once complete); then `message_end` `{stop_reason, token_usage}`,",
-  "or `error` `{error}` when the provider fails mid-way. Each `data` is one line of JSON. A `: keepalive` comment is sent every 15 s.",
-  "Closing the connection cancels the provider request.",
+  "or `error` `{error}` when the provider fails mid-way or your credential stops holding (signed out, revoked, expired; checked about once a second).",
+  "Each `data` is one line of JSON. A `: keepalive` comment is sent every 15 s. Closing the connection cancels the provider request (you are charged",
+  "for the prompt and what was streamed).",
 ].join(" ");
 
 const EmbedRequest = z
@@ -249,8 +251,14 @@ export const llmRoutes = newRouter()
         stream.onAbort(() => upstream.abort());
         const keepalive = setInterval(() => void stream.write(": keepalive\n\n").catch(() => {}), KEEPALIVE_MS);
         let streamed = "";
+        const stillAllowed = credentialCheck(c);
         try {
           for await (const e of chatStream(llm, choice, turn, upstream.signal)) {
+            if (!(await stillAllowed())) {
+              upstream.abort();
+              await stream.writeSSE({ event: "error", data: JSON.stringify({ error: CREDENTIAL_GONE }) });
+              break;
+            }
             // Charged before it is written: a client that leaves at the last moment still pays.
             if (e.event === "message_end") await reservation.settle(e.data.token_usage);
             if (e.event === "content_delta") streamed += e.data.text;

@@ -1,8 +1,11 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { streamSSE } from "hono/streaming";
+import type { Overview } from "../ai/overview.ts";
 import { SCOPE_TYPES, overviewFor } from "../ai/overview-scope.ts";
+import type { Authority } from "../auth/rbac.ts";
 import { InputError } from "../errors.ts";
 import { USER, authority, guarded } from "../http/access.ts";
+import { CREDENTIAL_GONE, credentialCheck } from "../http/credential-check.ts";
 import { json } from "../http/params.ts";
 import { payer } from "../http/payer.ts";
 import { newRouter } from "../http/router.ts";
@@ -64,7 +67,7 @@ const streamRoute = guarded(
     tags: ["AI"],
     summary: "The overview as server-sent events: the current one at once, then each new summary",
     description:
-      "Each event is `id: <generated_at>`, `event: overview`, `data: <the overview as one line of JSON>`. The stream looks for changes every 10 s (a new summary written by any pglens instance, or a significant change, which writes one) and sends `: keepalive` every 30 s. Same query as GET /api/v1/overview, without `refresh`.",
+      "Each event is `id: <generated_at>`, `event: overview`, `data: <the overview as one line of JSON>`. The stream looks for changes every 10 s (a new summary written by any pglens instance, or a significant change, which writes one) and sends `: keepalive` every 30 s. Same query as GET /api/v1/overview, without `refresh`. Each event is for the caller as they are at that moment: when the credential no longer holds (signed out, revoked, expired, user disabled) or the servers asked for are no longer visible, one `error` event ends the stream.",
     request: { query: Query.omit({ refresh: true }) },
     responses: { 200: { description: "text/event-stream of overview events", content: { "text/event-stream": { schema: z.string() } } }, ...errorResponses(400, 401, 404) },
   }),
@@ -75,9 +78,9 @@ export const overviewStreamRoutes = newRouter().openapi(streamRoute, async (c) =
   if ((q.scope_type === undefined) !== (q.scope_id === undefined)) throw new InputError("scope_type and scope_id go together: give both or neither");
   const scope = { connectionIds: q.connection_ids === undefined ? undefined : parseIds(q.connection_ids), scopeType: q.scope_type, scopeId: q.scope_id };
   const db = c.get("db");
-  const a = await authority(c);
-  const current = () => overviewFor(db, a, c.get("config").llm, c.get("log"), scope);
-  const first = await current(); // answers 404 before the stream starts when nothing asked for is visible
+  const current = (a: Authority) => overviewFor(db, a, c.get("config").llm, c.get("log"), scope);
+  const first = await current(await authority(c)); // answers 404 before the stream starts when nothing asked for is visible
+  const stillAllowed = credentialCheck(c, 0);
   return streamSSE(c, async (stream) => {
     let open = true;
     stream.onAbort(() => {
@@ -85,7 +88,7 @@ export const overviewStreamRoutes = newRouter().openapi(streamRoute, async (c) =
     });
     const keepalive = setInterval(() => void stream.write(": keepalive\n\n").catch(() => {}), STREAM_KEEPALIVE_MS);
     let last = "";
-    const send = async (o: Awaited<ReturnType<typeof current>>) => {
+    const send = async (o: Overview) => {
       const id = ("generated_at" in o && o.generated_at) || o.status;
       const key = `${id}|${o.summary}`;
       if (key === last) return;
@@ -96,7 +99,11 @@ export const overviewStreamRoutes = newRouter().openapi(streamRoute, async (c) =
       await send(first);
       while (open) {
         await stream.sleep(OVERVIEW_POLL_MS);
-        if (open) await send(await current());
+        if (!open) break;
+        // Each event is for the caller as they are now: gone, or seeing less, before anything is written.
+        const a = await stillAllowed();
+        if (!a) throw new Error(CREDENTIAL_GONE);
+        await send(await current(a));
       }
     } catch (err) {
       if (open) await stream.writeSSE({ event: "error", data: JSON.stringify({ error: (err as Error).message }) });
