@@ -6,6 +6,7 @@ import { ForbiddenError, InputError, NotFoundError } from "../errors.ts";
 import { describeIssues } from "../http/validation.ts";
 import { nulPath } from "../http/storable-text.ts";
 import { MonitoredServerError } from "../monitored/client.ts";
+import { fence } from "./fence.ts";
 import { type ToolContext, ToolError } from "./tool.ts";
 import { TOOLS } from "./tools/index.ts";
 
@@ -26,7 +27,8 @@ export async function callTool(name: string, args: unknown, ctx: ToolContext): P
   const parsed = tool.inputSchema.safeParse(args ?? {});
   if (!parsed.success) return text(`invalid arguments for ${name}: ${describeIssues("argument", parsed.error)}`, true);
   try {
-    return text(await tool.run(parsed.data, ctx));
+    const result = await tool.run(parsed.data, ctx);
+    return text(tool.dataFrom ? fence(`Result of ${tool.name}.`, result, "", tool.dataFrom) : result);
   } catch (err) {
     if (err instanceof ToolError || err instanceof InputError || err instanceof NotFoundError || err instanceof ForbiddenError || err instanceof MonitoredServerError) return text((err as Error).message, true);
     throw err; // datastore outages and bugs reach the caller's error handling

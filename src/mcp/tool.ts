@@ -22,6 +22,11 @@ export interface ToolDefinition<Schema extends z.ZodObject = z.ZodObject> {
   /** MCP annotations: every tool so far only reads. */
   annotations: { readOnlyHint: boolean; destructiveHint?: boolean; idempotentHint?: boolean; openWorldHint?: boolean };
   run(args: z.infer<Schema>, ctx: ToolContext): Promise<string>;
+  /**
+   * Where the result's text comes from, when people outside pglens's control may have written some of it: the
+   * result is then fenced as data (fence.ts). The live tools fence their own results.
+   */
+  dataFrom?: string;
 }
 
 /** A failure the caller can act on: returned as an error result with this message. */

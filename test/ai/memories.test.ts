@@ -14,6 +14,7 @@ import { userWithToken } from "../support/auth.ts";
 import { type TestDatastore, migratedDatastore } from "../support/datastore.ts";
 import { client } from "../support/http.ts";
 import { KEYS, type WireServer, llmSection, startWireServer } from "../support/llm-wire.ts";
+import { fencedData } from "../support/fenced.ts";
 
 let wire: WireServer;
 let store: TestDatastore;
@@ -103,7 +104,7 @@ describe("memories", () => {
     await store_(ann, { content: "the replica lags during nightly vacuum", category: "incident" });
     await store_(ann, { content: "vacuum settings were raised last week" });
     await store_(bob, { content: "bob saw vacuum lag too" });
-    const text = (await tool(ann, "recall_memories", { query: "replica vacuum lag" })).content[0].text;
+    const text = fencedData((await tool(ann, "recall_memories", { query: "replica vacuum lag" })).content[0].text);
     const lines = text.split("\n");
     expect(lines[0]).toBe("id\tscope\tcategory\tpinned\tscore\tcontent\tupdated_at");
     expect(lines[1]).toContain("the replica lags during nightly vacuum");
@@ -118,7 +119,7 @@ describe("memories", () => {
     const call = async (name: string, args: unknown) => (await withEmbeddings("POST", "/api/v1/mcp/tools/call", { token: ann, body: { name, arguments: args } })).body.content[0].text as string;
     expect(await call("store_memory", { content: "standby promotion runbook lives in the wiki", category: "runbook" })).toContain("search: embedded with openai/text-embedding-3-small");
     await call("store_memory", { content: "unrelated fact about cron", category: "runbook" });
-    const [, first] = (await call("recall_memories", { query: "standby promotion runbook lives in the wiki", category: "runbook" })).split("\n");
+    const [, first] = fencedData(await call("recall_memories", { query: "standby promotion runbook lives in the wiki", category: "runbook" })).split("\n");
     expect(first).toMatch(/\trunbook\tfalse\t1\tstandby promotion runbook lives in the wiki\t/);
     const [{ n }] = await store.db.query<{ n: number }>("SELECT count(*)::int AS n FROM memories WHERE embedding IS NOT NULL");
     expect(n).toBe(2);

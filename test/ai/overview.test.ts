@@ -13,6 +13,7 @@ import { KEYS, type WireServer, llmSection, startWireServer } from "../support/l
 import { serveOnFreePort } from "../support/node-server.ts";
 import { parseSse } from "../support/sse.ts";
 import { OVERVIEW_POLL_MS } from "../../src/routes/overview.ts";
+import { fencedData } from "../support/fenced.ts";
 
 let wire: WireServer;
 let store: TestDatastore;
@@ -131,7 +132,7 @@ describe("GET /api/v1/overview", () => {
     const api = instance();
     const res = await api("POST", "/api/v1/mcp/tools/call", { token: root, body: { name: "get_overview", arguments: { connection_ids: [staging] } } });
     expect(res.body.isError).toBe(false);
-    const [summary, snapshot] = res.body.content[0].text.split("\n\nSnapshot:\n");
+    const [summary, snapshot] = fencedData(res.body.content[0].text).split("\n\nSnapshot:\n");
     expect(summary).toMatch(/^echo: Estate snapshot/);
     expect(summary).toContain("staging-db-7");
     expect(JSON.parse(snapshot).servers.map((x: { name: string }) => x.name)).toEqual(["staging-db-7"]);

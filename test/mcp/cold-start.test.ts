@@ -8,7 +8,7 @@ import type { Driver } from "../../drivers/types.ts";
 import { issueApiToken } from "../../src/auth/issue-token.ts";
 import { migrate } from "../../src/datastore/migrate.ts";
 import { runCli } from "../support/cli.ts";
-import { mcpClient, textOf } from "../support/mcp-client.ts";
+import { dataOf, mcpClient, textOf } from "../support/mcp-client.ts";
 import { TEST_SECRET, registerServer } from "../support/monitored.ts";
 import { testApp } from "../support/app.ts";
 import { serveOnFreePort } from "../support/node-server.ts";
@@ -56,7 +56,7 @@ describe("an assistant arriving cold", () => {
     const warm = await mcpClient(node.url, token);
     expect((await warm.listTools()).tools.map((t) => t.name)).toEqual(["list_connections", "query_metrics"]);
     expect(warm.getInstructions()).toContain("find servers with list_connections");
-    const listed = textOf(await warm.callTool({ name: "list_connections", arguments: {} }));
+    const listed = dataOf(await warm.callTool({ name: "list_connections", arguments: {} }));
     expect(listed.split("\n")[0]).toBe("id\tname\thost\tport\tdatabase_name\tis_monitored\taccess\tlast_collected_at\tconnection_error");
     expect(listed).toMatch(new RegExp(`\\n${conn}\\tprod\\t127\\.0\\.0\\.1\\t\\d+\\tpostgres\\ttrue\\tread\\t`));
     await warm.close();

@@ -6,7 +6,7 @@ import { migrate } from "../../src/datastore/migrate.ts";
 import { addMember, createGroup, setMcpGrants } from "../../src/datastore/groups.ts";
 import { testApp } from "../support/app.ts";
 import { bearer, userWithToken } from "../support/auth.ts";
-import { mcpClient, textOf } from "../support/mcp-client.ts";
+import { dataOf, mcpClient, textOf } from "../support/mcp-client.ts";
 import { TEST_SECRET, monitorRoleUrl, registerServer } from "../support/monitored.ts";
 import { serveOnFreePort } from "../support/node-server.ts";
 import { createTestDatabase } from "../support/postgres.ts";
@@ -55,7 +55,7 @@ describe.each(runtimes)("MCP over Streamable HTTP on %s", (_name, target) => {
 
     expect(textOf(await client.callTool({ name: "list_probes", arguments: {} }))).toMatch(/^name\trow_count|^name\tdescription\trow_count\tscope/);
     expect(textOf(await client.callTool({ name: "describe_probe", arguments: { probe_name: "pg_stat_wal" } }))).toContain("wal_records\tbigint");
-    expect(textOf(await client.callTool({ name: "query_metrics", arguments: { probe_name: "pg_stat_wal", connection_id: conn, metrics: "wal_records", time_start: "1h" } }))).toMatch(/^bucket_time\twal_records\n/);
+    expect(dataOf(await client.callTool({ name: "query_metrics", arguments: { probe_name: "pg_stat_wal", connection_id: conn, metrics: "wal_records", time_start: "1h" } }))).toMatch(/^bucket_time\twal_records\n/);
     const rows = await client.callTool({ name: "query_database", arguments: { connection_id: conn, query: "SELECT 41 + 1 AS answer, 'a\tb' AS tricky" } });
     expect(rows.isError).toBeFalsy();
     expect(textOf(rows)).toMatch(/<<<pglens-data-[0-9a-f]{24}\nanswer\ttricky\n42\ta\\tb\npglens-data-[0-9a-f]{24}>>>\n\(1 row\)$/);
@@ -63,11 +63,11 @@ describe.each(runtimes)("MCP over Streamable HTTP on %s", (_name, target) => {
     expect(textOf(schema)).toMatch(/pg_catalog\tpg_class\tcolumn\trelname\tname\tNOT NULL/);
     const plan = await client.callTool({ name: "execute_explain", arguments: { connection_id: conn, statement: "SELECT count(*) FROM pg_class", analyze: true, format: "json" } });
     expect(textOf(plan)).toMatch(/"Actual Rows"/);
-    expect(textOf(await client.callTool({ name: "list_alerts", arguments: { connection_ids: [conn] } }))).toMatch(/^id\talert_type\tseverity\tstatus\tserver_name/);
-    expect(textOf(await client.callTool({ name: "get_alert_rules", arguments: { category: "locks" } }))).toMatch(/\tdeadlocks_detected\tlocks\tpg_stat_database\.deadlocks_delta\t/);
-    expect(textOf(await client.callTool({ name: "list_blackouts", arguments: { active: true } }))).toMatch(/^id\tscope\tgroup_id\tcluster_id\tconnection_id/);
+    expect(dataOf(await client.callTool({ name: "list_alerts", arguments: { connection_ids: [conn] } }))).toMatch(/^id\talert_type\tseverity\tstatus\tserver_name/);
+    expect(dataOf(await client.callTool({ name: "get_alert_rules", arguments: { category: "locks" } }))).toMatch(/\tdeadlocks_detected\tlocks\tpg_stat_database\.deadlocks_delta\t/);
+    expect(dataOf(await client.callTool({ name: "list_blackouts", arguments: { active: true } }))).toMatch(/^id\tscope\tgroup_id\tcluster_id\tconnection_id/);
     const hourAgo = new Date(Date.now() - 3_600_000).toISOString();
-    expect(textOf(await client.callTool({ name: "get_timeline", arguments: { time_start: hourAgo, time_end: new Date().toISOString(), connection_ids: [conn] } }))).toMatch(/^occurred_at\tevent_type\tseverity\tserver_name/);
+    expect(dataOf(await client.callTool({ name: "get_timeline", arguments: { time_start: hourAgo, time_end: new Date().toISOString(), connection_ids: [conn] } }))).toMatch(/^occurred_at\tevent_type\tseverity\tserver_name/);
     const bad = await client.callTool({ name: "get_timeline", arguments: { time_start: "yesterday", time_end: new Date().toISOString() } });
     expect(bad.isError).toBe(true);
     // An argument the tool does not take is refused, as its schema says, not dropped (the filter would be lost).
@@ -75,8 +75,8 @@ describe.each(runtimes)("MCP over Streamable HTTP on %s", (_name, target) => {
     expect(typo).toMatchObject({ isError: true, content: [{ text: expect.stringMatching(/query_metrics.*databse_name/s) }] });
     const fact = `checkpoints on ${_name} run at 02:00`;
     expect(textOf(await client.callTool({ name: "store_memory", arguments: { content: fact, category: "schedule" } }))).toMatch(/^Stored memory \d+\nscope: user\ncategory: schedule/);
-    expect(textOf(await client.callTool({ name: "recall_memories", arguments: { query: `${_name} checkpoints` } }))).toContain(`\tschedule\tfalse\t`);
-    expect(textOf(await client.callTool({ name: "get_overview", arguments: { connection_ids: [conn] } }))).toMatch(/^\(no LLM is configured: no summary\)\n\nSnapshot:\n\{"timestamp"/);
+    expect(dataOf(await client.callTool({ name: "recall_memories", arguments: { query: `${_name} checkpoints` } }))).toContain(`\tschedule\tfalse\t`);
+    expect(dataOf(await client.callTool({ name: "get_overview", arguments: { connection_ids: [conn] } }))).toMatch(/^\(no LLM is configured: no summary\)\n\nSnapshot:\n\{"timestamp"/);
     await client.close();
   });
 });

@@ -8,6 +8,7 @@ import { addConnection, DATASTORE_KINDS, migratedDatastore, type TestDatastore }
 import { testApp } from "../support/app.ts";
 import { userWithToken } from "../support/auth.ts";
 import { client } from "../support/http.ts";
+import { fencedData } from "../support/fenced.ts";
 
 const ORDERS_QUERYID = "-4617127464133208123"; // beyond 2^53: must survive exactly
 const HIT_SHARE = 100 / 1.05; // the demo reads 5 % as many blocks as it hits, in every interval
@@ -281,7 +282,7 @@ describe.each(DATASTORE_KINDS)("metrics summaries on the demo history (%s)", (ki
     it("get_performance_summary gives the current figures and one TSV row per bucket", async () => {
       const { content, isError } = await call("get_performance_summary", { connection_ids: [demo], time_start: "1h" });
       expect(isError).toBe(false);
-      const [header, line, blank, columns, ...rows] = content[0].text.split("\n");
+      const [header, line, blank, columns, ...rows] = fencedData(content[0].text).split("\n");
       expect(header).toMatch(/buckets of 60 s$/);
       expect(line).toMatch(/^connection \d+ \(demo\): xid age shop 18\d{7} \(8\.\d\d%\)/);
       expect(blank).toBe("");
@@ -292,15 +293,15 @@ describe.each(DATASTORE_KINDS)("metrics summaries on the demo history (%s)", (ki
 
     it("get_top_queries answers the REST endpoint's rows as TSV, with the period option", async () => {
       const lifetime = await call("get_top_queries", { connection_id: demo, order_by: "calls", limit: 1 });
-      expect(lifetime.content[0].text.split("\n")[1]).toMatch(new RegExp(`^${ORDERS_QUERYID}\tshop\t`));
+      expect(fencedData(lifetime.content[0].text).split("\n")[1]).toMatch(new RegExp(`^${ORDERS_QUERYID}\tshop\t`));
       const rest = (await get(`/api/v1/metrics/top-queries?connection_id=${demo}&order_by=calls&limit=1&time_range=24h`)).body[0];
       const day = await call("get_top_queries", { connection_id: demo, order_by: "calls", limit: 1, time_start: "24h" });
-      expect(Number(day.content[0].text.split("\n")[1].split("\t")[2])).toBe(rest.calls);
+      expect(Number(fencedData(day.content[0].text).split("\n")[1].split("\t")[2])).toBe(rest.calls);
     });
 
     it("get_latest_snapshot lists the latest rows", async () => {
       const { content } = await call("get_latest_snapshot", { connection_id: demo, probe_name: "pg_stat_all_tables", order_by: "relname", order: "asc" });
-      const lines = content[0].text.split("\n");
+      const lines = fencedData(content[0].text).split("\n");
       expect(lines[0]).toMatch(/^pg_stat_all_tables collected at .*: 3 of 3 rows$/);
       expect(lines.slice(3).map((l) => l.split("\t")[2])).toEqual(["cart_items", "customers", "orders"]);
       const bad = await call("get_latest_snapshot", { connection_id: demo, probe_name: "pg_stat_all_tables", order_by: "nope" });

@@ -4,6 +4,7 @@ import { PROBES } from "../../src/probes/index.ts";
 import { testApp } from "../support/app.ts";
 import { bearer, userWithToken } from "../support/auth.ts";
 import { addConnection, DATASTORE_KINDS, migratedDatastore, type TestDatastore } from "../support/datastore.ts";
+import { fencedData } from "../support/fenced.ts";
 
 const T0 = Date.parse("2026-01-01T00:00:00Z");
 const iso = (seconds: number) => new Date(T0 + seconds * 1000).toISOString();
@@ -66,18 +67,18 @@ describe.each(DATASTORE_KINDS)("datastore tools through the REST bridge on %s", 
   it("query_metrics answers buckets without loopback interfaces, never narrower than the interval", async () => {
     const args = { probe_name: "pg_sys_network_info", connection_id: conn, time_start: iso(0), time_end: iso(900), buckets: 3, metrics: "rx_bytes", aggregation: "max" };
     // The default interval of pg_sys_network_info is 600 s: a 900 s window holds one bucket.
-    expect((await call("query_metrics", args)).content[0].text).toBe(["bucket_time\trx_bytes", `${iso(0)}\t2000`, `${iso(900)}\t2000`].join("\n"));
+    expect(fencedData((await call("query_metrics", args)).content[0].text)).toBe(["bucket_time\trx_bytes", `${iso(0)}\t2000`, `${iso(900)}\t2000`].join("\n"));
     await store.db.query("UPDATE probe_configs SET collection_interval_seconds = 300 WHERE probe_name = 'pg_sys_network_info'");
     const { content, isError } = await call("query_metrics", args);
     expect(isError).toBe(false);
-    expect(content[0].text).toBe(
+    expect(fencedData(content[0].text)).toBe(
       ["bucket_time\trx_bytes", `${iso(0)}\t0`, `${iso(300)}\t1000`, `${iso(600)}\t2000`, `${iso(900)}\t2000`].join("\n"),
     );
   });
 
   it("query_metrics with group_by names a column per entity (loopback still left out)", async () => {
     const args = { probe_name: "pg_sys_network_info", connection_id: conn, time_start: iso(0), time_end: iso(900), buckets: 3, metrics: "rx_bytes", aggregation: "max", group_by: "interface_name" };
-    expect((await call("query_metrics", args)).content[0].text).toBe(
+    expect(fencedData((await call("query_metrics", args)).content[0].text)).toBe(
       ["bucket_time\trx_bytes{interface_name=eth0}", `${iso(0)}\t0`, `${iso(300)}\t1000`, `${iso(600)}\t2000`, `${iso(900)}\t2000`].join("\n"),
     );
     expect((await call("query_metrics", { ...args, group_by: undefined, top: 2 })).content[0].text).toMatch(/give `group_by`/);

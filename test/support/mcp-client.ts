@@ -1,4 +1,5 @@
 /** The MCP SDK's own client, connected to /mcp/v1 of a running app (over HTTP, or any fetch function). */
+import { fencedData } from "./fenced.ts";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 
@@ -13,3 +14,5 @@ export async function mcpClient(baseUrl: string, token: string, fetchImpl?: (url
 }
 
 export const textOf = (result: unknown) => ((result as { content: Array<{ text: string }> }).content[0]?.text ?? "");
+/** The data of a tool result that pglens fences (src/mcp/fence.ts). */
+export const dataOf = (result: unknown) => fencedData(textOf(result));

@@ -1,7 +1,8 @@
 import { z } from "zod";
 import { extended } from "../../monitored/read-only.ts";
 import { defineTool } from "../tool.ts";
-import { fence, liveTarget, refusal, targetArgs, runLive } from "./live-target.ts";
+import { fence } from "../fence.ts";
+import { liveTarget, refusal, targetArgs, runLive } from "./live-target.ts";
 
 export const executeExplain = defineTool({
   name: "execute_explain",

@@ -2,6 +2,7 @@ import { z } from "zod";
 import { listAlertRules, ruleAvailability } from "../../datastore/alert-rules.ts";
 import { defineTool } from "../tool.ts";
 import { toTsv } from "../tsv.ts";
+import { FROM_USERS } from "../fence.ts";
 
 export const getAlertRules = defineTool({
   name: "get_alert_rules",
@@ -10,6 +11,7 @@ export const getAlertRules = defineTool({
     "Lists the alert rules with their defaults as TSV (id, name, category, metric_name, metric_unit, operator, threshold, severity, enabled, available, unavailable_reason, description). " +
     "Servers, clusters and groups can override a rule; optionally filter by category.",
   inputSchema: z.object({ category: z.string().optional() }),
+  dataFrom: FROM_USERS,
   annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
   async run(args, { db }) {
     const rules = (await listAlertRules(db)).filter((r) => args.category === undefined || r.category === args.category);

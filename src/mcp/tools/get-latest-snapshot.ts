@@ -3,6 +3,7 @@ import { LATEST_DEFAULT_LIMIT, LATEST_MAX_LIMIT, latestSnapshot } from "../../me
 import { requireProbe } from "../../metrics/query.ts";
 import { defineTool } from "../tool.ts";
 import { toTsv } from "../tsv.ts";
+import { FROM_A_SERVER } from "../fence.ts";
 
 export const getLatestSnapshot = defineTool({
   name: "get_latest_snapshot",
@@ -19,6 +20,7 @@ export const getLatestSnapshot = defineTool({
     order: z.enum(["asc", "desc"]).optional().describe("Default desc"),
     limit: z.number().int().min(1).max(LATEST_MAX_LIMIT).optional().describe(`Default ${LATEST_DEFAULT_LIMIT}`),
   }),
+  dataFrom: FROM_A_SERVER,
   annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
   async run(args, { db, access }) {
     const probe = requireProbe(args.probe_name);

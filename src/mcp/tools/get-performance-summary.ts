@@ -3,6 +3,7 @@ import { performanceSummary } from "../../metrics/performance-summary.ts";
 import { toolWindow } from "../../metrics/window.ts";
 import { defineTool } from "../tool.ts";
 import { toTsv } from "../tsv.ts";
+import { FROM_A_SERVER } from "../fence.ts";
 
 const COLUMNS = ["connection_id", "time", "cache_hit_ratio", "commits_per_sec", "rollback_percent", "checkpoint_write_ms", "checkpoint_sync_ms"] as const;
 
@@ -18,6 +19,7 @@ export const getPerformanceSummary = defineTool({
     time_start: z.string().optional().describe("Window start: relative to time_end (30m, 1h, 24h, 7d) or ISO 8601; default 1h"),
     time_end: z.string().optional().describe("Window end: ISO 8601 or now (default)"),
   }),
+  dataFrom: FROM_A_SERVER,
   annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
   async run(args, { db, access, now }) {
     const summary = await performanceSummary(db, { access, connectionIds: args.connection_ids, window: toolWindow(args.time_start, args.time_end, now), timeRange: "custom" });

@@ -1,7 +1,8 @@
 import { z } from "zod";
 import { defineTool } from "../tool.ts";
 import { toTsv } from "../tsv.ts";
-import { fence, liveTarget, refusal, targetArgs, runLive } from "./live-target.ts";
+import { fence } from "../fence.ts";
+import { liveTarget, refusal, targetArgs, runLive } from "./live-target.ts";
 
 const MAX_ROWS = 5000;
 

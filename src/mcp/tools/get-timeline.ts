@@ -5,6 +5,7 @@ import { customWindow, parseRfc3339 } from "../../metrics/window.ts";
 import { EVENT_TYPES, parseEventTypes, timelineEvents } from "../../timeline/events.ts";
 import { ToolError, defineTool } from "../tool.ts";
 import { toTsv } from "../tsv.ts";
+import { RECORDED_BY_PGLENS } from "../fence.ts";
 
 const COLUMNS = ["occurred_at", "event_type", "severity", "server_name", "connection_id", "title", "summary", "id"] as const;
 
@@ -22,6 +23,7 @@ export const getTimeline = defineTool({
     event_types: z.array(z.enum(EVENT_TYPES)).optional(),
     limit: z.number().int().min(1).max(1000).optional(),
   }),
+  dataFrom: RECORDED_BY_PGLENS,
   annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
   async run(args, { db, access, now }) {
     const window = customWindow(parseRfc3339(args.time_start, "time_start"), parseRfc3339(args.time_end, "time_end"), now);

@@ -3,6 +3,7 @@ import { TOP_QUERY_ORDERS, parseQueryid, topQueries } from "../../metrics/top-qu
 import { toolWindow } from "../../metrics/window.ts";
 import { defineTool } from "../tool.ts";
 import { toTsv } from "../tsv.ts";
+import { FROM_A_SERVER } from "../fence.ts";
 
 const COLUMNS = ["queryid", "database_name", "calls", "total_exec_time", "mean_exec_time", "rows", "shared_blks_hit", "shared_blks_read", "query"] as const;
 
@@ -23,6 +24,7 @@ export const getTopQueries = defineTool({
     time_start: z.string().optional().describe("Window start: relative to time_end (30m, 1h, 24h, 7d) or ISO 8601; omit for lifetime totals"),
     time_end: z.string().optional().describe("Window end: ISO 8601 or now (default); only with time_start"),
   }),
+  dataFrom: FROM_A_SERVER,
   annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
   async run(args, { db, access, now }) {
     const rows = await topQueries(db, {

@@ -6,6 +6,7 @@ import { listConnections } from "../../datastore/connections.ts";
 import { parseRfc3339 } from "../../metrics/window.ts";
 import { ToolError, defineTool } from "../tool.ts";
 import { toTsv } from "../tsv.ts";
+import { RECORDED_BY_PGLENS } from "../fence.ts";
 
 const COLUMNS = ["id", "alert_type", "severity", "status", "server_name", "connection_id", "database_name", "object_name", "title", "metric_name", "metric_value", "metric_unit", "operator", "threshold_value", "triggered_at", "cleared_at", "acknowledged_by"] as const;
 
@@ -26,6 +27,7 @@ export const listAlertsTool = defineTool({
     time_end: z.string().optional(),
     limit: z.number().int().min(1).max(1000).optional(),
   }),
+  dataFrom: RECORDED_BY_PGLENS,
   annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
   async run(args, { db, access }) {
     const visible = (await listConnections(db)).filter((c) => connectionAccess(access, c) !== null).map((c) => c.id);

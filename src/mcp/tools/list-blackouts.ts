@@ -4,6 +4,7 @@ import { BLACKOUT_SCOPES } from "../../blackouts/scope.ts";
 import { listBlackouts } from "../../datastore/blackouts.ts";
 import { defineTool } from "../tool.ts";
 import { toTsv } from "../tsv.ts";
+import { FROM_USERS } from "../fence.ts";
 
 const COLUMNS = ["id", "scope", "group_id", "cluster_id", "connection_id", "database_name", "reason", "start_time", "end_time", "is_active", "created_by"] as const;
 
@@ -19,6 +20,7 @@ export const listBlackoutsTool = defineTool({
     active: z.boolean().optional(),
     limit: z.number().int().min(1).max(1000).optional(),
   }),
+  dataFrom: FROM_USERS,
   annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
   async run(args, { db, access, now }) {
     const { blackouts } = await listBlackouts(db, { ...args, limit: args.limit ?? 100, offset: 0 }, await visibleTo(db, access));

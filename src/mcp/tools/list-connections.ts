@@ -3,6 +3,7 @@ import { connectionAccess } from "../../auth/rbac.ts";
 import { listConnections } from "../../datastore/connections.ts";
 import { defineTool } from "../tool.ts";
 import { toTsv } from "../tsv.ts";
+import { FROM_USERS } from "../fence.ts";
 
 const COLUMNS = ["id", "name", "host", "port", "database_name", "is_monitored", "access", "last_collected_at", "connection_error"] as const;
 
@@ -13,6 +14,7 @@ export const listConnectionsTool = defineTool({
     "Lists the monitored PostgreSQL connections you may see, as TSV (" + COLUMNS.join(", ") + "). Use an `id` as connection_id in the other tools. " +
     "last_collected_at is the collector's last successful sample of the server; connection_error says why it cannot reach it, if it cannot.",
   inputSchema: z.object({}),
+  dataFrom: FROM_USERS,
   annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
   async run(_args, { db, access }) {
     const visible = (await listConnections(db)).map((c) => ({ c, access: connectionAccess(access, c) })).filter((x) => x.access !== null);

@@ -2,7 +2,8 @@ import { z } from "zod";
 import { extended } from "../../monitored/read-only.ts";
 import { defineTool } from "../tool.ts";
 import { toTsv } from "../tsv.ts";
-import { fence, liveTarget, refusal, targetArgs, runLive } from "./live-target.ts";
+import { fence } from "../fence.ts";
+import { liveTarget, refusal, targetArgs, runLive } from "./live-target.ts";
 
 const MAX_CELL = 10_000;
 const FETCH_BATCH = 100;

@@ -7,6 +7,7 @@ import { type MetricSeries, requireProbe, runMetricsQuery } from "../../metrics/
 import { toolWindow } from "../../metrics/window.ts";
 import { defineTool, ToolError } from "../tool.ts";
 import { toTsv } from "../tsv.ts";
+import { FROM_A_SERVER } from "../fence.ts";
 
 const input = z.object({
   probe_name: z.string().min(1).describe("Probe name from list_probes, e.g. pg_stat_database"),
@@ -35,6 +36,7 @@ export const queryMetrics = defineTool({
     "Only the probe's own columns: derived rates (_per_sec, _delta, _pct, _sessions, dead_tuple_ratio) are served by " +
     "GET /api/v1/metrics/query. For pg_sys_network_info the loopback interfaces lo and lo0 are left out.",
   inputSchema: input,
+  dataFrom: FROM_A_SERVER,
   annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
   async run(args, { db, now, access }) {
     if (args.buckets !== undefined && (args.buckets < 1 || args.buckets > MAX_BUCKETS)) throw new ToolError(`\`buckets\` must be between 1 and ${MAX_BUCKETS}; got ${args.buckets}`);

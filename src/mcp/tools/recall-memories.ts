@@ -3,6 +3,7 @@ import { recall } from "../../ai/memories.ts";
 import { MEMORY_SCOPES } from "../../datastore/memories.ts";
 import { defineTool } from "../tool.ts";
 import { toTsv } from "../tsv.ts";
+import { FROM_USERS } from "../fence.ts";
 
 const COLUMNS = ["id", "scope", "category", "pinned", "score", "content", "updated_at"] as const;
 
@@ -18,6 +19,7 @@ export const recallMemoriesTool = defineTool({
     scope: z.enum(MEMORY_SCOPES).optional(),
     limit: z.number().int().min(1).max(100).optional(),
   }),
+  dataFrom: FROM_USERS,
   annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
   async run(args, { db, access, config }) {
     const { memories } = await recall(db, config.llm, access.principal.userId, { text: args.query, category: args.category, scope: args.scope, limit: args.limit ?? 10 });
