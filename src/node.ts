@@ -7,7 +7,7 @@ import type { Config } from "./config.ts";
 import { openMigratedDatastore } from "./datastore/open-migrated.ts";
 import { ensureFirstSuperuser } from "./auth/bootstrap.ts";
 import { startAlerter } from "./alerts/alerter.ts";
-import { sendEmail } from "./notify/smtp.ts";
+import { nodeTransports } from "./notify/node-transports.ts";
 import { startCollector } from "./collector/collect.ts";
 import { ensureEmbeddedAdmin } from "./embedded-admin.ts";
 import { nodeDocsAssets } from "./docs-assets-node.ts";
@@ -43,12 +43,12 @@ export async function runServer(config: Config, log: Logger): Promise<void> {
     datastore: { open: () => driver },
     clientAddress: (c) => proxies.clientAddress(getConnInfo(c).remote.address, c.req.header("x-forwarded-for")),
     forwardedHttps: (c) => proxies.forwardedHttps(getConnInfo(c).remote.address, c.req.header("x-forwarded-proto")),
-    transports: { email: sendEmail },
+    transports: nodeTransports(),
     observeRequest: metrics.observeRequest,
     docsAssets: nodeDocsAssets,
   }, [...ROUTE_MODULES, selfMetricsRoutes(metrics.registry, config)]);
   const collector = config.collector.enabled ? startCollector(driver, config, log, 1000, metrics.collectorRound) : undefined;
-  const alerter = config.alerter.enabled ? startAlerter(driver, config, log, { email: sendEmail }, metrics.alerterRound) : undefined;
+  const alerter = config.alerter.enabled ? startAlerter(driver, config, log, nodeTransports(), metrics.alerterRound) : undefined;
   const server = serve({ fetch: app.fetch, port: config.port, hostname: config.host }, (info) => {
     log.info("pglens listening", { version: VERSION, url: `http://${config.host === "0.0.0.0" || config.host === "127.0.0.1" ? "localhost" : config.host}:${info.port}` });
   });

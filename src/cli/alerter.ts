@@ -4,7 +4,7 @@ import { alertAndDeliver, startAlerter } from "../alerts/alerter.ts";
 import { loadNodeConfig } from "../config-file.ts";
 import { openMigratedDatastore } from "../datastore/open-migrated.ts";
 import { createLogger } from "../log.ts";
-import { sendEmail } from "../notify/smtp.ts";
+import { nodeTransports } from "../notify/node-transports.ts";
 
 export async function alerterCommand(args: string[]): Promise<number> {
   const { values } = parseArgs({ args, options: { once: { type: "boolean" } } });
@@ -13,7 +13,7 @@ export async function alerterCommand(args: string[]): Promise<number> {
   const driver = await openMigratedDatastore(config, log);
   if (values.once) {
     try {
-      const { round, delivery } = await alertAndDeliver(driver, config, log, { email: sendEmail });
+      const { round, delivery } = await alertAndDeliver(driver, config, log, nodeTransports());
       console.error(
         round.ran
           ? `alerter round over ${round.connections} connection(s): ${round.raised.length} raised, ${round.updated} updated, ${round.cleared.length} cleared`
@@ -25,7 +25,7 @@ export async function alerterCommand(args: string[]): Promise<number> {
       await driver.close();
     }
   }
-  const alerter = startAlerter(driver, config, log, { email: sendEmail });
+  const alerter = startAlerter(driver, config, log, nodeTransports());
   const stop = async () => {
     await alerter.stop();
     await driver.close();

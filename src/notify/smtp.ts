@@ -1,12 +1,15 @@
 /** Node only: email through SMTP with nodemailer (STARTTLS or TLS, optional login). */
+import { isIP } from "node:net";
 import nodemailer from "nodemailer";
 import type { EmailSender } from "./transports.ts";
 import { DeliveryError } from "./transports.ts";
 
-export const sendEmail: EmailSender = async (channel, message) => {
+export const sendEmail: EmailSender = async (channel, message, address) => {
   const smtp = channel.smtp!;
   const transport = nodemailer.createTransport({
-    host: smtp.host,
+    // The address the outbound guard checked, not a second lookup of the name; TLS still verifies the name.
+    host: address ?? smtp.host,
+    tls: isIP(smtp.host) ? undefined : { servername: smtp.host },
     port: smtp.port,
     secure: smtp.use_tls && smtp.port === 465, // implicit TLS on 465; STARTTLS required elsewhere when use_tls
     requireTLS: smtp.use_tls && smtp.port !== 465,

@@ -4,13 +4,21 @@
  * Node shell provides (smtp.ts); on Workers an email channel reports that it cannot send from there.
  */
 import type { Message, OpenChannel } from "./payloads.ts";
-import { checkOutboundHost, checkOutboundUrl } from "./outbound-guard.ts";
+import { type Resolve, checkOutboundHost, checkOutboundUrl } from "./outbound-guard.ts";
 
-export type EmailSender = (channel: OpenChannel, message: Extract<Message, { transport: "email" }>) => Promise<void>;
+/** Sends an email, connecting to `address` (the SMTP host's address the outbound guard checked, when known). */
+export type EmailSender = (channel: OpenChannel, message: Extract<Message, { transport: "email" }>, address?: string) => Promise<void>;
+
+/** fetch that connects only to addresses the outbound guard accepts, checked in the lookup it connects with. */
+export type GuardedFetch = (url: string, init: RequestInit, denyPrivate: boolean) => Promise<Response>;
 
 export interface Transports {
   /** Absent where raw TCP is unavailable (Workers). */
   email?: EmailSender;
+  /** Absent: the runtime's fetch (Workers, which resolve no names here and reach no private network). */
+  fetch?: GuardedFetch;
+  /** How host names are looked up before sending; absent: the runtime's resolver, if any. */
+  resolve?: Resolve;
 }
 
 export class DeliveryError extends Error {
@@ -31,11 +39,12 @@ function withoutUserInfo(url: URL, headers: Record<string, string>): { url: stri
   return { url: url.toString(), headers: hasAuth ? headers : { ...headers, authorization: `Basic ${btoa(credentials)}` } };
 }
 
-async function sendHttp(m: Extract<Message, { transport: "http" }>, denyPrivate: boolean): Promise<void> {
-  const { url, headers } = withoutUserInfo(await checkOutboundUrl(m.url, "destination", denyPrivate), m.headers);
+async function sendHttp(m: Extract<Message, { transport: "http" }>, transports: Transports, denyPrivate: boolean): Promise<void> {
+  const { url, headers } = withoutUserInfo(await checkOutboundUrl(m.url, "destination", denyPrivate, transports.resolve), m.headers);
+  const send: GuardedFetch = transports.fetch ?? ((u, init) => fetch(u, init));
   let res: Response;
   try {
-    res = await fetch(url, { method: m.method, headers, body: m.body, redirect: "manual", signal: AbortSignal.timeout(HTTP_TIMEOUT_MS) });
+    res = await send(url, { method: m.method, headers, body: m.body, redirect: "manual", signal: AbortSignal.timeout(HTTP_TIMEOUT_MS) }, denyPrivate);
   } catch (err) {
     const e = err as Error & { cause?: { code?: string; message?: string; errors?: Array<{ code?: string }> } };
     const why = e.cause?.code ?? e.cause?.errors?.[0]?.code ?? e.cause?.message ?? e.message;
@@ -49,9 +58,9 @@ async function sendHttp(m: Extract<Message, { transport: "http" }>, denyPrivate:
 }
 
 export async function send(channel: OpenChannel, message: Message, transports: Transports, denyPrivate: boolean): Promise<void> {
-  if (message.transport === "http") return sendHttp(message, denyPrivate);
+  if (message.transport === "http") return sendHttp(message, transports, denyPrivate);
   if (!transports.email) throw new DeliveryError("email cannot be sent from this runtime (Cloudflare Workers has no SMTP); run `pglens alerter` on Node for email channels");
   if (message.to.length === 0) throw new DeliveryError("no enabled recipients");
-  await checkOutboundHost(channel.smtp!.host, "smtp_host", denyPrivate);
-  await transports.email(channel, message);
+  const [address] = await checkOutboundHost(channel.smtp!.host, "smtp_host", denyPrivate, transports.resolve);
+  await transports.email(channel, message, address);
 }

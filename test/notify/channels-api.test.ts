@@ -127,7 +127,7 @@ describe("notification channels", () => {
     const moved = await create({ channel_type: "webhook", name: "moved", endpoint_url: `${hooks.url}/moved` });
     const before = hooks.requests.length;
     const redirected = await api("POST", `/api/v1/notification-channels/${moved.body.id}/test`, { token: admin, body: {} });
-    expect(redirected).toMatchObject({ status: 502, body: { error: expect.stringContaining("302 (a redirect), which pglens does not follow") } });
+    expect(redirected).toMatchObject({ status: 502, body: { error: expect.stringContaining("302 Found (a redirect), which pglens does not follow") } });
     expect(hooks.requests.length).toBe(before + 1);
   });
 

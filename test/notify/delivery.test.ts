@@ -11,7 +11,7 @@ import { alertAndDeliver } from "../../src/alerts/alerter.ts";
 import { collectOnce } from "../../src/collector/collect.ts";
 import { type Config, resolveConfig } from "../../src/config.ts";
 import { deliverOnce } from "../../src/notify/deliver.ts";
-import { sendEmail } from "../../src/notify/smtp.ts";
+import { nodeTransports } from "../../src/notify/node-transports.ts";
 import { queueNotifications } from "../../src/notify/queue.ts";
 import { testApp } from "../support/app.ts";
 import { userWithToken } from "../support/auth.ts";
@@ -149,7 +149,7 @@ describe("delivery", () => {
         [conn],
       );
       await queueNotifications(store.db, [{ alert_id: alert.id, kind: "alert_fire", sequence: 1 }]);
-      expect(await deliverOnce(store.db, config, log, { email: sendEmail })).toMatchObject({ sent: 1, failed: 0 });
+      expect(await deliverOnce(store.db, config, log, nodeTransports())).toMatchObject({ sent: 1, failed: 0 });
       expect(smtp.mails).toHaveLength(1);
       expect(smtp.mails[0]).toMatchObject({ from: "pglens@example.com", to: ["dba@example.com", "oncall@example.com"] });
       expect(smtp.mails[0].raw).toMatch(/^Subject: \[pglens\] CRITICAL Fired: disk_usage_critical on monitored$/m);

@@ -36,18 +36,27 @@ describe("outbound guard", () => {
     ["10.0.0.5", true, /private address and notifications.deny_private_networks is set/],
     ["127.0.0.1", true, /loopback/],
     ["fd12::1", true, /uniqueLocal/],
+    // IPv6 forms that carry an IPv4 address are judged by it too.
+    ["::7f00:1", true, /::7f00:1 embeds 127\.0\.0\.1, a loopback address/],
+    ["::a9fe:a9fe", false, /embeds 169\.254\.169\.254, a linkLocal address/],
+    ["::ffff:0:10.0.0.5", true, /embeds 10\.0\.0\.5, a private address/],
+    ["64:ff9b::7f00:1", true, /embeds 127\.0\.0\.1, a loopback address/],
+    ["64:ff9b:1::a9fe:a9fe", false, /embeds 169\.254\.169\.254/],
+    ["2002:7f00:1::", true, /embeds 127\.0\.0\.1, a loopback address/],
+    ["2002:a9fe:a9fe::1", false, /embeds 169\.254\.169\.254/],
+    ["2001:0:4136:e378:8000:63bf:80ff:fffe", true, /embeds 127\.0\.0\.1, a loopback address/], // Teredo client 127.0.0.1
   ])("refuses %s (deny private: %s)", (address, deny, why) => {
     expect(refusedAddress(address, deny)).toMatch(why);
   });
 
-  it.each([["10.0.0.5"], ["127.0.0.1"], ["192.168.1.10"], ["8.8.8.8"]])("allows %s by default", (address) => {
+  it.each([["10.0.0.5"], ["127.0.0.1"], ["192.168.1.10"], ["8.8.8.8"], ["::1"], ["64:ff9b::808:808"], ["2002:808:808::1"], ["2606:4700::1111"]])("allows %s by default", (address) => {
     expect(refusedAddress(address, false)).toBeNull();
   });
 
   it("checks every address a name resolves to", async () => {
     const resolve = async () => ["93.184.215.14", "169.254.169.254"];
     await expect(checkOutboundHost("metadata.example", "endpoint_url", false, resolve)).rejects.toThrow("endpoint_url: refused: metadata.example resolves to 169.254.169.254 is a linkLocal address");
-    await expect(checkOutboundHost("ok.example", "endpoint_url", false, async () => ["93.184.215.14"])).resolves.toBeUndefined();
+    await expect(checkOutboundHost("ok.example", "endpoint_url", false, async () => ["93.184.215.14"])).resolves.toEqual(["93.184.215.14"]);
   });
 });
 

@@ -4,7 +4,7 @@ import { createApp } from "../../src/app.ts";
 import type { AppDeps } from "../../src/http/context.ts";
 import { type Config, resolveConfig } from "../../src/config.ts";
 import { createLogger } from "../../src/log.ts";
-import { sendEmail } from "../../src/notify/smtp.ts";
+import { nodeTransports } from "../../src/notify/node-transports.ts";
 import { ROUTE_MODULES } from "../../src/routes/index.ts";
 import type { newRouter } from "../../src/http/router.ts";
 import { nodeDocsAssets } from "../../src/docs-assets-node.ts";
@@ -16,6 +16,6 @@ export function testApp(driver: Driver, options: { config?: Partial<Config>; ext
   // (auth/caller-cache.ts; its own tests turn it on).
   const config = { ...defaults, auth: { ...defaults.auth, cache_seconds: 0 }, ...options.config };
   const log = createLogger("debug", (line) => logs.push(JSON.parse(line)));
-  const app = createApp({ config, log, datastore: { open: () => driver }, transports: { email: sendEmail }, docsAssets: nodeDocsAssets, ...options.deps }, [...ROUTE_MODULES, ...(options.extraRoutes ?? [])]);
+  const app = createApp({ config, log, datastore: { open: () => driver }, transports: nodeTransports(), docsAssets: nodeDocsAssets, ...options.deps }, [...ROUTE_MODULES, ...(options.extraRoutes ?? [])]);
   return { app, logs, config };
 }
