@@ -14,6 +14,7 @@ import type { Visible } from "../datastore/blackouts.ts";
 import { NotFoundError } from "../errors.ts";
 import { authority } from "../http/access.ts";
 import type { AppEnv } from "../http/context.ts";
+import { connectionsIn } from "../http/estate-view.ts";
 import { ApiError } from "../http/errors.ts";
 import type { ScopeTarget } from "./scope.ts";
 
@@ -46,12 +47,7 @@ export async function assertMayPlace(c: Context<AppEnv>, t: ScopeTarget): Promis
   const visible = await visibleEstate(c);
   const id = t.scope === "group" ? t.group_id! : t.cluster_id!;
   if (!(t.scope === "group" ? visible.groups : visible.clusters).includes(id)) throw new NotFoundError(`${t.scope} ${id} not found`);
-  const inside = await db.query<{ id: number; owner_user_id: number | null; is_shared: boolean }>(
-    t.scope === "group"
-      ? "SELECT c.id, c.owner_user_id, c.is_shared FROM connections c JOIN clusters cl ON cl.id = c.cluster_id WHERE cl.group_id = $1"
-      : "SELECT c.id, c.owner_user_id, c.is_shared FROM connections c WHERE c.cluster_id = $1",
-    [id],
-  );
+  const inside = await connectionsIn(db, t.scope, id);
   if (inside.some((row) => connectionAccess(a, row) === null)) throw new ApiError(403, `a window on ${t.scope} ${id} would silence servers you cannot read`);
 }
 

@@ -6,7 +6,7 @@ import { readableConnection } from "../datastore/connections.ts";
 import { OVERRIDE_SCOPES } from "../datastore/probe-configs.ts";
 import { InputError } from "../errors.ts";
 import { USER, admin, authority, guarded } from "../http/access.ts";
-import { assertScopeVisible } from "../http/estate-view.ts";
+import { assertScopeVisible, assertScopeWholeReadable } from "../http/estate-view.ts";
 import { IdParam, PathId, json, jsonBody, noContent } from "../http/params.ts";
 import { newRouter } from "../http/router.ts";
 import { errorResponses } from "../http/schemas.ts";
@@ -185,7 +185,7 @@ export const alertRuleRoutes = newRouter()
     const { scope, scopeId, ruleId } = c.req.valid("param");
     const body = c.req.valid("json");
     if (body.database_name !== undefined && scope !== "server") throw new InputError("database_name: only a server override can name a database");
-    await assertScopeVisible(c, scope, scopeId);
+    await assertScopeWholeReadable(c, scope, scopeId, "an alert override");
     await getAlertRule(c.get("db"), ruleId);
     await upsertAlertOverride(c.get("db"), { rule_id: ruleId, scope, scope_id: scopeId, ...body });
     return c.json({ status: "ok" as const }, 200);
@@ -194,7 +194,7 @@ export const alertRuleRoutes = newRouter()
     const { scope, scopeId, ruleId } = c.req.valid("param");
     const { database_name } = c.req.valid("query");
     if (database_name !== undefined && scope !== "server") throw new InputError("database_name: only a server override can name a database");
-    await assertScopeVisible(c, scope, scopeId);
+    await assertScopeWholeReadable(c, scope, scopeId, "an alert override");
     await getAlertRule(c.get("db"), ruleId);
     await deleteAlertOverride(c.get("db"), ruleId, scope, scopeId, database_name);
     return c.body(null, 204);

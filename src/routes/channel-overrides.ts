@@ -2,7 +2,7 @@ import { createRoute, z } from "@hono/zod-openapi";
 import { CHANNEL_TYPES, deleteChannelOverride, getChannel, listChannelOverrides, listChannels, setChannelOverride } from "../datastore/notification-channels.ts";
 import { OVERRIDE_SCOPES } from "../datastore/probe-configs.ts";
 import { USER, admin, guarded } from "../http/access.ts";
-import { assertScopeVisible } from "../http/estate-view.ts";
+import { assertScopeVisible, assertScopeWholeReadable } from "../http/estate-view.ts";
 import { PathId, json, jsonBody, noContent } from "../http/params.ts";
 import { newRouter } from "../http/router.ts";
 import { errorResponses } from "../http/schemas.ts";
@@ -25,8 +25,8 @@ const Entry = z
 
 const r = {
   list: guarded(
-    USER,
-    createRoute({ method: "get", path: "/api/v1/channel-overrides/{scope}/{scopeId}", tags, summary: "Every enabled channel with this server's, cluster's or group's override", request: { params: ScopeParams }, responses: { 200: json(z.array(Entry), "Channels"), ...errorResponses(400, 401, 404) } }),
+    admin("manage_notification_channels"),
+    createRoute({ method: "get", path: "/api/v1/channel-overrides/{scope}/{scopeId}", tags, summary: "Every enabled channel with this server's, cluster's or group's override (channel names are for channel managers only)", request: { params: ScopeParams }, responses: { 200: json(z.array(Entry), "Channels"), ...errorResponses(400, 401, 403, 404) } }),
   ),
   put: guarded(
     admin("manage_notification_channels"),
@@ -62,14 +62,14 @@ export const channelOverrideRoutes = newRouter()
   })
   .openapi(r.put, async (c) => {
     const { scope, scopeId, channelId } = c.req.valid("param");
-    await assertScopeVisible(c, scope, scopeId);
+    await assertScopeWholeReadable(c, scope, scopeId, "a channel override");
     await getChannel(c.get("db"), channelId);
     await setChannelOverride(c.get("db"), { channel_id: channelId, scope, scope_id: scopeId, enabled: c.req.valid("json").enabled });
     return c.json({ status: "ok" as const }, 200);
   })
   .openapi(r.remove, async (c) => {
     const { scope, scopeId, channelId } = c.req.valid("param");
-    await assertScopeVisible(c, scope, scopeId);
+    await assertScopeWholeReadable(c, scope, scopeId, "a channel override");
     await getChannel(c.get("db"), channelId);
     await deleteChannelOverride(c.get("db"), channelId, scope, scopeId);
     return c.body(null, 204);

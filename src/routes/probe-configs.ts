@@ -13,7 +13,7 @@ import {
 } from "../datastore/probe-configs.ts";
 import { NotFoundError } from "../errors.ts";
 import { USER, admin, authority, guarded } from "../http/access.ts";
-import { assertScopeVisible } from "../http/estate-view.ts";
+import { assertScopeVisible, assertScopeWholeReadable } from "../http/estate-view.ts";
 import { Id, IdParam, PathId, json, jsonBody, noContent } from "../http/params.ts";
 import { newRouter } from "../http/router.ts";
 import { errorResponses } from "../http/schemas.ts";
@@ -124,12 +124,12 @@ export const probeConfigRoutes = newRouter()
   })
   .openapi(r.putOverride, async (c) => {
     const { scope, scopeId, probeName } = c.req.valid("param");
-    await assertScopeVisible(c, scope, scopeId);
+    await assertScopeWholeReadable(c, scope, scopeId, "a probe override");
     return c.json(probeConfigJson(await upsertOverride(c.get("db"), scope, scopeId, probeName, c.req.valid("json"))), 200);
   })
   .openapi(r.deleteOverride, async (c) => {
     const { scope, scopeId, probeName } = c.req.valid("param");
-    await assertScopeVisible(c, scope, scopeId);
+    await assertScopeWholeReadable(c, scope, scopeId, "a probe override");
     await deleteOverride(c.get("db"), scope, scopeId, probeName);
     return c.body(null, 204);
   });
