@@ -46,7 +46,7 @@ export async function runServer(config: Config, log: Logger): Promise<void> {
     transports: nodeTransports(),
     observeRequest: metrics.observeRequest,
     docsAssets: nodeDocsAssets,
-  }, [...ROUTE_MODULES, selfMetricsRoutes(metrics.registry, config)]);
+  }, [...ROUTE_MODULES, selfMetricsRoutes(metrics, config)]);
   const collector = config.collector.enabled ? startCollector(driver, config, log, 1000, metrics.collectorRound) : undefined;
   const alerter = config.alerter.enabled ? startAlerter(driver, config, log, nodeTransports(), metrics.alerterRound) : undefined;
   const server = serve({ fetch: app.fetch, port: config.port, hostname: config.host }, (info) => {

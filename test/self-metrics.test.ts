@@ -9,11 +9,13 @@ import { addConnection, migratedDatastore, type TestDatastore } from "./support/
 
 let store: TestDatastore;
 let token: string;
+let narrowToken: string;
 type Family = { name: string; metrics: Array<{ labels?: Record<string, string>; value?: string; count?: string }> };
 
 beforeAll(async () => {
   store = await migratedDatastore("pg");
-  token = (await userWithToken(store.db, "watcher")).token;
+  token = (await userWithToken(store.db, "watcher", { superuser: true })).token;
+  narrowToken = (await userWithToken(store.db, "narrow")).token;
   const conn = await addConnection(store.db, "watched");
   await store.db.query("UPDATE connections SET is_monitored = true WHERE id = $1", [conn]);
   await store.db.query("INSERT INTO probe_schedule (connection_id, probe_name, last_success_at) VALUES ($1, 'pg_stat_database', now() - interval '30 seconds')", [conn]);
@@ -23,7 +25,7 @@ afterAll(() => store.close());
 function appWith(publicMetrics: boolean) {
   const metrics = createSelfMetrics(store.db);
   const config = { ...resolveConfig({}, {}), metrics: { public: publicMetrics } };
-  const { app } = testApp(store.db, { extraRoutes: [selfMetricsRoutes(metrics.registry, config)], deps: { observeRequest: metrics.observeRequest } });
+  const { app } = testApp(store.db, { extraRoutes: [selfMetricsRoutes(metrics, config)], deps: { observeRequest: metrics.observeRequest } });
   return { app, metrics };
 }
 
@@ -54,4 +56,25 @@ it("counts requests by route and status, times rounds, and reports collection la
 it("answers without a token when metrics.public is set", async () => {
   const { app } = appWith(true);
   expect((await app.request("/metrics")).status).toBe(200);
+});
+
+// #46 item 13: /metrics must not name connections a caller cannot read.
+it("labels collection lag by connection only for callers who may read every connection; others get the worst lag unlabelled", async () => {
+  const hidden = await addConnection(store.db, "secret-payroll-db");
+  await store.db.query("UPDATE connections SET is_monitored = true WHERE id = $1", [hidden]);
+  await store.db.query("INSERT INTO probe_schedule (connection_id, probe_name, last_success_at) VALUES ($1, 'pg_stat_database', now() - interval '90 seconds')", [hidden]);
+  const lagOf = async (app: ReturnType<typeof appWith>["app"], headers: Record<string, string>) => {
+    const text = await (await app.request("/metrics", { headers })).text();
+    return { text, lag: (parsePrometheusTextFormat(text) as Family[]).find((f) => f.name === "pglens_connection_collection_lag_seconds")!.metrics };
+  };
+  const full = await lagOf(appWith(false).app, bearer(token));
+  expect(full.lag.map((m) => m.labels?.connection).sort()).toEqual(["secret-payroll-db", "watched"]);
+  for (const [app, headers] of [[appWith(false).app, bearer(narrowToken)], [appWith(true).app, {}]] as const) {
+    const narrow = await lagOf(app, headers);
+    expect(narrow.text).not.toContain("secret-payroll-db");
+    expect(narrow.text).not.toContain("watched");
+    expect(narrow.lag).toHaveLength(1);
+    expect(narrow.lag[0].labels ?? {}).toEqual({});
+    expect(Number(narrow.lag[0].value)).toBeGreaterThanOrEqual(90);
+  }
 });
