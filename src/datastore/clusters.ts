@@ -78,9 +78,17 @@ export async function updateClusterGroup(db: Queryable, id: number, changes: { n
 }
 
 /** Its clusters stay, ungrouped; its probe overrides go. */
+/** Deletes a group (in a transaction): its clusters become ungrouped, which a name they share with an ungrouped cluster refuses (409). */
 export async function deleteClusterGroup(db: Queryable, id: number): Promise<void> {
+  const clashes = await db.query<{ name: string }>(
+    "SELECT c.name FROM clusters c WHERE c.group_id = $1 AND EXISTS (SELECT 1 FROM clusters u WHERE u.group_id IS NULL AND lower(u.name) = lower(c.name)) ORDER BY c.name",
+    [id],
+  );
+  const clash = `cluster group ${id} cannot be deleted: its clusters would become ungrouped beside ungrouped clusters of the same name (${clashes.map((c) => `\`${c.name}\``).join(", ")}); rename or move one of each pair first`;
+  if (clashes.length) throw new ConflictError(clash);
   await db.query("DELETE FROM probe_configs WHERE scope = 'group' AND scope_id = $1", [id]);
-  if ((await db.query("DELETE FROM cluster_groups WHERE id = $1 RETURNING id", [id])).length === 0) throw new NotFoundError(`cluster group ${id} not found`);
+  const deleted = await unique(() => db.query("DELETE FROM cluster_groups WHERE id = $1 RETURNING id", [id]), `cluster group ${id} cannot be deleted: a cluster of it would share its name with an ungrouped cluster; rename one first`);
+  if (deleted.length === 0) throw new NotFoundError(`cluster group ${id} not found`);
 }
 
 export const listClusters = (db: Queryable) => db.query<Cluster>("SELECT * FROM clusters ORDER BY lower(name)");

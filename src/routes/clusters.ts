@@ -179,7 +179,7 @@ const r = {
   ),
   removeGroup: guarded(
     MANAGE,
-    createRoute({ method: "delete", path: "/api/v1/cluster-groups/{id}", tags, summary: "Delete a group (its clusters stay, ungrouped)", request: { params: IdParam }, responses: { ...noContent, ...errorResponses(401, 403, 404) } }),
+    createRoute({ method: "delete", path: "/api/v1/cluster-groups/{id}", tags, summary: "Delete a group (its clusters stay, ungrouped)", request: { params: IdParam }, responses: { ...noContent, ...errorResponses(401, 403, 404, 409) } }),
   ),
   groupClusters: guarded(USER, createRoute({ method: "get", path: "/api/v1/cluster-groups/{id}/clusters", tags, summary: "Clusters in a group", request: { params: IdParam }, responses: { 200: json(z.array(ClusterSchema), "Clusters"), ...errorResponses(401, 404) } })),
   createInGroup: guarded(

@@ -98,4 +98,16 @@ describe("clusters and groups", () => {
     expect(topology.find((g: { id: string }) => g.id === "ungrouped").clusters.map((c: { name: string }) => c.name)).toContain("orders");
     expect((await api("GET", `/api/v1/cluster-groups/${group.id}`, { token: root })).status).toBe(404);
   });
+
+  it("refuses (409, nothing changed) to delete a group whose cluster would clash with an ungrouped cluster's name", async () => {
+    const group = (await api("POST", "/api/v1/cluster-groups", { token: root, body: { name: "clashing" } })).body;
+    await api("POST", `/api/v1/cluster-groups/${group.id}/clusters`, { token: root, body: { name: "Billing", replication_type: "physical" } });
+    expect((await api("POST", "/api/v1/clusters", { token: root, body: { name: "billing", replication_type: "physical" } })).status).toBe(201);
+    await api("PUT", `/api/v1/probe-overrides/group/${group.id}/pg_stat_wal`, { token: root, body: { collection_interval_seconds: 120 } });
+    const res = await api("DELETE", `/api/v1/cluster-groups/${group.id}`, { token: root });
+    expect(res.status).toBe(409);
+    expect(res.body.error).toBe(`cluster group ${group.id} cannot be deleted: its clusters would become ungrouped beside ungrouped clusters of the same name (\`Billing\`); rename or move one of each pair first`);
+    expect((await api("GET", `/api/v1/cluster-groups/${group.id}`, { token: root })).status).toBe(200);
+    expect((await api("GET", `/api/v1/probe-overrides/group/${group.id}`, { token: root })).body).toHaveLength(1);
+  });
 });
