@@ -43,6 +43,8 @@ export const configSchema = z.strictObject({
   port: z.coerce.number().int().min(0).max(65535).default(8080),
   host: z.string().min(1).default("127.0.0.1"),
   log_level: z.enum(LOG_LEVELS).default("info"),
+  /** Where people reach pglens (https://pglens.example.com): the origin browsers may use /mcp/v1 from, and links in messages. */
+  public_url: z.url({ protocol: /^https?$/, error: "must be an http(s) URL, e.g. https://pglens.example.com" }).optional(),
   datastore: z
     .strictObject({
       url: z.string().regex(/^postgres(ql)?:\/\//, "must be a postgres:// URL").optional(),
@@ -114,6 +116,7 @@ export const ENV_KEYS: Record<string, string[]> = {
   PORT: ["port"],
   PGLENS_HOST: ["host"],
   PGLENS_LOG_LEVEL: ["log_level"],
+  PGLENS_PUBLIC_URL: ["public_url"],
   PGLENS_DATASTORE_URL: ["datastore", "url"],
   PGLENS_DATASTORE_DRIVER: ["datastore", "driver"],
   PGLENS_DATA_DIR: ["datastore", "data_dir"],

@@ -10,17 +10,29 @@ export const MCP_PATH = "/mcp/v1";
 
 /** MCP over Streamable HTTP, stateless: a server and a transport per request, JSON answers. */
 export const mcpRoutes = newRouter();
+const LOOPBACK_HOSTS = new Set(["localhost", "127.0.0.1", "[::1]"]);
+
 /**
  * DNS rebinding: a page on another origin must not drive the MCP endpoint through a user's browser. Clients
- * that send no Origin (every non-browser client) pass; a browser's Origin must be ours or listed in
- * mcp.allowed_origins.
+ * that send no Origin (every non-browser client) pass; a browser's Origin must be public_url's origin or listed
+ * in mcp.allowed_origins (without public_url: a loopback origin, as on a laptop). Never the request's Host: a
+ * rebound name sends its own Host, which would always match.
  */
 function assertAllowedOrigin(c: Context<AppEnv>) {
   const origin = c.req.header("origin");
   if (!origin) return;
-  const own = new URL(c.req.url).origin;
-  if (origin === own || c.get("config").mcp.allowed_origins.includes(origin)) return;
-  throw new ApiError(403, `origin ${origin} may not use the MCP endpoint; add it to mcp.allowed_origins (PGLENS_MCP_ALLOWED_ORIGINS) if it should`);
+  const config = c.get("config");
+  if (config.mcp.allowed_origins.includes(origin)) return;
+  if (config.public_url ? origin === new URL(config.public_url).origin : isLoopbackOrigin(origin)) return;
+  throw new ApiError(403, `origin ${origin} may not use the MCP endpoint; set public_url (PGLENS_PUBLIC_URL) to where pglens is reached, or add the origin to mcp.allowed_origins (PGLENS_MCP_ALLOWED_ORIGINS)`);
+}
+
+function isLoopbackOrigin(origin: string): boolean {
+  try {
+    return LOOPBACK_HOSTS.has(new URL(origin).hostname);
+  } catch {
+    return false;
+  }
 }
 
 mcpRoutes.post(MCP_PATH, requireAccess(declareAccess("POST", MCP_PATH, USER)), async (c) => {

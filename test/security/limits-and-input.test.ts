@@ -31,11 +31,12 @@ const callTool = (send: ReturnType<typeof client>, token: string, name: string, 
 describe("finding 6: live tool limits", () => {
   it("stops a result at max_result_bytes with a note", async () => {
     const send = client(testApp(store.db, { config: { live_tools: { ...resolveConfig({}, {}).live_tools, max_result_bytes: 2_000_000 } } }).app);
-    const res = await callTool(send, root.token, "query_database", { query: "SELECT repeat('x', 900000) AS big FROM generate_series(1, 50)", max_rows: 50 });
+    // Cells are cut to 10,000 characters on the server, so 500 rows of 900,000 pass 2 MB after about 200.
+    const res = await callTool(send, root.token, "query_database", { query: "SELECT repeat('x', 900000) AS big FROM generate_series(1, 500)", max_rows: 500 });
     expect(res.status).toBe(200);
     const text = res.body.content[0].text as string;
-    expect(text).toContain("(2 rows; truncated: the result passed 2000000 bytes (live_tools.max_result_bytes)");
-    expect(text.length).toBeLessThan(100_000); // cells are cut too
+    expect(text).toMatch(/\(199 rows; truncated: the result passed 2000000 bytes \(live_tools.max_result_bytes\)/);
+    expect(text.length).toBeLessThan(2_100_000);
   });
 
   it("answers 429 with Retry-After beyond the sessions allowed per connection and per user", async () => {
@@ -132,10 +133,29 @@ describe("finding 9: bodies, origins and cookies", () => {
     const foreign = await mcp(app, "https://evil.example");
     expect(foreign.status).toBe(403);
     expect((await foreign.json()).error).toContain("mcp.allowed_origins");
-    expect((await mcp(app, "http://pglens.test")).status).toBe(200);
     expect((await mcp(app)).status).toBe(200);
+    expect((await mcp(app, "http://localhost:8080")).status).toBe(200); // a laptop without public_url
     const allowed = testApp(store.db, { config: { mcp: { allowed_origins: ["https://evil.example"] } } }).app;
     expect((await mcp(allowed, "https://evil.example")).status).toBe(200);
+  });
+
+  // #46 item 15: a DNS-rebinding page sends its own name as Host, so Host must never vouch for the Origin.
+  it("judges a browser's Origin by public_url and mcp.allowed_origins, never by the Host header", async () => {
+    const list = { jsonrpc: "2.0", id: 1, method: "tools/list" };
+    const rebound = (app: ReturnType<typeof testApp>["app"], origin: string) =>
+      app.request(`${origin}/mcp/v1`, {
+        method: "POST",
+        headers: { host: new URL(origin).host, origin, authorization: `Bearer ${root.token}`, "content-type": "application/json", accept: "application/json, text/event-stream" },
+        body: JSON.stringify(list),
+      });
+    const { app } = testApp(store.db);
+    const attack = await rebound(app, "http://rebind.attacker.example:8080");
+    expect(attack.status).toBe(403);
+    expect((await attack.json()).error).toContain("set public_url (PGLENS_PUBLIC_URL)");
+    const published = testApp(store.db, { config: { public_url: "https://pglens.example.com" } }).app;
+    expect((await rebound(published, "https://pglens.example.com")).status).toBe(200);
+    expect((await rebound(published, "http://localhost:8080")).status).toBe(403);
+    expect((await rebound(published, "http://rebind.attacker.example:8080")).status).toBe(403);
   });
 
   it("marks the session cookie Secure over HTTPS", async () => {
