@@ -109,7 +109,7 @@ describe("migrations", () => {
     const tables = await db.query<{ t: string }>("SELECT c.oid::regclass::text AS t FROM pg_class c JOIN pg_namespace s ON s.oid = c.relnamespace WHERE s.nspname = 'metrics' AND c.relkind = 'p' AND NOT c.relispartition");
     for (const { t } of tables) await db.query(`ALTER TABLE ${t} ADD FOREIGN KEY (connection_id) REFERENCES connections (id) ON DELETE CASCADE`);
     expect(await keys()).toBeGreaterThan(tables.length); // each partition has its parent's
-    expect((await migrate(db)).applied.map((m) => m.version)).toEqual([34]);
+    expect((await migrate(db)).applied.map((m) => m.version)).toEqual(MIGRATIONS.filter((m) => m.version >= 34).map((m) => m.version));
     expect(await keys()).toBe(0);
     await db.query("DELETE FROM connections WHERE id = $1", [id]);
     expect(await db.query("SELECT 1 FROM metrics.pg_stat_database")).toEqual([]);
