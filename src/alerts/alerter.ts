@@ -8,7 +8,7 @@
  */
 import type { Driver } from "../../drivers/types.ts";
 import { type ScopeTarget, coverage } from "../blackouts/scope.ts";
-import { claimMaintenance, releaseMaintenance } from "../collector/schedule-store.ts";
+import { withMaintenance } from "../collector/schedule-store.ts";
 import { activeBlackouts, materialiseSchedules } from "../datastore/blackouts.ts";
 import type { Config } from "../config.ts";
 import { deleteOldReviews } from "../datastore/anomaly-reviews.ts";
@@ -118,29 +118,26 @@ export async function evaluateAndApply(
 }
 
 export async function alerterOnce(db: Driver, config: Config, log: Logger): Promise<RoundResult> {
-  // A little under the interval, so a timer's drift never skips a round.
-  if (!(await claimMaintenance(db, "alerter", Math.max(1, config.alerter.interval_seconds * 0.9)))) {
-    return { ran: false, connections: 0, raised: [], updated: 0, cleared: [], deletedOld: 0, baselines: null };
-  }
   const settings = await alerterSettings(db);
   let baselines: number | null = null;
-  const round = await (async () => {
+  // A little under the interval, so a timer's drift never skips a round.
+  const round = await withMaintenance(db, "alerter", Math.max(1, config.alerter.interval_seconds * 0.9), async () => {
     // Baselines first, so a first round already has them; claimed apart, as they are due less often.
-    if (settings.anomaly_enabled && (await claimMaintenance(db, "baselines", settings.baseline_refresh_minutes * 60))) {
-      baselines = await refreshBaselines(db).finally(() => releaseMaintenance(db, "baselines"));
-    }
+    if (settings.anomaly_enabled) baselines = (await withMaintenance(db, "baselines", settings.baseline_refresh_minutes * 60, () => refreshBaselines(db))) ?? null;
     // Scheduled maintenance windows open before the round, so their first minute is already quiet.
     const opened = await materialiseSchedules(db);
     if (opened.length) log.info("scheduled blackouts opened", { blackouts: opened });
     const evaluated = await evaluateAndApply(db, new Date(), anomalyReviewer(db, config.llm, log), settings);
     await queueReminders(db);
     return evaluated;
-  })().finally(() => releaseMaintenance(db, "alerter"));
-  let deletedOld = 0;
-  if (await claimMaintenance(db, "alert_retention", RETENTION_EVERY_SECONDS)) {
-    deletedOld = await deleteOldAlerts(db, settings.retention_days);
-    await deleteOldReviews(db, settings.retention_days);
-  }
+  });
+  if (!round) return { ran: false, connections: 0, raised: [], updated: 0, cleared: [], deletedOld: 0, baselines: null };
+  const deletedOld =
+    (await withMaintenance(db, "alert_retention", RETENTION_EVERY_SECONDS, async () => {
+      const deleted = await deleteOldAlerts(db, settings.retention_days);
+      await deleteOldReviews(db, settings.retention_days);
+      return deleted;
+    })) ?? 0;
   if (round.raised.length || round.cleared.length) log.info("alerter round", { raised: round.raised, cleared: round.cleared, updated: round.updated });
   return { ran: true, ...round, deletedOld, baselines };
 }

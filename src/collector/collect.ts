@@ -17,7 +17,7 @@ import {
   type ProbeOutcome,
   backingOff,
   claimDue,
-  claimMaintenance,
+  withMaintenance,
   recordOutcomes,
   recordReachable,
   recordUnreachable,
@@ -89,14 +89,14 @@ export async function collectOnce(db: Driver, config: Config, log: Logger, optio
       }
     });
   }
-  if (await claimMaintenance(db, "retention", RETENTION_EVERY_SECONDS)) {
+  await withMaintenance(db, "retention", RETENTION_EVERY_SECONDS, async () => {
     result.droppedPartitions = await dropExpiredPartitions(db);
     if (result.droppedPartitions.length) log.info("dropped expired partitions", { partitions: result.droppedPartitions });
-  }
-  if (await claimMaintenance(db, "auth_cleanup", AUTH_CLEANUP_EVERY_SECONDS)) {
+  });
+  await withMaintenance(db, "auth_cleanup", AUTH_CLEANUP_EVERY_SECONDS, async () => {
     const pruned = await pruneExpiredAuthState(db);
     if (pruned) log.info("pruned expired sessions", { sessions: pruned });
-  }
+  });
   return result;
 }
 
