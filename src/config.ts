@@ -95,10 +95,13 @@ export const configSchema = z.strictObject({
     .strictObject({
       /** Refuse loopback and private-network destinations too (link-local and metadata addresses always are). */
       deny_private_networks: z.stringbool().or(z.boolean()).default(false),
-      max_attempts: z.coerce.number().int().min(1).max(20).default(3),
+      /** Optional cap on attempts; without it a notice is retried until max_age_hours. */
+      max_attempts: z.coerce.number().int().min(1).max(1000).optional(),
       retry_minutes: z.array(z.coerce.number().min(0).max(1440)).min(1).default([1, 5, 15]),
+      /** How long a notice is retried before it ends `expired` (from when it was queued or redelivered). */
+      max_age_hours: z.coerce.number().positive().max(24 * 30).default(24),
     })
-    .default({ deny_private_networks: false, max_attempts: 3, retry_minutes: [1, 5, 15] }),
+    .default({ deny_private_networks: false, retry_minutes: [1, 5, 15], max_age_hours: 24 }),
   metrics: z.strictObject({ public: z.stringbool().or(z.boolean()).default(false) }).default({ public: false }),
   alerter: z
     .strictObject({ enabled: z.stringbool().or(z.boolean()).default(true), interval_seconds: z.coerce.number().int().min(1).max(3600).default(60) })
@@ -129,6 +132,7 @@ export const ENV_KEYS: Record<string, string[]> = {
   PGLENS_COLLECTOR: ["collector", "enabled"],
   PGLENS_ALERTER: ["alerter", "enabled"],
   PGLENS_NOTIFY_DENY_PRIVATE: ["notifications", "deny_private_networks"],
+  PGLENS_NOTIFY_MAX_AGE_HOURS: ["notifications", "max_age_hours"],
   PGLENS_METRICS_PUBLIC: ["metrics", "public"],
   PGLENS_ALERTER_INTERVAL: ["alerter", "interval_seconds"],
   PGLENS_DEMO: ["demo"],

@@ -9,6 +9,7 @@ import type { Config } from "./config.ts";
 import { holdsAllConnections } from "./auth/rbac.ts";
 import { PUBLIC, USER, authority, declareAccess, requireAccess } from "./http/access.ts";
 import { newRouter } from "./http/router.ts";
+import { notificationCounts } from "./notify/queue.ts";
 
 const LAG = "pglens_connection_collection_lag_seconds";
 const SECONDS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
@@ -47,6 +48,17 @@ export function createSelfMetrics(db: Driver) {
       this.reset();
       const lags = (await lagRows()).flatMap((r) => (r.lag === null ? [] : [r.lag]));
       if (lags.length) this.set(Math.max(...lags));
+    },
+  });
+  new client.Gauge({
+    name: "pglens_notifications",
+    help: "Notices in the delivery queue and history by status (expired: never delivered within notifications.max_age_hours)",
+    labelNames: ["status"],
+    registers: [registry],
+    async collect() {
+      this.reset();
+      for (const status of ["pending", "sending", "retrying", "sent", "failed", "suppressed", "expired"]) this.set({ status }, 0);
+      for (const r of await notificationCounts(db)) this.set({ status: r.status }, r.n);
     },
   });
   new client.Gauge({

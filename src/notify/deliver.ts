@@ -1,8 +1,9 @@
 /**
- * One delivery pass, the same on Node and Workers: claim due notifications, build each message from the
- * alert as it is now, send it, and record the outcome (sent; retrying after a wait; failed after the last
- * attempt; suppressed while a blackout covers the server). Errors are stored and logged with the channel's
- * secrets redacted.
+ * One delivery pass, the same on Node and Workers: expire notices past their age, claim due ones, and send
+ * each channel's in order, channels concurrently (a dead receiver delays only its own channel). Each message is
+ * built from the alert as it is now; outcomes are recorded (sent; retrying after a wait; expired past
+ * notifications.max_age_hours; suppressed while a blackout covers the server, except the clear of a fire that
+ * was delivered). Errors are stored and logged with the channel's secrets redacted.
  */
 import type { Driver } from "../../drivers/types.ts";
 import { coverage } from "../blackouts/scope.ts";
@@ -12,36 +13,50 @@ import { getChannel, listRecipients } from "../datastore/notification-channels.t
 import type { Logger } from "../log.ts";
 import { openChannel, redact } from "./open-channel.ts";
 import { type AlertFacts, alertMessage } from "./payloads.ts";
-import { claimDue, recordFailure, recordSent, recordSuppressed } from "./queue.ts";
-import { type Transports, send } from "./transports.ts";
+import { type NotificationRow, claimDue, confirmClaim, expireOld, fireWasSent, recordFailure, recordSent, recordSuppressed, releaseClaims } from "./queue.ts";
+import { type Transports, send, withDeliveryId } from "./transports.ts";
 
 export interface DeliveryResult {
   sent: number;
   failed: number;
   suppressed: number;
+  expired: number;
 }
 
-type AlertRow = Omit<AlertFacts, "server"> & { connection_id: number; server_name: string; host: string; port: number; cluster_id: number | null; group_id: number | null };
+export interface DeliveryOptions {
+  /** How long a claim holds before it must be confirmed again (default 120 s; each send takes at most 10 s). */
+  leaseSeconds?: number;
+}
 
-export async function deliverOnce(db: Driver, config: Config, log: Logger, transports: Transports, now = new Date()): Promise<DeliveryResult> {
-  const result: DeliveryResult = { sent: 0, failed: 0, suppressed: 0 };
-  const due = await claimDue(db);
+/** Channels sent to at once in one pass. */
+const CHANNEL_CONCURRENCY = 8;
+const LEASE_SECONDS = 120;
+
+type AlertRow = Omit<AlertFacts, "server"> & { connection_id: number; server_name: string; host: string; port: number; cluster_id: number | null; group_id: number | null };
+type Outcome = "sent" | "failed" | "suppressed" | "lost";
+
+/** Runs `work` on every item, at most `limit` at once. */
+async function eachBounded<T>(items: readonly T[], limit: number, work: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) await work(items[next++]);
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+}
+
+export async function deliverOnce(db: Driver, config: Config, log: Logger, transports: Transports, now = new Date(), options: DeliveryOptions = {}): Promise<DeliveryResult> {
+  const result: DeliveryResult = { sent: 0, failed: 0, suppressed: 0, expired: 0 };
+  const { max_attempts, retry_minutes, max_age_hours, deny_private_networks } = config.notifications;
+  result.expired = await expireOld(db, max_age_hours);
+  if (result.expired) log.warn("notifications expired undelivered", { count: result.expired, max_age_hours });
+  const token = crypto.randomUUID();
+  const lease = options.leaseSeconds ?? LEASE_SECONDS;
+  const due = await claimDue(db, token, lease);
   if (due.length === 0) return result;
   const blackouts = await activeBlackouts(db);
-  const policy = { maxAttempts: config.notifications.max_attempts, retryMinutes: config.notifications.retry_minutes };
-  // A pass often sends several notices on one channel: read and unseal each channel once (the loop is sequential).
-  const channels = new Map<number, Awaited<ReturnType<typeof openChannel>> & { recipients: string[] }>();
-  const opened = async (id: number) => {
-    let got = channels.get(id);
-    if (!got) {
-      const row = await getChannel(db, id);
-      const recipients = row.channel_type === "email" ? (await listRecipients(db, id)).filter((r) => r.enabled).map((r) => r.email_address) : [];
-      got = { ...(await openChannel(row, config.secret)), recipients };
-      channels.set(id, got);
-    }
-    return got;
-  };
-  for (const n of due) {
+  const policy = { maxAttempts: max_attempts, retryMinutes: retry_minutes, maxAgeHours: max_age_hours };
+
+  const deliverOne = async (n: NotificationRow, opened: Awaited<ReturnType<typeof openChannel>> & { recipients: string[] }): Promise<Outcome> => {
     const [alert] = await db.query<AlertRow>(
       `SELECT a.id::int AS id, a.title, a.description, a.severity, a.status, a.triggered_at, a.cleared_at, a.metric_name, a.metric_value, a.threshold_value, a.operator,
               a.database_name, a.connection_id, c.name AS server_name, c.host, c.port, c.cluster_id, cl.group_id
@@ -53,23 +68,43 @@ export async function deliverOnce(db: Driver, config: Config, log: Logger, trans
       const c = coverage(b, place);
       return c !== null && ("all" in c || c.database === alert.database_name);
     });
-    if (covering) {
-      await recordSuppressed(db, n.id, `suppressed by blackout ${covering.id}`);
-      result.suppressed++;
-      continue;
+    // A receiver that was told of a fire must hear of its clear, or its incident never resolves.
+    if (covering && !(n.kind === "alert_clear" && (await fireWasSent(db, n.alert_id, n.channel_id)))) {
+      await recordSuppressed(db, n.id, token, `suppressed by blackout ${covering.id}`);
+      return "suppressed";
     }
-    const { channel, secrets, recipients } = await opened(n.channel_id);
+    const attempt = await confirmClaim(db, n.id, token, lease);
+    if (attempt === null) return "lost";
     try {
       const facts: AlertFacts = { ...alert, server: { name: alert.server_name, host: alert.host, port: alert.port } };
-      await send(channel, alertMessage(channel, facts, n.kind, n.kind === "reminder" ? n.sequence : 0, recipients, now), transports, config.notifications.deny_private_networks);
-      await recordSent(db, n.id);
-      result.sent++;
+      const message = alertMessage(opened.channel, facts, n.kind, n.kind === "reminder" ? n.sequence : 0, opened.recipients, now);
+      await send(opened.channel, withDeliveryId(message, String(n.id)), transports, deny_private_networks);
+      await recordSent(db, n.id, token);
+      return "sent";
     } catch (err) {
-      const error = redact((err as Error).message, secrets);
-      await recordFailure(db, n, error, policy);
-      log.warn("notification not delivered", { notification_id: n.id, channel_id: n.channel_id, alert_id: n.alert_id, attempt: n.attempts, error });
-      result.failed++;
+      const error = redact((err as Error).message, opened.secrets);
+      await recordFailure(db, n.id, token, attempt, error, policy);
+      log.warn("notification not delivered", { notification_id: n.id, channel_id: n.channel_id, alert_id: n.alert_id, attempt, error });
+      return "failed";
     }
-  }
+  };
+
+  const byChannel = new Map<number, NotificationRow[]>();
+  // UPDATE ... RETURNING keeps no order: each channel's notices go out oldest first.
+  for (const n of due.sort((a, b) => a.id - b.id)) byChannel.set(n.channel_id, [...(byChannel.get(n.channel_id) ?? []), n]);
+  await eachBounded([...byChannel.values()], CHANNEL_CONCURRENCY, async (rows) => {
+    const row = await getChannel(db, rows[0].channel_id);
+    const recipients = row.channel_type === "email" ? (await listRecipients(db, row.id)).filter((r) => r.enabled).map((r) => r.email_address) : [];
+    const opened = { ...(await openChannel(row, config.secret)), recipients };
+    for (const [i, n] of rows.entries()) {
+      const outcome = await deliverOne(n, opened);
+      if (outcome !== "lost") result[outcome]++;
+      // In order: what follows a failed notice waits for its retry.
+      if (outcome === "failed") {
+        await releaseClaims(db, rows.slice(i + 1).map((r) => r.id), token);
+        break;
+      }
+    }
+  });
   return result;
 }

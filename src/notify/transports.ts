@@ -3,6 +3,7 @@
  * the destination checked against the outbound guard at send time too. Email needs raw TCP, which only the
  * Node shell provides (smtp.ts); on Workers an email channel reports that it cannot send from there.
  */
+import { VERSION } from "../version.ts";
 import type { Message, OpenChannel } from "./payloads.ts";
 import { type Resolve, checkOutboundHost, checkOutboundUrl } from "./outbound-guard.ts";
 
@@ -63,4 +64,13 @@ export async function send(channel: OpenChannel, message: Message, transports: T
   if (message.to.length === 0) throw new DeliveryError("no enabled recipients");
   const [address] = await checkOutboundHost(channel.smtp!.host, "smtp_host", denyPrivate, transports.resolve);
   await transports.email(channel, message, address);
+}
+
+/**
+ * The message with the headers every webhook request carries: who sends it, and the notice's delivery id (the
+ * same on every retry), by which a receiver can drop the duplicate a sender killed mid-send may cause.
+ */
+export function withDeliveryId(message: Message, deliveryId: string): Message {
+  if (message.transport !== "http") return message;
+  return { ...message, headers: { ...message.headers, "user-agent": `pglens/${VERSION}`, "x-pglens-delivery-id": deliveryId } };
 }

@@ -30,9 +30,9 @@ import { openChannel, redact } from "../notify/open-channel.ts";
 import { maskedUrl } from "../notify/masked-url.ts";
 import { checkOutboundHost, checkOutboundUrl } from "../notify/outbound-guard.ts";
 import { testMessage } from "../notify/payloads.ts";
-import { channelHistory } from "../notify/queue.ts";
+import { channelHistory, redeliver } from "../notify/queue.ts";
 import { checkTemplate } from "../notify/templates.ts";
-import { send } from "../notify/transports.ts";
+import { send, withDeliveryId } from "../notify/transports.ts";
 
 const tags = ["Notification channels"];
 const MANAGE = admin("manage_notification_channels");
@@ -117,7 +117,7 @@ const History = z
     id: z.number().int(),
     alert_id: z.number().int(),
     kind: z.enum(["alert_fire", "alert_clear", "reminder"]),
-    status: z.enum(["pending", "sending", "retrying", "sent", "failed", "suppressed"]),
+    status: z.enum(["pending", "sending", "retrying", "sent", "failed", "suppressed", "expired"]),
     attempts: z.number().int(),
     next_attempt_at: z.string(),
     last_error: z.string().nullable(),
@@ -154,6 +154,17 @@ const r = {
       summary: "Send a test message now",
       request: { params: IdParam, body: { required: false, content: { "application/json": { schema: z.object({ recipient_email: EMAIL.optional() }).strict() } } } },
       responses: { 200: json(z.object({ status: z.literal("sent") }), "Delivered"), 502: json(z.object({ error: z.string() }), "The receiving side refused or could not be reached (secrets redacted)"), ...errorResponses(400, 401, 403, 404) },
+    }),
+  ),
+  redeliver: guarded(
+    MANAGE,
+    createRoute({
+      method: "post",
+      path: `${base}/{id}/redeliver`,
+      tags,
+      summary: "Send a channel's failed and expired notices again, oldest first (their age counts from now)",
+      request: { params: IdParam },
+      responses: { 200: json(z.object({ requeued: z.number().int() }), "How many notices were handed back to the queue"), ...errorResponses(400, 401, 403, 404) },
     }),
   ),
   history: guarded(
@@ -342,12 +353,17 @@ export const notificationChannelRoutes = newRouter()
     const recipients = body.recipient_email ? [body.recipient_email] : (await listRecipients(c.get("db"), id)).filter((x) => x.enabled).map((x) => x.email_address);
     if (row.channel_type === "email" && recipients.length === 0) throw new InputError("no recipients: add one to the channel, or give recipient_email");
     try {
-      await send(channel, testMessage(channel, recipients), c.get("transports"), c.get("config").notifications.deny_private_networks);
+      await send(channel, withDeliveryId(testMessage(channel, recipients), `test-${crypto.randomUUID()}`), c.get("transports"), c.get("config").notifications.deny_private_networks);
     } catch (err) {
       if (err instanceof InputError) throw err;
       throw new ApiError(502, `the test message was not delivered: ${redact((err as Error).message, secrets)}`);
     }
     return c.json({ status: "sent" as const }, 200);
+  })
+  .openapi(r.redeliver, async (c) => {
+    const { id } = c.req.valid("param");
+    await getChannel(c.get("db"), id);
+    return c.json({ requeued: await redeliver(c.get("db"), id) }, 200);
   })
   .openapi(r.history, async (c) => {
     const { id } = c.req.valid("param");

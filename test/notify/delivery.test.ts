@@ -85,16 +85,30 @@ describe("delivery", () => {
     await again.connect();
     await round();
     expect(events()).toHaveLength(2);
-    // After the window, it fires; a clear that happens inside a new window is suppressed, not sent.
+    // After the window, it fires; its clear inside a new window is still sent (#47 item 6): the receiver was told
+    // of the fire, and an incident tool would otherwise hold an incident that never resolves.
     await api("POST", `/api/v1/blackouts/${window.id}/stop`, { token: root });
     await round();
     expect(events().map((e) => e.event)).toEqual(["alert_fire", "alert_clear", "alert_fire"]);
     await api("POST", "/api/v1/blackouts", { token: root, body: { scope: "server", connection_id: conn, reason: "maintenance", start_time: new Date(Date.now() - 1000).toISOString(), end_time: new Date(Date.now() + 3_600_000).toISOString() } });
     await again.end();
     await round();
-    expect(events()).toHaveLength(3);
+    expect(events().map((e) => e.event)).toEqual(["alert_fire", "alert_clear", "alert_fire", "alert_clear"]);
+    expect(events()[3].alert_id).toBe(events()[2].alert_id);
     const history = (await api("GET", `/api/v1/notification-channels/${hook.body.id}/history`, { token: root })).body;
-    expect(history.map((h: { kind: string; status: string }) => `${h.kind}:${h.status}`)).toEqual(["alert_clear:suppressed", "alert_fire:sent", "alert_clear:sent", "alert_fire:sent"]);
+    expect(history.map((h: { kind: string; status: string }) => `${h.kind}:${h.status}`)).toEqual(["alert_clear:sent", "alert_fire:sent", "alert_clear:sent", "alert_fire:sent"]);
+    // A fire that was suppressed inside a window (queued just before it began) keeps its clear quiet too.
+    const [quietAlert] = await store.db.query<{ id: number }>(
+      "INSERT INTO alerts (alert_type, connection_id, severity, title, status, metric_name, object_name) VALUES ('threshold', $1, 'warning', 'queued before the window', 'active', 'm', 'quiet') RETURNING id::int AS id",
+      [conn],
+    );
+    await queueNotifications(store.db, [{ alert_id: quietAlert.id, kind: "alert_fire", sequence: 1 }]);
+    await deliverOnce(store.db, config, log, {});
+    await queueNotifications(store.db, [{ alert_id: quietAlert.id, kind: "alert_clear", sequence: 0 }]);
+    await deliverOnce(store.db, config, log, {});
+    expect(events()).toHaveLength(4);
+    const quiet = (await api("GET", `/api/v1/notification-channels/${hook.body.id}/history?limit=2`, { token: root })).body;
+    expect(quiet.map((h: { kind: string; status: string; alert_id: number }) => `${h.kind}:${h.status}:${h.alert_id}`)).toEqual([`alert_clear:suppressed:${quietAlert.id}`, `alert_fire:suppressed:${quietAlert.id}`]);
   }, 60_000);
 
   it("retries a failing receiver, then records the outcome; gives up after the last attempt", async () => {

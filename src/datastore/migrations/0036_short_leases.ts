@@ -12,6 +12,9 @@ export const migration: Migration = {
   statements: [
     "ALTER TABLE maintenance_runs ADD COLUMN claimed_by text",
     "ALTER TABLE notifications ADD COLUMN claimed_by text",
+    // A notice's age counts from here: when it was queued, or last handed back by redeliver.
+    "ALTER TABLE notifications ADD COLUMN queued_at timestamptz NOT NULL DEFAULT now()",
+    "UPDATE notifications SET queued_at = created_at",
     "ALTER TABLE notifications DROP CONSTRAINT notifications_status_check",
     "ALTER TABLE notifications ADD CONSTRAINT notifications_status_check CHECK (status IN ('pending', 'sending', 'retrying', 'sent', 'failed', 'suppressed', 'expired'))",
   ],
