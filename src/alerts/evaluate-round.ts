@@ -100,10 +100,18 @@ export interface RoundInput {
   anomalies?: readonly AnomalyCandidate[];
 }
 
+/** An alert to clear, with what cleared it: told to whoever heard it fire. */
+export interface ClearedAlert {
+  id: number;
+  reason: string;
+  /** The value that cleared it, where there is one. */
+  value: number | null;
+}
+
 export interface RoundChanges {
   raise: NewAlert[];
   update: AlertUpdate[];
-  clear: number[];
+  clear: ClearedAlert[];
 }
 
 export const alertKey = (k: AlertKey) => JSON.stringify([k.alert_type, k.rule_id ?? 0, k.metric_name, k.connection_id, k.database_name, k.object_name]);
@@ -193,7 +201,20 @@ export function evaluateRound(input: RoundInput): RoundChanges {
   // The cleaner: open alerts nothing fired for this round (anomaly alerts only when anomalies were checked).
   for (const [k, alert] of open) {
     if ((alert.alert_type === "anomaly" && !input.anomalies) || stillFiring.has(k)) continue;
-    changes.clear.push(alert.id);
+    changes.clear.push({ id: alert.id, ...whyCleared(alert, input) });
   }
   return changes;
+}
+
+/** Why an open alert nothing fired for this round clears, and the value it has now, if any. */
+function whyCleared(alert: OpenAlert, input: RoundInput): Omit<ClearedAlert, "id"> {
+  if (alert.alert_type === "connection") return { reason: "the server is reachable again", value: null };
+  if (alert.alert_type === "anomaly") return { reason: "back within its normal range", value: null };
+  const rule = input.rules.find((r) => r.id === alert.rule_id);
+  const conn = input.connections.find((c) => c.connectionId === alert.connection_id);
+  if (!rule || !rule.available || !conn) return { reason: "the rule is no longer evaluated", value: null };
+  if (!effectiveSetting(rule, input.overrides, conn, alert.database_name).enabled) return { reason: "the rule was disabled", value: null };
+  const now = input.readings.get(alert.connection_id)?.get(alert.metric_name)?.find((r) => r.database_name === alert.database_name && r.object_name === alert.object_name);
+  if (!now) return { reason: "no current value (the data is stale or the object is gone)", value: null };
+  return { reason: "back within the threshold", value: now.value };
 }

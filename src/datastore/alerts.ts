@@ -66,11 +66,14 @@ export async function updateAlerts(db: Driver, updates: readonly AlertUpdate[]):
   return reactivated;
 }
 
-export async function clearAlerts(db: Queryable, ids: readonly number[]): Promise<number[]> {
-  if (ids.length === 0) return [];
+/** Clears alerts, recording why and the value that cleared them; answers the ids this call cleared. */
+export async function clearAlerts(db: Queryable, cleared: ReadonlyArray<{ id: number; reason: string; value: number | null }>): Promise<number[]> {
+  if (cleared.length === 0) return [];
   const rows = await db.query<{ id: number }>(
-    "UPDATE alerts SET status = 'cleared', cleared_at = now(), last_updated = now() WHERE id = ANY($1::bigint[]) AND cleared_at IS NULL RETURNING id::int AS id",
-    [ids],
+    `UPDATE alerts a SET status = 'cleared', cleared_at = now(), last_updated = now(), clear_reason = c.reason, clear_value = c.value
+       FROM unnest($1::bigint[], $2::text[], $3::float8[]) AS c(id, reason, value)
+      WHERE a.id = c.id AND a.cleared_at IS NULL RETURNING a.id::int AS id`,
+    [cleared.map((c) => c.id), cleared.map((c) => c.reason), cleared.map((c) => c.value)],
   );
   return rows.map((r) => r.id);
 }
@@ -114,7 +117,7 @@ function whereOf(f: AlertFilters): { where: string; params: unknown[] } {
 }
 
 const ALERT_SELECT = `SELECT a.id::int AS id, a.alert_type, a.rule_id, a.connection_id, a.database_name, a.object_name, a.probe_name, a.metric_name, a.metric_value,
-        r.metric_unit, a.threshold_value, a.operator, a.severity, a.title, a.description, a.status, a.triggered_at, a.cleared_at, a.last_updated,
+        r.metric_unit, a.threshold_value, a.operator, a.severity, a.title, a.description, a.status, a.triggered_at, a.cleared_at, a.clear_reason, a.clear_value, a.last_updated,
         a.anomaly_score, a.anomaly_details, a.ai_analysis, a.ai_analysis_metric_value, coalesce(c.name, 'Unknown') AS server_name,
         ack.acknowledged_at, ack.acknowledged_by, ack.message AS ack_message, ack.false_positive
    FROM alerts a

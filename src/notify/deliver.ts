@@ -59,8 +59,9 @@ export async function deliverOnce(db: Driver, config: Config, log: Logger, trans
   const deliverOne = async (n: NotificationRow, opened: Awaited<ReturnType<typeof openChannel>> & { recipients: string[] }): Promise<Outcome> => {
     const [alert] = await db.query<AlertRow>(
       `SELECT a.id::int AS id, a.title, a.description, a.severity, a.status, a.triggered_at, a.cleared_at, a.metric_name, a.metric_value, a.threshold_value, a.operator,
-              a.database_name, a.connection_id, c.name AS server_name, c.host, c.port, c.cluster_id, cl.group_id
-         FROM alerts a JOIN connections c ON c.id = a.connection_id LEFT JOIN clusters cl ON cl.id = c.cluster_id WHERE a.id = $1`,
+              a.database_name, a.clear_reason, a.clear_value, r.metric_unit AS unit, a.connection_id, c.name AS server_name, c.host, c.port, c.cluster_id, cl.group_id
+         FROM alerts a JOIN connections c ON c.id = a.connection_id LEFT JOIN clusters cl ON cl.id = c.cluster_id LEFT JOIN alert_rules r ON r.id = a.rule_id
+        WHERE a.id = $1`,
       [n.alert_id],
     );
     const place = { connectionId: alert.connection_id, clusterId: alert.cluster_id, groupId: alert.group_id };

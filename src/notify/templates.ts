@@ -18,8 +18,16 @@ export interface AlertView {
   Duration: string;
   MetricName: string;
   MetricValue: string;
+  /** The value with its unit (`900 s`, `93.2%`, `1.5 GiB`). */
+  MetricValueText: string;
   ThresholdValue: string;
+  ThresholdText: string;
   Operator: string;
+  Unit: string;
+  /** Clears: why it cleared, and the value that cleared it (MetricValue keeps the value it fired with). */
+  ClearReason: string;
+  ClearValue: string;
+  ClearValueText: string;
   ServerName: string;
   ServerHost: string;
   ServerPort: number | string;
@@ -27,6 +35,8 @@ export interface AlertView {
   ReminderCount: number;
   Timestamp: string;
   EventType: string;
+  /** A channel test's sample alert. */
+  IsTest: boolean;
 }
 
 export function checkTemplate(template: string | null | undefined, field: string): void {

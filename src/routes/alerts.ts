@@ -39,6 +39,8 @@ const Alert = z
     status: z.enum(STATUSES),
     triggered_at: z.string(),
     cleared_at: z.string().nullable(),
+    clear_reason: z.string().nullable().openapi({ description: "Why it cleared: back within the threshold, the server is reachable again, the rule was disabled, no current value, ..." }),
+    clear_value: z.number().nullable().openapi({ description: "The value that cleared it, where there is one (metric_value keeps the value it fired with)" }),
     last_updated: z.string(),
     anomaly_score: z.number().nullable(),
     anomaly_details: z

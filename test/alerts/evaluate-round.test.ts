@@ -38,11 +38,12 @@ describe("evaluateRound", () => {
     expect(changed.raise).toEqual([]);
   });
 
-  it("clears an open alert whose rule is no longer violated, has no value, or is disabled where it fires", () => {
-    expect(evaluateRound(input(10, { open: [open()] })).clear).toEqual([42]);
-    expect(evaluateRound(input(null, { open: [open()] })).clear).toEqual([42]);
+  it("clears an open alert whose rule is no longer violated, has no value, or is disabled where it fires, saying which and with the value now", () => {
+    expect(evaluateRound(input(10, { open: [open()] })).clear).toEqual([{ id: 42, reason: "back within the threshold", value: 10 }]);
+    expect(evaluateRound(input(null, { open: [open()] })).clear).toEqual([{ id: 42, reason: "no current value (the data is stale or the object is gone)", value: null }]);
     const off = { rule_id: 1, scope: "server" as const, scope_id: 5, database_name: "", operator: ">" as const, threshold: 600, severity: "warning" as const, enabled: false };
-    expect(evaluateRound(input(900, { open: [open()], overrides: [off] }))).toEqual({ raise: [], update: [], clear: [42] });
+    expect(evaluateRound(input(900, { open: [open()], overrides: [off] }))).toEqual({ raise: [], update: [], clear: [{ id: 42, reason: "the rule was disabled", value: null }] });
+    expect(evaluateRound({ ...input(900, { open: [open()] }), rules: [{ ...rule, available: false }] }).clear).toEqual([{ id: 42, reason: "the rule is no longer evaluated", value: null }]);
   });
 
   it("does not raise again within the cooldown of a cleared alert", () => {
@@ -61,7 +62,7 @@ describe("evaluateRound", () => {
     ]);
     const existing = open({ id: 9, alert_type: "connection", rule_id: null, metric_name: "", severity: "critical", description: "old text" });
     expect(evaluateRound({ ...input(null), connections: [failing], open: [existing] }).update).toMatchObject([{ id: 9, description: failing.error, reactivate: false }]);
-    expect(evaluateRound({ ...input(null), open: [existing] }).clear).toEqual([9]);
+    expect(evaluateRound({ ...input(null), open: [existing] }).clear).toEqual([{ id: 9, reason: "the server is reachable again", value: null }]);
   });
 
   it("lets the connection alert speak for an unreachable server instead of one staleness alert per probe", () => {
@@ -78,7 +79,7 @@ describe("evaluateRound", () => {
     expect(evaluateRound({ ...input(900), connections: [quiet] })).toEqual({ raise: [], update: [], clear: [] });
     const during = evaluateRound({ ...input(900, { open: [open(), open({ id: 3, object_name: "gone" })] }), connections: [quiet] });
     expect(during.update.map((u) => u.id)).toEqual([42]);
-    expect(during.clear).toEqual([3]);
+    expect(during.clear.map((c) => c.id)).toEqual([3]);
   });
 
   it("silences only the database a server blackout names", () => {
@@ -100,6 +101,6 @@ describe("evaluateRound", () => {
     expect(raised).toMatchObject({ alert_type: "anomaly", rule_id: null, metric_name: candidate.metric_name, database_name: "app", severity: "critical", anomaly_score: 990, title: "Anomaly: pg_stat_database.xact_commit_per_sec (app)" });
     const existing = open({ id: 8, alert_type: "anomaly", rule_id: null, metric_name: candidate.metric_name, database_name: "app" });
     expect(evaluateRound({ ...input(null), open: [existing] }).clear).toEqual([]);
-    expect(evaluateRound({ ...input(null), open: [existing], anomalies: [] }).clear).toEqual([8]);
+    expect(evaluateRound({ ...input(null), open: [existing], anomalies: [] }).clear).toEqual([{ id: 8, reason: "back within its normal range", value: null }]);
   });
 });

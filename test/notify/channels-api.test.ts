@@ -93,10 +93,13 @@ describe("notification channels", () => {
     expect((await api("POST", `/api/v1/notification-channels/${hook.body.id}/test`, { token: admin, body: {} })).body).toEqual({ status: "sent" });
     const got = hooks.requests.at(-1)!;
     expect(got).toMatchObject({ method: "PUT", path: "/auth", headers: { authorization: `Basic ${btoa("svc:pw")}`, "x-env": "prod", "content-type": "application/json" } });
-    expect(JSON.parse(got.body)).toEqual({ text: "This is a test message from pglens to verify your webhook configuration." });
+    // The test has a real alert's shape (a sample marked as a test) and the headers of a real delivery.
+    expect(JSON.parse(got.body)).toMatchObject({ event: "alert_fire", test: true, title: "pglens test alert", server: { name: "example-server" } });
+    expect(got.headers["user-agent"]).toMatch(/^pglens\/\d+\.\d+\.\d+/);
+    expect(got.headers["x-pglens-delivery-id"]).toMatch(/^test-[0-9a-f-]{36}$/);
     const mm = await create({ channel_type: "mattermost", name: "mm", webhook_url: `${hooks.url}/mm` });
     await api("POST", `/api/v1/notification-channels/${mm.body.id}/test`, { token: admin, body: {} });
-    expect(JSON.parse(hooks.requests.at(-1)!.body).text).toContain("Mattermost webhook");
+    expect(JSON.parse(hooks.requests.at(-1)!.body).text).toBe("[TEST] 🔵 Fired: pglens test alert on example-server");
   });
 
   it("emails a test message through SMTP with login, to a recipient given or the channel's own", async () => {
@@ -112,7 +115,7 @@ describe("notification channels", () => {
     expect(await bare.json()).toEqual({ status: "sent" });
     expect(smtp.mails.map((m) => m.to)).toEqual([["dba@example.com"], ["oncall@example.com"], ["dba@example.com"]]);
     expect(smtp.mails[0]).toMatchObject({ from: "pglens@example.com", user: "smtp-user-jkl" });
-    expect(smtp.mails[0].raw).toMatch(/^Subject: pglens test message$/m);
+    expect(smtp.mails[0].raw).toMatch(/^Subject: \[pglens\] \[TEST\] INFO Fired: pglens test alert on example-server$/m);
     expect(smtp.mails[0].raw).toContain("text/plain");
     expect(smtp.mails[0].raw).toContain("text/html");
     const recipients = (await api("GET", `/api/v1/notification-channels/${mail.id}/recipients`, { token: admin })).body;

@@ -77,6 +77,11 @@ describe("delivery", () => {
     await round();
     expect(events().map((e) => e.event)).toEqual(["alert_fire", "alert_clear"]);
     expect(new Set(events().map((e) => e.alert_id)).size).toBe(1);
+    // The clear says what cleared it, with the value now, apart from the value it fired with.
+    const [fired, resolved] = receiver.requests.filter((r) => r.path === "/hook").map((r) => JSON.parse(r.body));
+    expect(resolved.resolution).toMatchObject({ reason: "back within the threshold", value: expect.any(Number) });
+    expect(resolved.resolution.value).toBeLessThan(1);
+    expect(resolved.metric.value).toBe(fired.metric.value);
 
     // A blackout on the server: the next session raises nothing, so nothing is sent.
     const window = (await api("POST", "/api/v1/blackouts", { token: root, body: { scope: "server", connection_id: conn, reason: "maintenance", start_time: new Date(Date.now() - 1000).toISOString(), end_time: new Date(Date.now() + 3_600_000).toISOString() } })).body;

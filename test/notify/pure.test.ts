@@ -2,7 +2,7 @@
 import { describe, expect, it } from "vitest";
 import { channelsFor } from "../../src/notify/channel-selection.ts";
 import { checkOutboundHost, refusedAddress } from "../../src/notify/outbound-guard.ts";
-import { type AlertFacts, type OpenChannel, alertMessage } from "../../src/notify/payloads.ts";
+import { type AlertFacts, type OpenChannel, alertMessage, testMessage, withUnit } from "../../src/notify/payloads.ts";
 import { checkTemplate } from "../../src/notify/templates.ts";
 
 describe("channelsFor", () => {
@@ -63,8 +63,10 @@ describe("outbound guard", () => {
 const alert: AlertFacts = {
   id: 7, title: "long_running_queries", description: "A statement runs long", severity: "critical", status: "active",
   triggered_at: new Date("2026-11-23T10:00:00Z"), cleared_at: null, metric_name: "pg_stat_activity.max_query_duration_seconds", metric_value: 900,
-  threshold_value: 600, operator: ">", database_name: "", server: { name: "prod", host: "db.internal", port: 5432 },
+  threshold_value: 600, operator: ">", database_name: "", server: { name: "prod", host: "db.internal", port: 5432 }, unit: "seconds",
 };
+/** The same alert, cleared half an hour after it fired by a value back under the threshold. */
+const cleared: AlertFacts = { ...alert, status: "cleared", cleared_at: new Date("2026-11-23T10:30:00Z"), clear_reason: "back within the threshold", clear_value: 12 };
 const base: OpenChannel = {
   channel_type: "webhook", name: "hook", webhook_url: null, endpoint_url: "https://hooks.example/in", http_method: "POST", headers: { "x-team": "dba" },
   auth_type: "bearer", auth_credentials: "s3cret-token", smtp: null, from_address: null, from_name: null, templates: {},
@@ -78,7 +80,8 @@ describe("payloads", () => {
     expect(JSON.parse((m as { body: string }).body)).toEqual({
       event: "alert_fire", alert_id: 7, title: "long_running_queries", description: "A statement runs long", severity: "critical",
       server: { name: "prod", host: "db.internal", port: 5432 }, database: null,
-      metric: { name: "pg_stat_activity.max_query_duration_seconds", value: 900, threshold: 600, operator: ">" }, triggered_at: "2026-11-23T10:00:00.000Z", cleared_at: null,
+      metric: { name: "pg_stat_activity.max_query_duration_seconds", value: 900, threshold: 600, operator: ">", unit: "seconds", text: "900 s (> 600 s)" },
+      resolution: null, triggered_at: "2026-11-23T10:00:00.000Z", cleared_at: null, open_seconds: 1800, test: false,
     });
     expect(alertMessage({ ...base, auth_type: "api_key", auth_credentials: "X-Api-Key: k-123" }, alert, "alert_fire", 0, [], now)).toMatchObject({ headers: { "X-Api-Key": "k-123" } });
     expect(alertMessage({ ...base, auth_type: "basic", auth_credentials: "u:p" }, alert, "alert_fire", 0, [], now)).toMatchObject({ headers: { authorization: `Basic ${btoa("u:p")}` } });
@@ -91,16 +94,86 @@ describe("payloads", () => {
   });
 
   it("gives Slack a coloured attachment and email a subject with text and HTML parts", () => {
-    const slack = alertMessage({ ...base, channel_type: "slack", webhook_url: "https://hooks.slack.com/services/T/B/X" }, alert, "alert_clear", 0, [], now) as { url: string; body: string; headers: Record<string, string> };
-    expect(slack.url).toBe("https://hooks.slack.com/services/T/B/X");
-    expect(slack.headers.authorization).toBeUndefined();
-    const body = JSON.parse(slack.body);
-    expect(body.text).toContain("Cleared: long_running_queries on prod");
-    expect(body.attachments[0]).toMatchObject({ color: "#2ca02c", text: "A statement runs long" });
     const email = alertMessage({ ...base, channel_type: "email", smtp: { host: "smtp", port: 25, username: null, password: null, use_tls: false }, from_address: "pglens@x.io" }, { ...alert, title: "<b>x</b>" }, "alert_fire", 0, ["dba@x.io"], now);
     expect(email).toMatchObject({ transport: "email", to: ["dba@x.io"], subject: "[pglens] CRITICAL Fired: <b>x</b> on prod" });
     expect((email as { html: string }).html).toContain("&lt;b&gt;x&lt;/b&gt;");
-    expect((email as { text: string }).text).toContain("Metric: pg_stat_activity.max_query_duration_seconds = 900 (> 600)");
+    expect((email as { text: string }).text).toContain("Value: pg_stat_activity.max_query_duration_seconds = 900 s (> 600 s)");
+  });
+
+  // #47 item 7: a clear says what cleared it, keeps the value it fired with apart, and looks resolved.
+  describe("a clear, on every channel type", () => {
+    it("webhook: the resolution beside the fire's metric", () => {
+      const body = JSON.parse((alertMessage(base, cleared, "alert_clear", 0, [], now) as { body: string }).body);
+      expect(body).toMatchObject({
+        event: "alert_clear",
+        metric: { value: 900, text: "900 s (> 600 s)" },
+        resolution: { reason: "back within the threshold", value: 12, text: "back within the threshold: now 12 s" },
+        cleared_at: "2026-11-23T10:30:00.000Z",
+        open_seconds: 1800,
+      });
+    });
+
+    it.each(["slack", "mattermost"] as const)("%s: green, a check mark, what resolved it, the value it fired with, how long it was open", (type) => {
+      const m = alertMessage({ ...base, channel_type: type, webhook_url: `https://hooks.example/${type}` }, cleared, "alert_clear", 0, [], now) as { url: string; body: string; headers: Record<string, string> };
+      expect(m.headers.authorization).toBeUndefined();
+      const body = JSON.parse(m.body);
+      expect(body.text).toBe("✅ Resolved: long_running_queries on prod");
+      expect(body.attachments[0]).toEqual({
+        color: "#2ca02c",
+        text: "A statement runs long",
+        fields: [
+          { title: "Severity", value: "critical", short: true },
+          { title: "Server", value: "prod", short: true },
+          { title: "Resolved", value: "back within the threshold: now 12 s", short: false },
+          { title: "Fired with", value: "pg_stat_activity.max_query_duration_seconds = 900 s (> 600 s)", short: false },
+          { title: "Open for", value: "30m", short: true },
+        ],
+      });
+      const fire = JSON.parse((alertMessage({ ...base, channel_type: type, webhook_url: "https://hooks.example/x" }, alert, "alert_fire", 0, [], now) as { body: string }).body);
+      expect(fire.text).toBe("🔴 Fired: long_running_queries on prod");
+      expect(fire.attachments[0].color).toBe("#d62728");
+    });
+
+    it("email: a RESOLVED subject, a green heading, and the text a person reads", () => {
+      const m = alertMessage({ ...base, channel_type: "email", smtp: { host: "smtp", port: 25, username: null, password: null, use_tls: false }, from_address: "pglens@x.io" }, { ...cleared, database_name: "shop" }, "alert_clear", 0, ["dba@x.io"], now) as { subject: string; text: string; html: string };
+      expect(m.subject).toBe("[pglens] RESOLVED: long_running_queries on prod");
+      expect(m.text).toBe(
+        [
+          "✅ Resolved: long_running_queries on prod",
+          "A statement runs long",
+          "Severity: critical",
+          "Server: prod (db.internal:5432)",
+          "Database: shop",
+          "Resolved: back within the threshold: now 12 s",
+          "Fired with: pg_stat_activity.max_query_duration_seconds = 900 s (> 600 s)",
+          "Triggered: 2026-11-23T10:00:00.000Z",
+          "Cleared: 2026-11-23T10:30:00.000Z (open for 30m)",
+        ].join("\n"),
+      );
+      expect(m.html).toContain('<h3 style="color:#2ca02c">✅ Resolved: long_running_queries on prod</h3>');
+    });
+  });
+
+  it("shows units as people read them", () => {
+    expect(withUnit(93.456, "percent")).toBe("93.46%");
+    expect(withUnit(1536, "bytes")).toBe("1.5 KiB");
+    expect(withUnit(5 * 1024 ** 3, "bytes")).toBe("5.0 GiB");
+    expect(withUnit(512, "bytes")).toBe("512 B");
+    expect(withUnit(3, "deadlocks")).toBe("3 deadlocks");
+    expect(withUnit(0.5, "ratio")).toBe("0.5");
+    expect(withUnit(null, "percent")).toBe("");
+  });
+
+  it("tests a channel with a real alert's message for a sample alert marked as a test", () => {
+    const body = JSON.parse((testMessage(base, [], now) as { body: string }).body);
+    const real = JSON.parse((alertMessage(base, alert, "alert_fire", 0, [], now) as { body: string }).body);
+    expect(Object.keys(body).sort()).toEqual(Object.keys(real).sort());
+    expect(body).toMatchObject({ event: "alert_fire", test: true, title: "pglens test alert" });
+    const slack = JSON.parse((testMessage({ ...base, channel_type: "slack", webhook_url: "https://hooks.example/s" }, [], now) as { body: string }).body);
+    expect(slack.text).toBe("[TEST] 🔵 Fired: pglens test alert on example-server");
+    const mail = testMessage({ ...base, channel_type: "email", smtp: { host: "smtp", port: 25, username: null, password: null, use_tls: false }, from_address: "pglens@x.io" }, ["dba@x.io"], now) as { subject: string; text: string };
+    expect(mail.subject).toBe("[pglens] [TEST] INFO Fired: pglens test alert on example-server");
+    expect(mail.text).toContain("a sample alert, not a real one");
   });
 
   it("refuses a template that does not parse", () => {
