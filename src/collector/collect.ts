@@ -11,12 +11,14 @@ import { type ConnectionRow, listConnections } from "../datastore/connections.ts
 import { effectiveProbeConfigs } from "../datastore/probe-configs.ts";
 import type { Logger } from "../log.ts";
 import { dropExpiredPartitions } from "./retention.ts";
+import { withMonitoredClient } from "../monitored/client.ts";
 import { runConnection } from "./run-connection.ts";
 import {
   type Candidate,
   type ProbeOutcome,
   backingOff,
   claimDue,
+  claimReachabilityChecks,
   withMaintenance,
   recordOutcomes,
   recordReachable,
@@ -51,10 +53,28 @@ async function eachLimited<T>(items: readonly T[], limit: number, work: (item: T
   await Promise.all(lanes);
 }
 
+/** Servers in back-off whose check is due: one that answers leaves back-off and is collected in this very tick. */
+async function checkReachability(db: Driver, config: Config, log: Logger, all: readonly ConnectionRow[]): Promise<void> {
+  const due = await claimReachabilityChecks(db);
+  await eachLimited(due, 4, async (id) => {
+    const conn = all.find((c) => c.id === id);
+    if (!conn) return;
+    const answered = await withMonitoredClient(conn, config.secret, (client) => client.query("SELECT 1"), { connectTimeoutMs: 3000, statementTimeoutMs: 3000 }).then(
+      () => true,
+      () => false,
+    );
+    if (!answered) return;
+    await recordReachable(db, id);
+    log.info("monitored server reachable again", { connection_id: id });
+  });
+}
+
 export async function collectOnce(db: Driver, config: Config, log: Logger, options: CollectOptions = {}): Promise<TickResult> {
   const result: TickResult = { claimed: 0, outcomes: [], unreachable: [], droppedPartitions: [] };
+  const all = (await listConnections(db)).filter((c) => c.is_monitored);
+  await checkReachability(db, config, log, all);
   const waiting = await backingOff(db);
-  const connections = (await listConnections(db)).filter((c) => c.is_monitored && !waiting.has(c.id));
+  const connections = all.filter((c) => !waiting.has(c.id));
   if (connections.length) {
     const effective = await effectiveProbeConfigs(db, connections.map((c) => c.id));
     const candidates: Candidate[] = connections.flatMap((c) =>

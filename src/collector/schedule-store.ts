@@ -81,11 +81,25 @@ const MAX_BACKOFF_SECONDS = 600;
 export async function recordUnreachable(db: Queryable, connectionId: number, error: string, baseSeconds: number): Promise<void> {
   await db.query("UPDATE connections SET connection_error = $2 WHERE id = $1", [connectionId, error]);
   await db.query(
-    `INSERT INTO connection_health (connection_id, consecutive_failures, retry_at) VALUES ($1, 1, now() + make_interval(secs => $2))
+    `INSERT INTO connection_health (connection_id, consecutive_failures, retry_at, checked_at, check_every_seconds) VALUES ($1, 1, now() + make_interval(secs => $2), now(), $2)
      ON CONFLICT (connection_id) DO UPDATE SET consecutive_failures = connection_health.consecutive_failures + 1,
-       retry_at = now() + make_interval(secs => least($3, $2 * power(2, connection_health.consecutive_failures)))`,
+       retry_at = now() + make_interval(secs => least($3, $2 * power(2, connection_health.consecutive_failures))),
+       checked_at = now(), check_every_seconds = $2`,
     [connectionId, baseSeconds, MAX_BACKOFF_SECONDS],
   );
+}
+
+/**
+ * Servers in back-off due a reachability check (every `check_every_seconds`, the shortest probe interval when
+ * it failed), claimed so that one instance checks each.
+ */
+export async function claimReachabilityChecks(db: Queryable): Promise<number[]> {
+  const rows = await db.query<{ connection_id: number }>(
+    `UPDATE connection_health SET checked_at = now()
+      WHERE retry_at > now() AND (checked_at IS NULL OR checked_at <= now() - make_interval(secs => check_every_seconds))
+      RETURNING connection_id`,
+  );
+  return rows.map((r) => r.connection_id);
 }
 
 export async function recordReachable(db: Queryable, connectionId: number): Promise<void> {

@@ -35,7 +35,8 @@ import { migration as samplesWithoutForeignKeys } from "./0034_samples_without_f
 import { migration as channelDestinations } from "./0035_channel_destinations.ts";
 import { migration as shortLeases } from "./0036_short_leases.ts";
 import { migration as clearReasons } from "./0037_clear_reasons.ts";
+import { migration as reachabilityChecks } from "./0038_reachability_checks.ts";
 import type { Migration } from "./types.ts";
 
 /** Every migration, in order. Append new ones; never edit one that has shipped. */
-export const MIGRATIONS: readonly Migration[] = [foundation, probeCatalogue, sampleChanges, auth, estate, collector, security, alerting, liveLogin, blackouts, timelineProbes, notifications, listConnectionsTool, metricsSummaryTools, replicationTopology, statementWal, irregularIntervals, llmTokenUsage, conversations, memories, overviewSummaries, anomalyReviews, levelRollups, entityCells, entityGauges, entityGaugeParts, uncheckedChanges, entityCellsByEntity, probeSlots, changeCellsByLongest, changesBySpan, changesFoundByCells, recordedGauges, samplesWithoutForeignKeys, channelDestinations, shortLeases, clearReasons];
+export const MIGRATIONS: readonly Migration[] = [foundation, probeCatalogue, sampleChanges, auth, estate, collector, security, alerting, liveLogin, blackouts, timelineProbes, notifications, listConnectionsTool, metricsSummaryTools, replicationTopology, statementWal, irregularIntervals, llmTokenUsage, conversations, memories, overviewSummaries, anomalyReviews, levelRollups, entityCells, entityGauges, entityGaugeParts, uncheckedChanges, entityCellsByEntity, probeSlots, changeCellsByLongest, changesBySpan, changesFoundByCells, recordedGauges, samplesWithoutForeignKeys, channelDestinations, shortLeases, clearReasons, reachabilityChecks];
