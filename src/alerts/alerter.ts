@@ -13,7 +13,7 @@ import { activeBlackouts, materialiseSchedules } from "../datastore/blackouts.ts
 import type { Config } from "../config.ts";
 import { deleteOldReviews } from "../datastore/anomaly-reviews.ts";
 import { listAlertRules, listOverrides, ruleAvailability } from "../datastore/alert-rules.ts";
-import { clearAlerts, deleteOldAlerts, openAlerts, raiseAlerts, recentlyClearedKeys, updateAlerts } from "../datastore/alerts.ts";
+import { clearAlerts, deleteOldAlerts, openAlerts, raiseAlerts, recentlyClearedKeys, startClearing, updateAlerts } from "../datastore/alerts.ts";
 import type { Logger } from "../log.ts";
 import { type DeliveryResult, deliverOnce } from "../notify/deliver.ts";
 import { queueNotifications, queueReminders } from "../notify/queue.ts";
@@ -104,17 +104,21 @@ export async function evaluateAndApply(
     open: await openAlerts(db),
     recentlyCleared: await recentlyClearedKeys(db, settings.cooldown_seconds),
     anomalies: settings.anomaly_enabled ? await findAnomalies(db, connections, settings.anomaly_sensitivity, now, review) : [],
+    now: now.getTime(),
   });
   const raised = await raiseAlerts(db, changes.raise, settings.cooldown_seconds);
-  const reactivated = await updateAlerts(db, changes.update);
+  const fired = await updateAlerts(db, changes.update);
+  await startClearing(db, changes.clearing);
   const cleared = await clearAlerts(db, changes.clear);
-  // Only this alerter's own inserts, re-activations and clears come back, so each is queued once.
+  const silent = new Set(changes.clear.filter((c) => c.silent).map((c) => c.id));
+  // Only this alerter's own inserts, activations, re-activations and clears come back, so each is queued once;
+  // pending alerts and the pending ones that did not last are never notified.
   await queueNotifications(db, [
-    ...raised.map((id) => ({ alert_id: id, kind: "alert_fire" as const, sequence: 1 })),
-    ...reactivated.map((r) => ({ alert_id: r.id, kind: "alert_fire" as const, sequence: r.fire_count })),
-    ...cleared.map((id) => ({ alert_id: id, kind: "alert_clear" as const, sequence: 0 })),
+    ...raised.filter((r) => r.status === "active").map((r) => ({ alert_id: r.id, kind: "alert_fire" as const, sequence: 1 })),
+    ...fired.map((r) => ({ alert_id: r.id, kind: "alert_fire" as const, sequence: r.fire_count })),
+    ...cleared.filter((id) => !silent.has(id)).map((id) => ({ alert_id: id, kind: "alert_clear" as const, sequence: 0 })),
   ]);
-  return { connections: connections.length, raised, updated: changes.update.length, cleared };
+  return { connections: connections.length, raised: raised.map((r) => r.id), updated: changes.update.length, cleared };
 }
 
 export async function alerterOnce(db: Driver, config: Config, log: Logger): Promise<RoundResult> {

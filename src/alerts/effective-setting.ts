@@ -11,6 +11,9 @@ export interface RuleDefaults {
   default_threshold: number;
   default_severity: Severity;
   default_enabled: boolean;
+  /** Dampers (dampers.ts); absent = 0, off. */
+  default_for_minutes?: number;
+  default_clear_delay_minutes?: number;
 }
 
 export interface Override {
@@ -23,6 +26,9 @@ export interface Override {
   threshold: number;
   severity: Severity;
   enabled: boolean;
+  /** null or absent: the rule's own value. */
+  for_minutes?: number | null;
+  clear_delay_minutes?: number | null;
 }
 
 export interface Placement {
@@ -36,6 +42,8 @@ export interface EffectiveSetting {
   threshold: number;
   severity: Severity;
   enabled: boolean;
+  for_minutes: number;
+  clear_delay_minutes: number;
   source: "server_database" | "server" | "cluster" | "group" | "default";
 }
 
@@ -48,10 +56,12 @@ export function effectiveSetting(rule: RuleDefaults, overrides: readonly Overrid
     ["cluster", find("cluster", where.clusterId)],
     ["group", find("group", where.groupId)],
   ];
+  const forMinutes = rule.default_for_minutes ?? 0;
+  const clearDelay = rule.default_clear_delay_minutes ?? 0;
   for (const [source, o] of candidates) {
-    if (o) return { operator: o.operator, threshold: o.threshold, severity: o.severity, enabled: o.enabled, source };
+    if (o) return { operator: o.operator, threshold: o.threshold, severity: o.severity, enabled: o.enabled, for_minutes: o.for_minutes ?? forMinutes, clear_delay_minutes: o.clear_delay_minutes ?? clearDelay, source };
   }
-  return { operator: rule.default_operator, threshold: rule.default_threshold, severity: rule.default_severity, enabled: rule.default_enabled, source: "default" };
+  return { operator: rule.default_operator, threshold: rule.default_threshold, severity: rule.default_severity, enabled: rule.default_enabled, for_minutes: forMinutes, clear_delay_minutes: clearDelay, source: "default" };
 }
 
 export function violates(value: number, operator: Operator, threshold: number): boolean {

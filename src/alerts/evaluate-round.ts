@@ -15,6 +15,7 @@
 import type { Reading } from "./alert-metrics.ts";
 import type { Anomaly } from "./baselines.ts";
 import type { Operator, Severity } from "./builtin-rules.ts";
+import { type DamperState, type Dampers, damperStep } from "./dampers.ts";
 import { type Override, type Placement, type RuleDefaults, effectiveSetting, violates } from "./effective-setting.ts";
 
 export type AlertType = "threshold" | "anomaly" | "connection";
@@ -47,9 +48,11 @@ export interface AlertKey {
 
 export interface OpenAlert extends AlertKey {
   id: number;
-  status: "active" | "acknowledged";
+  status: "pending" | "active" | "acknowledged";
   severity: Severity;
   description: string;
+  pending_since?: Date | null;
+  clearing_since?: Date | null;
 }
 
 export interface NewAlert extends AlertKey {
@@ -61,6 +64,8 @@ export interface NewAlert extends AlertKey {
   description: string;
   anomaly_score?: number;
   anomaly_details?: Record<string, unknown>;
+  /** pending: its rule's `for` has not passed yet; not notified until it becomes active. */
+  status: "pending" | "active";
 }
 
 export interface AlertUpdate {
@@ -74,6 +79,10 @@ export interface AlertUpdate {
   anomaly_details?: Record<string, unknown>;
   /** An acknowledged alert whose severity changed: active again, acknowledgments dropped. */
   reactivate: boolean;
+  /** A pending alert whose `for` has passed: active now, and notified. */
+  activate?: boolean;
+  /** Firing again while its clear delay ran: the delay starts over next time. */
+  resetClearing?: boolean;
 }
 
 /** A value far from its baseline (tier 1), already confirmed by any later tier. */
@@ -98,6 +107,8 @@ export interface RoundInput {
   recentlyCleared: ReadonlySet<string>;
   /** This round's anomalies; undefined when anomaly detection did not run (open anomaly alerts stay as they are). */
   anomalies?: readonly AnomalyCandidate[];
+  /** The round's time (epoch ms), for the dampers. */
+  now?: number;
 }
 
 /** An alert to clear, with what cleared it: told to whoever heard it fire. */
@@ -106,12 +117,16 @@ export interface ClearedAlert {
   reason: string;
   /** The value that cleared it, where there is one. */
   value: number | null;
+  /** A pending alert that did not last: cleared without a notice (none went out for it). */
+  silent?: boolean;
 }
 
 export interface RoundChanges {
   raise: NewAlert[];
   update: AlertUpdate[];
   clear: ClearedAlert[];
+  /** Alerts whose condition stopped while a clear delay holds them open: the delay counts from `since` (epoch ms). */
+  clearing: Array<{ id: number; since: number }>;
 }
 
 export const alertKey = (k: AlertKey) => JSON.stringify([k.alert_type, k.rule_id ?? 0, k.metric_name, k.connection_id, k.database_name, k.object_name]);
@@ -127,7 +142,8 @@ function thresholdTitle(rule: RoundRule, conn: RoundConnection, r: Reading): str
 }
 
 export function evaluateRound(input: RoundInput): RoundChanges {
-  const changes: RoundChanges = { raise: [], update: [], clear: [] };
+  const changes: RoundChanges = { raise: [], update: [], clear: [], clearing: [] };
+  const now = input.now ?? 0;
   const open = new Map(input.open.map((a) => [alertKey(a), a]));
   const stillFiring = new Set<string>();
   const byId = new Map(input.connections.map((c) => [c.connectionId, c]));
@@ -136,10 +152,11 @@ export function evaluateRound(input: RoundInput): RoundChanges {
     return conn !== undefined && (conn.blackedOut || (key.database_name !== "" && (conn.blackedOutDatabases?.has(key.database_name) ?? false)));
   };
 
-  const fire = (key: AlertKey, fields: Omit<NewAlert, keyof AlertKey>) => {
+  const fire = (key: AlertKey, fields: Omit<NewAlert, keyof AlertKey | "status">, dampers: Dampers = NO_DAMPERS) => {
     const k = alertKey(key);
     stillFiring.add(k);
     const existing = open.get(k);
+    const step = damperStep(existing && damperState(existing), true, dampers, now);
     if (existing) {
       const severityChanged = existing.severity !== fields.severity;
       changes.update.push({
@@ -152,8 +169,10 @@ export function evaluateRound(input: RoundInput): RoundChanges {
         anomaly_score: fields.anomaly_score,
         anomaly_details: fields.anomaly_details,
         reactivate: existing.status === "acknowledged" && severityChanged,
+        activate: step.kind === "activate",
+        resetClearing: (existing.clearing_since ?? null) !== null,
       });
-    } else if (!input.recentlyCleared.has(k) && !silenced(key)) changes.raise.push({ ...key, ...fields });
+    } else if (step.kind === "raise" && !input.recentlyCleared.has(k) && !silenced(key)) changes.raise.push({ ...key, ...fields, status: step.status });
   };
 
   for (const conn of input.connections) {
@@ -174,6 +193,7 @@ export function evaluateRound(input: RoundInput): RoundChanges {
         fire(
           { alert_type: "threshold", rule_id: rule.id, metric_name: rule.metric_name, connection_id: conn.connectionId, database_name: r.database_name, object_name: r.object_name },
           { metric_value: r.value, threshold_value: setting.threshold, operator: setting.operator, severity: setting.severity, title: thresholdTitle(rule, conn, r), description: rule.description },
+          { forMinutes: setting.for_minutes, clearDelayMinutes: setting.clear_delay_minutes },
         );
       }
     }
@@ -201,9 +221,28 @@ export function evaluateRound(input: RoundInput): RoundChanges {
   // The cleaner: open alerts nothing fired for this round (anomaly alerts only when anomalies were checked).
   for (const [k, alert] of open) {
     if ((alert.alert_type === "anomaly" && !input.anomalies) || stillFiring.has(k)) continue;
-    changes.clear.push({ id: alert.id, ...whyCleared(alert, input) });
+    const dampers = dampersOf(alert, input);
+    const step = damperStep(damperState(alert), false, dampers, now);
+    if (step.kind === "drop") changes.clear.push({ id: alert.id, reason: `the condition did not last ${dampers.forMinutes} min`, value: null, silent: true });
+    else if (step.kind === "clearing") {
+      if ((alert.clearing_since ?? null) === null) changes.clearing.push({ id: alert.id, since: step.since });
+    } else changes.clear.push({ id: alert.id, ...whyCleared(alert, input) });
   }
   return changes;
+}
+
+const NO_DAMPERS: Dampers = { forMinutes: 0, clearDelayMinutes: 0 };
+
+const damperState = (a: OpenAlert): DamperState => ({ status: a.status, pendingSince: a.pending_since?.getTime() ?? null, clearingSince: a.clearing_since?.getTime() ?? null });
+
+/** A threshold alert's dampers where it fires now (its rule's effective setting); other alerts have none. */
+function dampersOf(alert: OpenAlert, input: RoundInput): Dampers {
+  if (alert.alert_type !== "threshold") return NO_DAMPERS;
+  const rule = input.rules.find((r) => r.id === alert.rule_id);
+  const conn = input.connections.find((c) => c.connectionId === alert.connection_id);
+  if (!rule || !conn) return NO_DAMPERS;
+  const setting = effectiveSetting(rule, input.overrides, conn, alert.database_name);
+  return setting.enabled ? { forMinutes: setting.for_minutes, clearDelayMinutes: setting.clear_delay_minutes } : NO_DAMPERS;
 }
 
 /** Why an open alert nothing fired for this round clears, and the value it has now, if any. */

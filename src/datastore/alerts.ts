@@ -8,7 +8,7 @@ const KEY_COLUMNS = "alert_type, coalesce(rule_id, 0), metric_name, connection_i
 
 export const openAlerts = (db: Queryable) =>
   db.query<OpenAlert>(
-    "SELECT id::int AS id, alert_type, rule_id, metric_name, connection_id, database_name, object_name, status, severity, description FROM alerts WHERE cleared_at IS NULL",
+    "SELECT id::int AS id, alert_type, rule_id, metric_name, connection_id, database_name, object_name, status, severity, description, pending_since, clearing_since FROM alerts WHERE cleared_at IS NULL",
   );
 
 /** Keys of alerts cleared within the last `seconds`: no new alert for them yet (cooldown). */
@@ -21,37 +21,58 @@ export async function recentlyClearedKeys(db: Queryable, seconds: number): Promi
 }
 
 /**
- * Inserts new alerts. The partial unique index (one open alert per key) settles races between alerters:
- * a second insert for a key is dropped. The cooldown is checked again here, against what is stored now.
+ * Inserts new alerts (active, or pending while their rule's `for` runs). The partial unique index (one open alert
+ * per key) settles races between alerters: a second insert for a key is dropped. The cooldown is checked again
+ * here, against what is stored now. Answers the ids inserted, with their status.
  */
-export async function raiseAlerts(db: Queryable, alerts: readonly NewAlert[], cooldownSeconds: number): Promise<number[]> {
-  const ids: number[] = [];
+export async function raiseAlerts(db: Queryable, alerts: readonly NewAlert[], cooldownSeconds: number): Promise<Array<{ id: number; status: "pending" | "active" }>> {
+  const raised: Array<{ id: number; status: "pending" | "active" }> = [];
   for (const a of alerts) {
     const rows = await db.query<{ id: number }>(
-      `INSERT INTO alerts (alert_type, rule_id, metric_name, connection_id, database_name, object_name, metric_value, threshold_value, operator, severity, title, description, anomaly_score, anomaly_details, status)
-       SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $14, $15::jsonb, 'active'
+      `INSERT INTO alerts (alert_type, rule_id, metric_name, connection_id, database_name, object_name, metric_value, threshold_value, operator, severity, title, description, anomaly_score, anomaly_details, status, pending_since)
+       SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $14, $15::jsonb, $16, CASE WHEN $16 = 'pending' THEN now() END
         WHERE NOT EXISTS (SELECT 1 FROM alerts WHERE alert_type = $1 AND coalesce(rule_id, 0) = coalesce($2::int, 0) AND metric_name = $3 AND connection_id = $4
                             AND database_name = $5 AND object_name = $6 AND cleared_at > now() - make_interval(secs => $13))
        ON CONFLICT (${KEY_COLUMNS}) WHERE cleared_at IS NULL DO NOTHING
        RETURNING id::int AS id`,
-      [a.alert_type, a.rule_id, a.metric_name, a.connection_id, a.database_name, a.object_name, a.metric_value, a.threshold_value, a.operator, a.severity, a.title, a.description, cooldownSeconds, a.anomaly_score ?? null, a.anomaly_details ? JSON.stringify(a.anomaly_details) : null],
+      [a.alert_type, a.rule_id, a.metric_name, a.connection_id, a.database_name, a.object_name, a.metric_value, a.threshold_value, a.operator, a.severity, a.title, a.description, cooldownSeconds, a.anomaly_score ?? null, a.anomaly_details ? JSON.stringify(a.anomaly_details) : null, a.status],
     );
-    ids.push(...rows.map((r) => r.id));
+    raised.push(...rows.map((r) => ({ id: r.id, status: a.status })));
   }
-  return ids;
+  return raised;
 }
 
-/** Applies updates; returns the alerts re-activated (acknowledged -> active) with their new fire count. */
+/** Starts the clear delay of alerts whose condition stopped (from `since`, epoch ms), where it is not running yet. */
+export async function startClearing(db: Queryable, clearing: ReadonlyArray<{ id: number; since: number }>): Promise<void> {
+  if (clearing.length === 0) return;
+  await db.query(
+    `UPDATE alerts a SET clearing_since = to_timestamp(c.since / 1000.0) FROM unnest($1::bigint[], $2::float8[]) AS c(id, since)
+      WHERE a.id = c.id AND a.cleared_at IS NULL AND a.clearing_since IS NULL`,
+    [clearing.map((c) => c.id), clearing.map((c) => c.since)],
+  );
+}
+
+/** Applies updates; returns the alerts that fire again (acknowledged -> active) or for the first time (pending -> active), with their fire count. */
 export async function updateAlerts(db: Driver, updates: readonly AlertUpdate[]): Promise<Array<{ id: number; fire_count: number }>> {
   const reactivated: Array<{ id: number; fire_count: number }> = [];
   for (const u of updates) {
     await db.transaction(async (tx) => {
       await tx.query(
         `UPDATE alerts SET metric_value = $2, threshold_value = $3, operator = $4, severity = $5, description = $6, last_updated = now(),
-                anomaly_score = coalesce($7, anomaly_score), anomaly_details = coalesce($8::jsonb, anomaly_details)
+                anomaly_score = coalesce($7, anomaly_score), anomaly_details = coalesce($8::jsonb, anomaly_details),
+                clearing_since = CASE WHEN $9 THEN NULL ELSE clearing_since END
           WHERE id = $1 AND cleared_at IS NULL`,
-        [u.id, u.metric_value, u.threshold_value, u.operator, u.severity, u.description, u.anomaly_score ?? null, u.anomaly_details ? JSON.stringify(u.anomaly_details) : null],
+        [u.id, u.metric_value, u.threshold_value, u.operator, u.severity, u.description, u.anomaly_score ?? null, u.anomaly_details ? JSON.stringify(u.anomaly_details) : null, u.resetClearing ?? false],
       );
+      if (u.activate) {
+        // Only the alerter that actually flips it reports it, so it is notified once.
+        const [row] = await tx.query<{ id: number; fire_count: number }>(
+          "UPDATE alerts SET status = 'active', pending_since = NULL WHERE id = $1 AND status = 'pending' RETURNING id::int AS id, fire_count",
+          [u.id],
+        );
+        if (row) reactivated.push(row);
+        return;
+      }
       if (!u.reactivate) return;
       // Only the alerter that actually flips it back reports it, so it is notified once.
       const [row] = await tx.query<{ id: number; fire_count: number }>(

@@ -26,6 +26,8 @@ const Rule = z
     default_threshold: z.number(),
     default_severity: z.enum(SEVERITIES),
     default_enabled: z.boolean(),
+    default_for_minutes: z.number().int().openapi({ description: "The condition must hold this many minutes before the alert fires (pending until then, not notified); 0: at once" }),
+    default_clear_delay_minutes: z.number().int().openapi({ description: "The alert clears only after the condition has been false this many minutes; 0: at once" }),
     required_extension: z.string().nullable(),
     is_built_in: z.boolean(),
     created_at: z.string(),
@@ -34,20 +36,37 @@ const Rule = z
   })
   .openapi("AlertRule");
 
+const MINUTES = z.number().int().min(0).max(1440);
 const RuleChanges = z
-  .object({ default_operator: z.enum(OPERATORS), default_threshold: z.number(), default_severity: z.enum(SEVERITIES), default_enabled: z.boolean() })
+  .object({
+    default_operator: z.enum(OPERATORS),
+    default_threshold: z.number(),
+    default_severity: z.enum(SEVERITIES),
+    default_enabled: z.boolean(),
+    default_for_minutes: MINUTES,
+    default_clear_delay_minutes: MINUTES,
+  })
   .partial()
   .strict()
-  .refine((v) => Object.keys(v).length > 0, "give at least one of default_operator, default_threshold, default_severity, default_enabled")
+  .refine((v) => Object.keys(v).length > 0, "give at least one of default_operator, default_threshold, default_severity, default_enabled, default_for_minutes, default_clear_delay_minutes")
   .openapi("AlertRuleChanges");
 
-const Setting = z.object({ operator: z.enum(OPERATORS), threshold: z.number(), severity: z.enum(SEVERITIES), enabled: z.boolean() });
+const Setting = z.object({
+  operator: z.enum(OPERATORS),
+  threshold: z.number(),
+  severity: z.enum(SEVERITIES),
+  enabled: z.boolean(),
+  for_minutes: MINUTES.nullable().optional().openapi({ description: "Overrides the rule's default_for_minutes here; null or absent: the rule's" }),
+  clear_delay_minutes: MINUTES.nullable().optional().openapi({ description: "Overrides the rule's default_clear_delay_minutes here; null or absent: the rule's" }),
+});
 const OverrideBody = Setting.extend({ database_name: z.string().min(1).max(63).optional().openapi({ description: "Server scope only: the override applies to this database" }) })
   .strict()
   .openapi("AlertOverrideSettings");
 
-const ScopeEntry = Rule.pick({ name: true, description: true, category: true, metric_name: true, metric_unit: true, default_operator: true, default_threshold: true, default_severity: true, default_enabled: true })
+const ScopeEntry = Rule.pick({ name: true, description: true, category: true, metric_name: true, metric_unit: true, default_operator: true, default_threshold: true, default_severity: true, default_enabled: true, default_for_minutes: true, default_clear_delay_minutes: true })
   .extend({
+    override_for_minutes: z.number().int().nullable(),
+    override_clear_delay_minutes: z.number().int().nullable(),
     rule_id: z.number().int(),
     has_override: z.boolean(),
     override_operator: z.enum(OPERATORS).nullable(),
@@ -112,8 +131,10 @@ const r = {
 };
 
 const ruleJson = (rule: AlertRuleRow, a: Availability) => ({ ...rule, created_at: rule.created_at.toISOString(), ...a });
-const setting = (o: { operator: string; threshold: number; severity: string; enabled: boolean } | undefined) =>
-  o ? { operator: o.operator as (typeof OPERATORS)[number], threshold: o.threshold, severity: o.severity as (typeof SEVERITIES)[number], enabled: o.enabled } : null;
+const setting = (o: { operator: string; threshold: number; severity: string; enabled: boolean; for_minutes?: number | null; clear_delay_minutes?: number | null } | undefined) =>
+  o
+    ? { operator: o.operator as (typeof OPERATORS)[number], threshold: o.threshold, severity: o.severity as (typeof SEVERITIES)[number], enabled: o.enabled, for_minutes: o.for_minutes ?? null, clear_delay_minutes: o.clear_delay_minutes ?? null }
+    : null;
 
 export const alertRuleRoutes = newRouter()
   .openapi(r.list, async (c) => {
@@ -175,6 +196,10 @@ export const alertRuleRoutes = newRouter()
           override_threshold: own?.threshold ?? null,
           override_severity: own?.severity ?? null,
           override_enabled: own?.enabled ?? null,
+          default_for_minutes: rule.default_for_minutes,
+          default_clear_delay_minutes: rule.default_clear_delay_minutes,
+          override_for_minutes: own?.for_minutes ?? null,
+          override_clear_delay_minutes: own?.clear_delay_minutes ?? null,
           database_overrides: overrides.filter((o) => o.rule_id === rule.id && o.database_name !== "").map((o) => ({ database_name: o.database_name, ...setting(o)! })),
         };
       }),

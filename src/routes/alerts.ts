@@ -16,7 +16,7 @@ import { parseRfc3339 } from "../metrics/window.ts";
 import { parseConnectionIds } from "./metrics.ts";
 
 const tags = ["Alerts"];
-const STATUSES = ["active", "acknowledged", "cleared"] as const;
+const STATUSES = ["pending", "active", "acknowledged", "cleared"] as const;
 const TYPES = ["threshold", "anomaly", "connection"] as const;
 
 const Alert = z

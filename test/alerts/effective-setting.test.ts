@@ -35,8 +35,8 @@ describe("effectiveSetting", () => {
           { ...override("server_database", true), database_name: "other" },
         ].map((o) => ({ ...o, threshold: 999 }));
         const forApp = effectiveSetting(rule, [...noise, ...overrides], where, "app");
-        if (present.length === 0) expect(forApp).toEqual({ operator: ">", threshold: 100, severity: "warning", enabled: true, source: "default" });
-        else expect(forApp).toEqual({ operator: "<", threshold: LEVELS.indexOf(present[0]) + 1, severity: "critical", enabled, source: present[0] });
+        if (present.length === 0) expect(forApp).toEqual({ operator: ">", threshold: 100, severity: "warning", enabled: true, for_minutes: 0, clear_delay_minutes: 0, source: "default" });
+        else expect(forApp).toEqual({ operator: "<", threshold: LEVELS.indexOf(present[0]) + 1, severity: "critical", enabled, for_minutes: 0, clear_delay_minutes: 0, source: present[0] });
         // A database-specific override applies to its database only.
         const forServer = effectiveSetting(rule, [...noise, ...overrides], where, "");
         const serverWide = present.filter((l) => l !== "server_database");

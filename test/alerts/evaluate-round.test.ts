@@ -19,18 +19,18 @@ const open = (fields: Partial<OpenAlert> = {}): OpenAlert => ({ ...key, id: 42, 
 describe("evaluateRound", () => {
   it("raises a threshold alert when the rule is violated and none is open", () => {
     const { raise, update, clear } = evaluateRound(input(700));
-    expect(raise).toEqual([{ ...key, metric_value: 700, threshold_value: 600, operator: ">", severity: "warning", title: "long_running_queries", description: rule.description }]);
+    expect(raise).toEqual([{ ...key, metric_value: 700, threshold_value: 600, operator: ">", severity: "warning", title: "long_running_queries", description: rule.description, status: "active" }]);
     expect(update).toEqual([]);
     expect(clear).toEqual([]);
   });
 
   it("does nothing at the threshold, or without a value", () => {
-    expect(evaluateRound(input(600))).toEqual({ raise: [], update: [], clear: [] });
-    expect(evaluateRound(input(null))).toEqual({ raise: [], update: [], clear: [] });
+    expect(evaluateRound(input(600))).toEqual({ raise: [], update: [], clear: [], clearing: [] });
+    expect(evaluateRound(input(null))).toEqual({ raise: [], update: [], clear: [], clearing: [] });
   });
 
   it("updates the open alert instead of raising another; an acknowledged one comes back only when its severity changes", () => {
-    expect(evaluateRound(input(900, { open: [open()] })).update).toEqual([{ id: 42, metric_value: 900, threshold_value: 600, operator: ">", severity: "warning", description: rule.description, reactivate: false }]);
+    expect(evaluateRound(input(900, { open: [open()] })).update).toEqual([{ id: 42, metric_value: 900, threshold_value: 600, operator: ">", severity: "warning", description: rule.description, reactivate: false, activate: false, resetClearing: false }]);
     expect(evaluateRound(input(900, { open: [open({ status: "acknowledged" })] })).update[0].reactivate).toBe(false);
     const critical = { rule_id: 1, scope: "server" as const, scope_id: 5, database_name: "", operator: ">" as const, threshold: 600, severity: "critical" as const, enabled: true };
     const changed = evaluateRound(input(900, { open: [open({ status: "acknowledged" })], overrides: [critical] }));
@@ -42,7 +42,7 @@ describe("evaluateRound", () => {
     expect(evaluateRound(input(10, { open: [open()] })).clear).toEqual([{ id: 42, reason: "back within the threshold", value: 10 }]);
     expect(evaluateRound(input(null, { open: [open()] })).clear).toEqual([{ id: 42, reason: "no current value (the data is stale or the object is gone)", value: null }]);
     const off = { rule_id: 1, scope: "server" as const, scope_id: 5, database_name: "", operator: ">" as const, threshold: 600, severity: "warning" as const, enabled: false };
-    expect(evaluateRound(input(900, { open: [open()], overrides: [off] }))).toEqual({ raise: [], update: [], clear: [{ id: 42, reason: "the rule was disabled", value: null }] });
+    expect(evaluateRound(input(900, { open: [open()], overrides: [off] }))).toEqual({ raise: [], update: [], clear: [{ id: 42, reason: "the rule was disabled", value: null }], clearing: [] });
     expect(evaluateRound({ ...input(900, { open: [open()] }), rules: [{ ...rule, available: false }] }).clear).toEqual([{ id: 42, reason: "the rule is no longer evaluated", value: null }]);
   });
 
@@ -58,7 +58,7 @@ describe("evaluateRound", () => {
     const failing = { ...conn, error: "cannot reach connection 5: ECONNREFUSED" };
     const first = evaluateRound({ ...input(null), connections: [failing] });
     expect(first.raise).toEqual([
-      { alert_type: "connection", rule_id: null, metric_name: "", connection_id: 5, database_name: "", object_name: "", metric_value: null, threshold_value: null, operator: null, severity: "critical", title: "Connection error: prod", description: failing.error },
+      { alert_type: "connection", rule_id: null, metric_name: "", connection_id: 5, database_name: "", object_name: "", metric_value: null, threshold_value: null, operator: null, severity: "critical", title: "Connection error: prod", description: failing.error, status: "active" },
     ]);
     const existing = open({ id: 9, alert_type: "connection", rule_id: null, metric_name: "", severity: "critical", description: "old text" });
     expect(evaluateRound({ ...input(null), connections: [failing], open: [existing] }).update).toMatchObject([{ id: 9, description: failing.error, reactivate: false }]);
@@ -76,7 +76,7 @@ describe("evaluateRound", () => {
 
   it("raises nothing new inside a blackout, but still updates and clears what is open", () => {
     const quiet = { ...conn, blackedOut: true, error: "down" };
-    expect(evaluateRound({ ...input(900), connections: [quiet] })).toEqual({ raise: [], update: [], clear: [] });
+    expect(evaluateRound({ ...input(900), connections: [quiet] })).toEqual({ raise: [], update: [], clear: [], clearing: [] });
     const during = evaluateRound({ ...input(900, { open: [open(), open({ id: 3, object_name: "gone" })] }), connections: [quiet] });
     expect(during.update.map((u) => u.id)).toEqual([42]);
     expect(during.clear.map((c) => c.id)).toEqual([3]);

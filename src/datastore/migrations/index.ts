@@ -36,7 +36,8 @@ import { migration as channelDestinations } from "./0035_channel_destinations.ts
 import { migration as shortLeases } from "./0036_short_leases.ts";
 import { migration as clearReasons } from "./0037_clear_reasons.ts";
 import { migration as reachabilityChecks } from "./0038_reachability_checks.ts";
+import { migration as alertDampers } from "./0039_alert_dampers.ts";
 import type { Migration } from "./types.ts";
 
 /** Every migration, in order. Append new ones; never edit one that has shipped. */
-export const MIGRATIONS: readonly Migration[] = [foundation, probeCatalogue, sampleChanges, auth, estate, collector, security, alerting, liveLogin, blackouts, timelineProbes, notifications, listConnectionsTool, metricsSummaryTools, replicationTopology, statementWal, irregularIntervals, llmTokenUsage, conversations, memories, overviewSummaries, anomalyReviews, levelRollups, entityCells, entityGauges, entityGaugeParts, uncheckedChanges, entityCellsByEntity, probeSlots, changeCellsByLongest, changesBySpan, changesFoundByCells, recordedGauges, samplesWithoutForeignKeys, channelDestinations, shortLeases, clearReasons, reachabilityChecks];
+export const MIGRATIONS: readonly Migration[] = [foundation, probeCatalogue, sampleChanges, auth, estate, collector, security, alerting, liveLogin, blackouts, timelineProbes, notifications, listConnectionsTool, metricsSummaryTools, replicationTopology, statementWal, irregularIntervals, llmTokenUsage, conversations, memories, overviewSummaries, anomalyReviews, levelRollups, entityCells, entityGauges, entityGaugeParts, uncheckedChanges, entityCellsByEntity, probeSlots, changeCellsByLongest, changesBySpan, changesFoundByCells, recordedGauges, samplesWithoutForeignKeys, channelDestinations, shortLeases, clearReasons, reachabilityChecks, alertDampers];
