@@ -130,7 +130,8 @@ const SOURCES: Record<EventType, Source> = {
     (
       await db.query<{ id: number; connection_id: number; triggered_at: Date; severity: TimelineEvent["severity"]; title: string; description: string; alert_type: string; metric_name: string; metric_value: number | null; threshold_value: number | null; operator: string | null; database_name: string }>(
         `SELECT id::int AS id, connection_id, triggered_at, severity, title, description, alert_type, metric_name, metric_value, threshold_value, operator, database_name
-           FROM alerts WHERE connection_id = ANY($1::int[]) AND triggered_at >= $2 AND triggered_at <= $3`,
+           FROM alerts WHERE connection_id = ANY($1::int[]) AND triggered_at >= $2 AND triggered_at <= $3
+            AND pending_since IS NULL -- a pending alert has not fired (yet, or ever)`,
         [q.connectionIds, q.from.toISOString(), q.to.toISOString()],
       )
     ).map((a) => ({
@@ -148,7 +149,7 @@ const SOURCES: Record<EventType, Source> = {
     (
       await db.query<{ id: number; connection_id: number; triggered_at: Date; cleared_at: Date; severity: string; title: string }>(
         `SELECT id::int AS id, connection_id, triggered_at, cleared_at, severity, title FROM alerts
-          WHERE connection_id = ANY($1::int[]) AND cleared_at >= $2 AND cleared_at <= $3`,
+          WHERE connection_id = ANY($1::int[]) AND cleared_at >= $2 AND cleared_at <= $3 AND pending_since IS NULL`,
         [q.connectionIds, q.from.toISOString(), q.to.toISOString()],
       )
     ).map((a) => ({

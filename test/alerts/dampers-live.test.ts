@@ -59,11 +59,15 @@ it("holds a new alert pending for `for`, then fires once; holds it open through 
   await round();
   expect(await alertsOf("pending")).toHaveLength(1);
   expect(events()).toEqual([]);
+  const timeline = async () =>
+    ((await api("GET", `/api/v1/timeline/events?start_time=${new Date(Date.now() - 3_600_000).toISOString()}&end_time=${new Date().toISOString()}&connection_id=${conn}&event_types=alert_fired`, { token: root })).body.events as unknown[]);
+  expect(await timeline()).toEqual([]); // pending has not fired
   await store.db.query("UPDATE alerts SET pending_since = pending_since - interval '2 minutes' WHERE status = 'pending'");
   await round();
   await round();
   expect(events()).toEqual(["alert_fire"]);
   expect(await alertsOf("active")).toHaveLength(1);
+  expect(await timeline()).toHaveLength(1);
 
   await session.end();
   await round();
