@@ -35,6 +35,9 @@ const LEASE_SECONDS = 120;
 type AlertRow = Omit<AlertFacts, "server"> & { connection_id: number; server_name: string; host: string; port: number; cluster_id: number | null; group_id: number | null };
 type Outcome = "sent" | "failed" | "suppressed" | "lost";
 
+/** The alert's page in the console, where people reach pglens (public_url); none without it. */
+const alertUrl = (config: Config, id: number) => (config.public_url ? `${config.public_url.replace(/\/+$/, "")}/alerts/${id}` : null);
+
 /** Runs `work` on every item, at most `limit` at once. */
 async function eachBounded<T>(items: readonly T[], limit: number, work: (item: T) => Promise<void>): Promise<void> {
   let next = 0;
@@ -77,7 +80,7 @@ export async function deliverOnce(db: Driver, config: Config, log: Logger, trans
     const attempt = await confirmClaim(db, n.id, token, lease);
     if (attempt === null) return "lost";
     try {
-      const facts: AlertFacts = { ...alert, server: { name: alert.server_name, host: alert.host, port: alert.port } };
+      const facts: AlertFacts = { ...alert, server: { name: alert.server_name, host: alert.host, port: alert.port }, url: alertUrl(config, alert.id) };
       const message = alertMessage(opened.channel, facts, n.kind, n.kind === "reminder" ? n.sequence : 0, opened.recipients, now);
       await send(opened.channel, withDeliveryId(message, String(n.id)), transports, deny_private_networks);
       await recordSent(db, n.id, token);

@@ -27,6 +27,8 @@ export interface AlertFacts {
   clear_value?: number | null;
   /** A sample alert sent by a channel test. */
   test?: boolean;
+  /** The alert's page in pglens, when public_url is configured. */
+  url?: string | null;
 }
 
 /** A channel with its secrets opened, as the sender needs it. */
@@ -121,6 +123,7 @@ export function alertView(a: AlertFacts, kind: NotificationKind, reminderCount: 
     Timestamp: now.toISOString(),
     EventType: kind,
     IsTest: a.test === true,
+    AlertURL: a.url ?? "",
   };
 }
 
@@ -140,6 +143,7 @@ function defaultText(v: AlertView, kind: NotificationKind): string {
   lines.push(`Triggered: ${v.TriggeredAt}`);
   if (kind === "alert_clear") lines.push(`Cleared: ${v.ClearedAt} (open for ${v.Duration})`);
   if (kind === "reminder") lines.push(`Open for ${v.Duration} (reminder ${v.ReminderCount})`);
+  if (v.AlertURL) lines.push(`Open in pglens: ${v.AlertURL}`);
   if (v.IsTest) lines.push("This is a test message from pglens: a sample alert, not a real one.");
   return lines.filter(Boolean).join("\n");
 }
@@ -189,6 +193,7 @@ export function alertMessage(c: OpenChannel, a: AlertFacts, kind: NotificationKi
               cleared_at: a.cleared_at?.toISOString() ?? null,
               open_seconds: Math.max(0, Math.round(((a.cleared_at ?? now).getTime() - a.triggered_at.getTime()) / 1000)),
               test: a.test === true,
+              url: a.url ?? null,
             },
       );
     case "slack":
@@ -200,6 +205,7 @@ export function alertMessage(c: OpenChannel, a: AlertFacts, kind: NotificationKi
         ...(kind === "alert_clear" ? [{ title: "Resolved", value: resolution(v), short: false }] : []),
         ...(v.MetricName && v.MetricValueText ? [{ title: kind === "alert_clear" ? "Fired with" : "Value", value: `${v.MetricName} = ${reading(v)}`, short: false }] : []),
         ...(kind === "alert_fire" ? [] : [{ title: "Open for", value: v.Duration, short: true }]),
+        ...(v.AlertURL ? [{ title: "In pglens", value: v.AlertURL, short: false }] : []),
       ];
       return http(c, { text, attachments: [{ color: v.SeverityColor, text: v.AlertDescription, fields }] });
     }

@@ -37,6 +37,8 @@ export interface AlertView {
   EventType: string;
   /** A channel test's sample alert. */
   IsTest: boolean;
+  /** The alert's page in pglens (public_url), or "". */
+  AlertURL: string;
 }
 
 export function checkTemplate(template: string | null | undefined, field: string): void {

@@ -27,6 +27,7 @@ import { rbacTokenRoutes } from "./rbac-tokens.ts";
 import { rbacUserRoutes } from "./rbac-users.ts";
 import { serverAnalysisRoutes, serverInfoRoutes } from "./server-info.ts";
 import { timelineRoutes } from "./timeline.ts";
+import { consoleRoutes } from "../console/routes.tsx";
 
 /** Every route module of the API, mounted at the root by createApp. */
 export const ROUTE_MODULES = [
@@ -61,4 +62,5 @@ export const ROUTE_MODULES = [
   mcpToolRoutes,
   mcpRoutes,
   docsRoutes,
+  consoleRoutes,
 ];

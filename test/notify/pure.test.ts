@@ -81,7 +81,7 @@ describe("payloads", () => {
       event: "alert_fire", alert_id: 7, title: "long_running_queries", description: "A statement runs long", severity: "critical",
       server: { name: "prod", host: "db.internal", port: 5432 }, database: null,
       metric: { name: "pg_stat_activity.max_query_duration_seconds", value: 900, threshold: 600, operator: ">", unit: "seconds", text: "900 s (> 600 s)" },
-      resolution: null, triggered_at: "2026-11-23T10:00:00.000Z", cleared_at: null, open_seconds: 1800, test: false,
+      resolution: null, triggered_at: "2026-11-23T10:00:00.000Z", cleared_at: null, open_seconds: 1800, test: false, url: null,
     });
     expect(alertMessage({ ...base, auth_type: "api_key", auth_credentials: "X-Api-Key: k-123" }, alert, "alert_fire", 0, [], now)).toMatchObject({ headers: { "X-Api-Key": "k-123" } });
     expect(alertMessage({ ...base, auth_type: "basic", auth_credentials: "u:p" }, alert, "alert_fire", 0, [], now)).toMatchObject({ headers: { authorization: `Basic ${btoa("u:p")}` } });
@@ -152,6 +152,16 @@ describe("payloads", () => {
       );
       expect(m.html).toContain('<h3 style="color:#2ca02c">✅ Resolved: long_running_queries on prod</h3>');
     });
+  });
+
+  it("links to the alert in pglens when public_url gives an address, on every channel type", () => {
+    const linked = { ...alert, url: "https://pglens.example.com/alerts/7" };
+    expect(JSON.parse((alertMessage(base, linked, "alert_fire", 0, [], now) as { body: string }).body).url).toBe("https://pglens.example.com/alerts/7");
+    expect(JSON.parse((alertMessage(base, alert, "alert_fire", 0, [], now) as { body: string }).body).url).toBeNull();
+    const slack = JSON.parse((alertMessage({ ...base, channel_type: "slack", webhook_url: "https://hooks.example/s" }, linked, "alert_fire", 0, [], now) as { body: string }).body);
+    expect(slack.attachments[0].fields.at(-1)).toEqual({ title: "In pglens", value: "https://pglens.example.com/alerts/7", short: false });
+    const mail = alertMessage({ ...base, channel_type: "email", smtp: { host: "smtp", port: 25, username: null, password: null, use_tls: false }, from_address: "pglens@x.io" }, linked, "alert_fire", 0, ["dba@x.io"], now) as { text: string };
+    expect(mail.text).toContain("Open in pglens: https://pglens.example.com/alerts/7");
   });
 
   it("shows units as people read them", () => {

@@ -1,0 +1,76 @@
+/**
+ * The web console's routes: plain pages, not API operations (they stay out of the OpenAPI document). Pages
+ * decide themselves who may see them: without a session they send the browser to sign in. The console reads
+ * the datastore through the same domain code and rights as the API.
+ */
+import type { Context } from "hono";
+import { deleteCookie, setCookie } from "hono/cookie";
+import { login } from "../auth/login.ts";
+import { getAlert, listAlerts } from "../datastore/alerts.ts";
+import { deleteSession } from "../datastore/sessions.ts";
+import { PUBLIC, declareAccess } from "../http/access.ts";
+import { SESSION_COOKIE } from "../http/authenticate.ts";
+import type { AppEnv } from "../http/context.ts";
+import { estateView } from "../http/estate-view.ts";
+import { newRouter } from "../http/router.ts";
+import { AlertListPage, AlertPage, NotFoundPage } from "./alert-pages.tsx";
+import { CONSOLE_CSS, STYLESHEET } from "./page.tsx";
+import { localPath, pageHeaders, sameOrigin } from "./protect.ts";
+import { SignInPage } from "./sign-in.tsx";
+
+export const consoleRoutes = newRouter();
+for (const [method, path] of [["GET", "/"], ["GET", "/sign-in"], ["POST", "/sign-in"], ["POST", "/sign-out"], ["GET", "/alerts"], ["GET", "/alerts/:id"], ["GET", STYLESHEET]] as const) {
+  declareAccess(method, path, PUBLIC); // pages check the session themselves, and send the browser to sign in
+}
+for (const path of ["/", "/sign-in", "/sign-out", "/alerts", "/alerts/*"]) consoleRoutes.use(path, pageHeaders);
+
+const signIn = (c: Context<AppEnv>) => c.redirect(`/sign-in?next=${encodeURIComponent(new URL(c.req.url).pathname)}`, 303);
+const crossSite = (c: Context<AppEnv>) => c.text("refused: this form was not sent from a pglens page (cross-site request)", 403);
+
+consoleRoutes.get(STYLESHEET, (c) => c.body(CONSOLE_CSS, 200, { "content-type": "text/css; charset=utf-8", "cache-control": "max-age=3600" }));
+consoleRoutes.get("/", (c) => c.redirect("/alerts", 303));
+
+consoleRoutes.get("/sign-in", (c) => c.html(<SignInPage next={localPath(c.req.query("next"))} />));
+
+consoleRoutes.post("/sign-in", async (c) => {
+  if (!sameOrigin(c)) return crossSite(c);
+  const form = await c.req.parseBody();
+  const next = localPath(typeof form.next === "string" ? form.next : undefined);
+  const username = typeof form.username === "string" ? form.username : "";
+  const password = typeof form.password === "string" ? form.password : "";
+  const outcome = await login(c.get("db"), c.get("config"), c.get("log"), { username, password, clientAddress: c.get("clientAddress") });
+  if (!outcome.ok) {
+    const error = outcome.reason === "throttled" ? "Too many failed sign-ins; try again later." : "Invalid username or password.";
+    return c.html(<SignInPage next={next} error={error} />, outcome.reason === "throttled" ? 429 : 401);
+  }
+  setCookie(c, SESSION_COOKIE, outcome.token, { httpOnly: true, sameSite: "Lax", path: "/", secure: c.get("secureTransport"), expires: outcome.expiresAt });
+  return c.redirect(next, 303);
+});
+
+consoleRoutes.post("/sign-out", async (c) => {
+  if (!sameOrigin(c)) return crossSite(c);
+  const principal = c.get("principal");
+  if (principal?.via === "session") await deleteSession(c.get("db"), principal.tokenHash);
+  deleteCookie(c, SESSION_COOKIE, { path: "/" });
+  return c.redirect("/sign-in", 303);
+});
+
+consoleRoutes.get("/alerts", async (c) => {
+  const principal = c.get("principal");
+  if (!principal) return signIn(c);
+  const ids = (await estateView(c)).connections.map((row) => row.id);
+  const { alerts } = await listAlerts(c.get("db"), { connectionIds: ids, excludeCleared: true, limit: 200, offset: 0 });
+  return c.html(<AlertListPage user={principal.username} alerts={alerts as never} />);
+});
+
+consoleRoutes.get("/alerts/:id", async (c) => {
+  const principal = c.get("principal");
+  if (!principal) return signIn(c);
+  const id = Number(c.req.param("id"));
+  const alert = /^\d{1,18}$/.test(c.req.param("id")) ? await getAlert(c.get("db"), id).catch(() => undefined) : undefined;
+  // An alert on a server the user cannot read does not exist for them, as in the API.
+  if (!alert || !(await estateView(c)).connections.some((row) => row.id === alert.connection_id)) {
+    return c.html(<NotFoundPage user={principal.username} what={`Alert ${c.req.param("id")} was not found on the servers you can see.`} />, 404);
+  }
+  return c.html(<AlertPage user={principal.username} alert={alert as never} />);
+});
