@@ -1,6 +1,6 @@
 /**
  * Delivery the way it fails (#47 items 2-4, 8): two pglens instances on one real PostgreSQL datastore, real HTTP
- * receivers that answer slowly, hang, or fail and come back. Counted per (channel, notice): each is delivered
+ * receivers that answer slowly, hang, or fail and come back, and a real SMTP server. Counted per (channel, notice): each is delivered
  * once, in the order it was queued, and nothing is lost while its channel's receiver is away for less than
  * notifications.max_age_hours; past that it ends `expired` and a person can send it again.
  */
@@ -9,6 +9,7 @@ import { openPg } from "../../drivers/pg.ts";
 import type { Driver } from "../../drivers/types.ts";
 import { type Config, resolveConfig } from "../../src/config.ts";
 import { deliverOnce } from "../../src/notify/deliver.ts";
+import { nodeTransports } from "../../src/notify/node-transports.ts";
 import { queueNotifications } from "../../src/notify/queue.ts";
 import { createSelfMetrics } from "../../src/self-metrics.ts";
 import { testApp } from "../support/app.ts";
@@ -16,7 +17,7 @@ import { userWithToken } from "../support/auth.ts";
 import { addConnection, migratedDatastore, type TestDatastore } from "../support/datastore.ts";
 import { client } from "../support/http.ts";
 import { TEST_SECRET, pause, quietLog as log } from "../support/monitored.ts";
-import { startHttpReceiver } from "../support/receivers.ts";
+import { startHttpReceiver, startSmtpReceiver } from "../support/receivers.ts";
 
 const base = resolveConfig({}, { PGLENS_SECRET: TEST_SECRET });
 const config: Config = { ...base, notifications: { ...base.notifications, retry_minutes: [0] } };
@@ -89,27 +90,35 @@ describe("two instances and a slow receiver", () => {
 });
 
 describe("a receiver that never answers", () => {
-  it("delays only its own channel: the healthy channel hears at once", { timeout: 60_000 }, async () => {
+  it("delays only its own channel: the healthy webhook and the SMTP channel hear at once", { timeout: 60_000 }, async () => {
     const hanging = await startHttpReceiver(() => {});
     const healthy = await startHttpReceiver();
+    const smtp = await startSmtpReceiver();
     try {
       await channel("hanging", `${hanging.url}/hook`);
       await channel("healthy", `${healthy.url}/hook`);
+      const [mail] = await store.db.query<{ id: number }>(
+        "INSERT INTO notification_channels (name, channel_type, smtp_host, smtp_port, smtp_use_tls, from_address, is_estate_default, created_by) VALUES ('mail', 'email', '127.0.0.1', $1, false, 'pglens@example.com', true, 'root') RETURNING id",
+        [smtp.port],
+      );
+      await store.db.query("INSERT INTO email_recipients (channel_id, email_address) VALUES ($1, 'oncall@example.com')", [mail.id]);
       await queueFires(3);
       const started = Date.now();
       const arrivals: number[] = [];
       const watch = setInterval(() => {
-        while (arrivals.length < healthy.requests.length) arrivals.push(Date.now() - started);
+        while (arrivals.length < healthy.requests.length + smtp.mails.length) arrivals.push(Date.now() - started);
       }, 10);
-      const result = await deliverOnce(instances[0], config, log, {});
+      const result = await deliverOnce(instances[0], config, log, nodeTransports());
       clearInterval(watch);
       expect(healthy.requests).toHaveLength(3);
+      expect(smtp.mails).toHaveLength(3);
       expect(Math.max(...arrivals)).toBeLessThan(3_000); // the hanging one costs 10 s
-      expect(result).toMatchObject({ sent: 3, failed: 1 }); // the hanging channel's first, then its others wait behind it
-      expect(await statuses()).toEqual(["pending:2", "retrying:1", "sent:3"]);
+      expect(result).toMatchObject({ sent: 6, failed: 1 }); // the hanging channel's first, then its others wait behind it
+      expect(await statuses()).toEqual(["pending:2", "retrying:1", "sent:6"]);
     } finally {
       await hanging.close();
       await healthy.close();
+      await smtp.close();
     }
   });
 });
