@@ -43,7 +43,34 @@ export function AlertListPage(props: { user: string; alerts: Alert[] }) {
   );
 }
 
-export function AlertPage(props: { user: string; alert: Alert }) {
+/** Acknowledge (with a note, or as a false positive) or take the acknowledgment back: only for users who may. */
+function AlertActions(props: { alert: Alert }) {
+  const a = props.alert;
+  if (a.status === "active") {
+    return (
+      <form class="actions" method="post" action={`/alerts/${a.id}/acknowledge`}>
+        <label>
+          Note
+          <input name="message" maxlength={2000} />
+        </label>
+        <label>
+          <input type="checkbox" name="false_positive" value="true" /> False positive (mutes this anomaly for 24 h)
+        </label>
+        <button type="submit">Acknowledge</button>
+      </form>
+    );
+  }
+  if (a.status === "acknowledged") {
+    return (
+      <form class="actions" method="post" action={`/alerts/${a.id}/unacknowledge`}>
+        <button type="submit">Remove the acknowledgment</button>
+      </form>
+    );
+  }
+  return null;
+}
+
+export function AlertPage(props: { user: string; alert: Alert; mayChange: boolean }) {
   const a = props.alert;
   const value = withUnit(a.metric_value, a.metric_unit);
   return (
@@ -96,6 +123,7 @@ export function AlertPage(props: { user: string; alert: Alert }) {
           </>
         ) : null}
       </dl>
+      {props.mayChange ? <AlertActions alert={a} /> : null}
     </Page>
   );
 }

@@ -41,7 +41,7 @@ header { display: flex; justify-content: space-between; align-items: center; pad
 .brand { font-weight: 700; text-decoration: none; color: inherit; }
 main { max-width: 60rem; margin: 1.5rem auto; padding: 0 1.2rem; }
 .who { display: flex; gap: .6rem; align-items: center; margin: 0; }
-form.sign-in { display: grid; gap: .8rem; max-width: 20rem; }
+form.sign-in, form.actions { display: grid; gap: .8rem; max-width: 24rem; margin-top: 1.5rem; }
 label { display: grid; gap: .25rem; }
 input, button { font: inherit; padding: .4rem .6rem; }
 dl { display: grid; grid-template-columns: max-content 1fr; gap: .4rem 1rem; }

@@ -6,7 +6,8 @@
 import type { Context } from "hono";
 import { deleteCookie, setCookie } from "hono/cookie";
 import { login } from "../auth/login.ts";
-import { getAlert, listAlerts } from "../datastore/alerts.ts";
+import { acknowledgeAlert, listAlerts, unacknowledgeAlert } from "../datastore/alerts.ts";
+import { mayChangeAlert, visibleAlert } from "../http/alert-access.ts";
 import { deleteSession } from "../datastore/sessions.ts";
 import { PUBLIC, declareAccess } from "../http/access.ts";
 import { SESSION_COOKIE } from "../http/authenticate.ts";
@@ -63,14 +64,43 @@ consoleRoutes.get("/alerts", async (c) => {
   return c.html(<AlertListPage user={principal.username} alerts={alerts as never} />);
 });
 
+/** The alert the path names, when the user may see it; otherwise the answer to send. */
+async function alertOf(c: Context<AppEnv>) {
+  const principal = c.get("principal")!;
+  const param = c.req.param("id") ?? "";
+  const alert = /^\d{1,18}$/.test(param) ? await visibleAlert(c, Number(param)).catch(() => undefined) : undefined;
+  // An alert on a server the user cannot read does not exist for them, as in the API.
+  if (!alert) return { missing: c.html(<NotFoundPage user={principal.username} what={`Alert ${param} was not found on the servers you can see.`} />, 404) };
+  return { alert };
+}
+
 consoleRoutes.get("/alerts/:id", async (c) => {
   const principal = c.get("principal");
   if (!principal) return signIn(c);
-  const id = Number(c.req.param("id"));
-  const alert = /^\d{1,18}$/.test(c.req.param("id")) ? await getAlert(c.get("db"), id).catch(() => undefined) : undefined;
-  // An alert on a server the user cannot read does not exist for them, as in the API.
-  if (!alert || !(await estateView(c)).connections.some((row) => row.id === alert.connection_id)) {
-    return c.html(<NotFoundPage user={principal.username} what={`Alert ${c.req.param("id")} was not found on the servers you can see.`} />, 404);
-  }
-  return c.html(<AlertPage user={principal.username} alert={alert as never} />);
+  const { alert, missing } = await alertOf(c);
+  if (!alert) return missing;
+  return c.html(<AlertPage user={principal.username} alert={alert as never} mayChange={await mayChangeAlert(c, alert)} />);
 });
+
+/** Acknowledging and taking it back: the API's rules (read_write on the alert's server), from a pglens page only. */
+for (const action of ["acknowledge", "unacknowledge"] as const) {
+  declareAccess("POST", `/alerts/:id/${action}`, PUBLIC);
+  consoleRoutes.use(`/alerts/:id/${action}`, pageHeaders);
+  consoleRoutes.post(`/alerts/:id/${action}`, async (c) => {
+    if (!sameOrigin(c)) return crossSite(c);
+    const principal = c.get("principal");
+    if (!principal) return signIn(c);
+    const { alert, missing } = await alertOf(c);
+    if (!alert) return missing;
+    if (!(await mayChangeAlert(c, alert))) return c.text(`refused: changing alert ${alert.id} needs read_write on its server`, 403);
+    const form = await c.req.parseBody();
+    const done =
+      action === "acknowledge"
+        ? acknowledgeAlert(c.get("db"), alert.id, principal.username, typeof form.message === "string" ? form.message.slice(0, 2000) : "", form.false_positive === "true")
+        : unacknowledgeAlert(c.get("db"), alert.id);
+    await done.catch((err: Error) => {
+      if (err.name !== "ConflictError") throw err; // someone else was quicker: the page shows how it stands
+    });
+    return c.redirect(`/alerts/${alert.id}`, 303);
+  });
+}

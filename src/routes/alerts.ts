@@ -1,11 +1,9 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { SEVERITIES } from "../alerts/builtin-rules.ts";
-import { connectionAccess } from "../auth/rbac.ts";
-import { assertReadableConnections, readableConnection } from "../datastore/connections.ts";
-import { type AlertRow, acknowledgeAlert, activeAlertCounts, getAlert, listAlerts, saveAnalysis, unacknowledgeAlert } from "../datastore/alerts.ts";
-import { NotFoundError } from "../errors.ts";
-import { ApiError } from "../http/errors.ts";
+import { assertReadableConnections } from "../datastore/connections.ts";
+import { type AlertRow, acknowledgeAlert, activeAlertCounts, listAlerts, saveAnalysis, unacknowledgeAlert } from "../datastore/alerts.ts";
+import { writableAlert } from "../http/alert-access.ts";
 import { USER, authority, guarded } from "../http/access.ts";
 import type { AppEnv } from "../http/context.ts";
 import { estateView } from "../http/estate-view.ts";
@@ -148,26 +146,6 @@ export function alertJson(a: AlertRow) {
 /** The connections the caller may read. */
 async function visibleIds(c: Context<AppEnv>): Promise<number[]> {
   return (await estateView(c)).connections.map((row) => row.id);
-}
-
-/** An alert on a connection the caller cannot read answers 404, like one that does not exist. */
-async function visibleAlert(c: Context<AppEnv>, id: number): Promise<AlertRow> {
-  const alert = await getAlert(c.get("db"), id).catch(() => undefined);
-  if (!alert || !(await visibleIds(c)).includes(alert.connection_id)) throw new NotFoundError(`alert ${id} not found`);
-  return alert;
-}
-
-/**
- * Acknowledging, marking a false positive (which mutes the anomaly and trains the review) and storing an analysis
- * change what others see and are told: they need read_write on the alert's connection, within the token's scope.
- */
-async function writableAlert(c: Context<AppEnv>, id: number): Promise<AlertRow> {
-  const alert = await visibleAlert(c, id);
-  const a = await authority(c);
-  if (connectionAccess(a, await readableConnection(c.get("db"), alert.connection_id, a)) !== "read_write") {
-    throw new ApiError(403, `changing alert ${id} needs read_write on its connection ${alert.connection_id}: be its owner, hold manage_connections or a read_write grant (and a token scoped to read_write)`);
-  }
-  return alert;
 }
 
 export const alertRoutes = newRouter()

@@ -54,7 +54,7 @@ describe("every route has an access decision that holds", () => {
     expect(routes().filter((r) => r.access === "public").map((r) => `${r.method} ${r.path}`)).toEqual(["GET /health", "POST /api/v1/auth/login", "POST /api/v1/auth/logout", "GET /api/v1/llm/providers", "GET /api/v1/llm/models", "GET /api/v1/llm/health", "GET /api/v1/docs", "GET /api/v1/docs/:file",
       // The console's pages check the session themselves and send a browser to sign in (test/console/).
       "GET /console/console.css", "GET /", "GET /sign-in", "POST /sign-in", "POST /sign-out", "GET /alerts", "GET /alerts/:id",
-      "GET /api/v1/openapi.json"]);
+      "POST /alerts/:id/acknowledge", "POST /alerts/:id/unacknowledge", "GET /api/v1/openapi.json"]);
   });
 
   it("refuses to build an app with a route that has no decision", () => {

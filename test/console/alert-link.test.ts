@@ -5,8 +5,9 @@
  */
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
-import type { Browser } from "playwright-core";
+import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { addMember, createGroup, setConnectionGrants } from "../../src/datastore/groups.ts";
 import { deliverOnce } from "../../src/notify/deliver.ts";
 import { queueNotifications } from "../../src/notify/queue.ts";
 import { testApp } from "../support/app.ts";
@@ -31,6 +32,10 @@ beforeAll(async () => {
   await store.db.query("UPDATE connections SET is_shared = true");
   await userWithToken(store.db, "dba", { password: PASSWORD });
   await userWithToken(store.db, "outsider", { password: PASSWORD });
+  const viewer = await userWithToken(store.db, "viewer", { password: PASSWORD });
+  const readers = await createGroup(store.db, "readers", "");
+  await setConnectionGrants(store.db, readers.id, [{ connection_id: conn, access_level: "read" }]);
+  await addMember(store.db, readers.id, { type: "user", id: viewer.id });
   await store.db.query("UPDATE connections SET is_shared = false, owner_user_id = (SELECT id FROM users WHERE username = 'dba')");
   [{ id: alertId }] = await store.db.query<{ id: number }>(
     "INSERT INTO alerts (alert_type, connection_id, severity, title, description, status, metric_name, metric_value, threshold_value, operator) VALUES ('threshold', $1, 'critical', $2, 'Dead tuples pile up', 'active', 'm', 42.5, 20, '>') RETURNING id::int AS id",
@@ -46,6 +51,42 @@ afterAll(async () => {
   await server?.close();
   await receiver?.close();
   await store?.close();
+});
+
+async function signedIn(user: string): Promise<Page> {
+  const page = await browser.newPage();
+  await page.goto(`${server.url}/alerts/${alertId}`);
+  await page.fill("input[name=username]", user);
+  await page.fill("input[name=password]", PASSWORD);
+  await Promise.all([page.waitForURL(`${server.url}/alerts/${alertId}`), page.click("button[type=submit]")]);
+  return page;
+}
+
+const statusInDatastore = async () => (await store.db.query<{ status: string }>("SELECT status FROM alerts WHERE id = $1", [alertId]))[0].status;
+
+describe("acknowledging in the console", () => {
+  it("a user with read_write acknowledges with a note, and takes it back", async () => {
+    const page = await signedIn("dba");
+    await page.fill("input[name=message]", "looking into it");
+    await Promise.all([page.waitForURL(`${server.url}/alerts/${alertId}`), page.click("text=Acknowledge")]);
+    expect(await page.textContent("dl")).toContain("dba: looking into it");
+    expect(await statusInDatastore()).toBe("acknowledged");
+    await Promise.all([page.waitForURL(`${server.url}/alerts/${alertId}`), page.click("text=Remove the acknowledgment")]);
+    expect(await statusInDatastore()).toBe("active");
+    await page.close();
+  });
+
+  it("a read-only user sees no controls, and a forged post from the page is refused", async () => {
+    const page = await signedIn("viewer");
+    expect(await page.textContent("h1")).toContain("bloat on orders");
+    expect(await page.locator("form.actions").count()).toBe(0);
+    // With the viewer's session and a same-site header a browser would send: the rights still refuse.
+    const forged = await page.request.post(`${server.url}/alerts/${alertId}/acknowledge`, { form: { message: "forged" }, headers: { "sec-fetch-site": "same-origin" }, maxRedirects: 0 });
+    expect(forged.status()).toBe(403);
+    expect(await forged.text()).toContain("needs read_write on its server");
+    expect(await statusInDatastore()).toBe("active");
+    await page.close();
+  });
 });
 
 describe("an alert's link", () => {
