@@ -16,7 +16,7 @@ import { estateView } from "../http/estate-view.ts";
 import { newRouter } from "../http/router.ts";
 import { AlertListPage, AlertPage, NotFoundPage } from "./alert-pages.tsx";
 import { CONSOLE_CSS, STYLESHEET } from "./page.tsx";
-import { localPath, pageHeaders, sameOrigin } from "./protect.ts";
+import { hasNul, localPath, pageHeaders, sameOrigin } from "./protect.ts";
 import { SignInPage } from "./sign-in.tsx";
 
 export const consoleRoutes = newRouter();
@@ -36,6 +36,7 @@ consoleRoutes.get("/sign-in", (c) => c.html(<SignInPage next={localPath(c.req.qu
 consoleRoutes.post("/sign-in", async (c) => {
   if (!sameOrigin(c)) return crossSite(c);
   const form = await c.req.parseBody();
+  if (hasNul(form)) return c.html(<SignInPage next="/alerts" error="The form held a character pglens cannot store (NUL)." />, 400);
   const next = localPath(typeof form.next === "string" ? form.next : undefined);
   const username = typeof form.username === "string" ? form.username : "";
   const password = typeof form.password === "string" ? form.password : "";
@@ -94,6 +95,7 @@ for (const action of ["acknowledge", "unacknowledge"] as const) {
     if (!alert) return missing;
     if (!(await mayChangeAlert(c, alert))) return c.text(`refused: changing alert ${alert.id} needs read_write on its server`, 403);
     const form = await c.req.parseBody();
+    if (hasNul(form)) return c.text("refused: the note holds a character pglens cannot store (NUL)", 400);
     const done =
       action === "acknowledge"
         ? acknowledgeAlert(c.get("db"), alert.id, principal.username, typeof form.message === "string" ? form.message.slice(0, 2000) : "", form.false_positive === "true")

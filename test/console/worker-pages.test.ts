@@ -51,4 +51,12 @@ it("signs in with a form and shows the open alerts, under the same CSP", async (
     body: new URLSearchParams({ username: "admin", password: PASSWORD }).toString(),
   });
   expect(forged.status).toBe(403);
+  const nul = await worker.fetch("/sign-in", {
+    method: "POST",
+    redirect: "manual",
+    headers: { "content-type": "application/x-www-form-urlencoded", "sec-fetch-site": "same-origin" },
+    body: new URLSearchParams({ username: "admin\u0000", password: PASSWORD }).toString(),
+  });
+  expect(nul.status).toBe(400);
+  expect(await nul.text()).toContain("cannot store (NUL)");
 });
