@@ -235,25 +235,28 @@ const NO_DAMPERS: Dampers = { forMinutes: 0, clearDelayMinutes: 0 };
 
 const damperState = (a: OpenAlert): DamperState => ({ status: a.status, pendingSince: a.pending_since?.getTime() ?? null, clearingSince: a.clearing_since?.getTime() ?? null });
 
-/** A threshold alert's dampers where it fires now (its rule's effective setting); other alerts have none. */
-function dampersOf(alert: OpenAlert, input: RoundInput): Dampers {
-  if (alert.alert_type !== "threshold") return NO_DAMPERS;
+/** Where a threshold alert's rule stands now: the rule, if pglens evaluates it, and its setting on the alert's server. */
+function ruleNow(alert: OpenAlert, input: RoundInput) {
   const rule = input.rules.find((r) => r.id === alert.rule_id);
   const conn = input.connections.find((c) => c.connectionId === alert.connection_id);
-  if (!rule || !conn) return NO_DAMPERS;
-  const setting = effectiveSetting(rule, input.overrides, conn, alert.database_name);
-  return setting.enabled ? { forMinutes: setting.for_minutes, clearDelayMinutes: setting.clear_delay_minutes } : NO_DAMPERS;
+  if (!rule || !conn) return undefined;
+  return { rule, setting: effectiveSetting(rule, input.overrides, conn, alert.database_name) };
+}
+
+/** A threshold alert's dampers where it fires now (its rule's effective setting); other alerts have none. */
+function dampersOf(alert: OpenAlert, input: RoundInput): Dampers {
+  const now = alert.alert_type === "threshold" ? ruleNow(alert, input) : undefined;
+  return now?.setting.enabled ? { forMinutes: now.setting.for_minutes, clearDelayMinutes: now.setting.clear_delay_minutes } : NO_DAMPERS;
 }
 
 /** Why an open alert nothing fired for this round clears, and the value it has now, if any. */
 function whyCleared(alert: OpenAlert, input: RoundInput): Omit<ClearedAlert, "id"> {
   if (alert.alert_type === "connection") return { reason: "the server is reachable again", value: null };
   if (alert.alert_type === "anomaly") return { reason: "back within its normal range", value: null };
-  const rule = input.rules.find((r) => r.id === alert.rule_id);
-  const conn = input.connections.find((c) => c.connectionId === alert.connection_id);
-  if (!rule || !rule.available || !conn) return { reason: "the rule is no longer evaluated", value: null };
-  if (!effectiveSetting(rule, input.overrides, conn, alert.database_name).enabled) return { reason: "the rule was disabled", value: null };
-  const now = input.readings.get(alert.connection_id)?.get(alert.metric_name)?.find((r) => r.database_name === alert.database_name && r.object_name === alert.object_name);
-  if (!now) return { reason: "no current value (the data is stale or the object is gone)", value: null };
-  return { reason: "back within the threshold", value: now.value };
+  const ruled = ruleNow(alert, input);
+  if (!ruled || !ruled.rule.available) return { reason: "the rule is no longer evaluated", value: null };
+  if (!ruled.setting.enabled) return { reason: "the rule was disabled", value: null };
+  const reading = input.readings.get(alert.connection_id)?.get(alert.metric_name)?.find((r) => r.database_name === alert.database_name && r.object_name === alert.object_name);
+  if (!reading) return { reason: "no current value (the data is stale or the object is gone)", value: null };
+  return { reason: "back within the threshold", value: reading.value };
 }

@@ -9,6 +9,7 @@ import { pruneExpiredAuthState } from "../datastore/sessions.ts";
 import type { Config } from "../config.ts";
 import { type ConnectionRow, listConnections } from "../datastore/connections.ts";
 import { effectiveProbeConfigs } from "../datastore/probe-configs.ts";
+import { eachLimited } from "../each-limited.ts";
 import type { Logger } from "../log.ts";
 import { dropExpiredPartitions } from "./retention.ts";
 import { withMonitoredClient } from "../monitored/client.ts";
@@ -44,14 +45,6 @@ export interface TickResult {
 const RETENTION_EVERY_SECONDS = 3600;
 /** Ticks land this long after the whole second: a timer firing a hair early, or a datastore clock a little behind, would claim in the last slot. */
 const TICK_OFFSET_MS = 50;
-
-async function eachLimited<T>(items: readonly T[], limit: number, work: (item: T) => Promise<void>): Promise<void> {
-  let next = 0;
-  const lanes = Array.from({ length: Math.min(limit, items.length) }, async () => {
-    while (next < items.length) await work(items[next++]);
-  });
-  await Promise.all(lanes);
-}
 
 /** Servers in back-off whose check is due: one that answers leaves back-off and is collected in this very tick. */
 async function checkReachability(db: Driver, config: Config, log: Logger, all: readonly ConnectionRow[]): Promise<void> {

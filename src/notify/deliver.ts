@@ -10,6 +10,7 @@ import { coverage } from "../blackouts/scope.ts";
 import type { Config } from "../config.ts";
 import { activeBlackouts } from "../datastore/blackouts.ts";
 import { getChannel, listRecipients } from "../datastore/notification-channels.ts";
+import { eachLimited } from "../each-limited.ts";
 import type { Logger } from "../log.ts";
 import { openChannel, redact } from "./open-channel.ts";
 import { type AlertFacts, alertMessage } from "./payloads.ts";
@@ -37,15 +38,6 @@ type Outcome = "sent" | "failed" | "suppressed" | "lost";
 
 /** The alert's page in the console, where people reach pglens (public_url); none without it. */
 const alertUrl = (config: Config, id: number) => (config.public_url ? `${config.public_url.replace(/\/+$/, "")}/alerts/${id}` : null);
-
-/** Runs `work` on every item, at most `limit` at once. */
-async function eachBounded<T>(items: readonly T[], limit: number, work: (item: T) => Promise<void>): Promise<void> {
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) await work(items[next++]);
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
-}
 
 export async function deliverOnce(db: Driver, config: Config, log: Logger, transports: Transports, now = new Date(), options: DeliveryOptions = {}): Promise<DeliveryResult> {
   const result: DeliveryResult = { sent: 0, failed: 0, suppressed: 0, expired: 0 };
@@ -96,7 +88,7 @@ export async function deliverOnce(db: Driver, config: Config, log: Logger, trans
   const byChannel = new Map<number, NotificationRow[]>();
   // UPDATE ... RETURNING keeps no order: each channel's notices go out oldest first.
   for (const n of due.sort((a, b) => a.id - b.id)) byChannel.set(n.channel_id, [...(byChannel.get(n.channel_id) ?? []), n]);
-  await eachBounded([...byChannel.values()], CHANNEL_CONCURRENCY, async (rows) => {
+  await eachLimited([...byChannel.values()], CHANNEL_CONCURRENCY, async (rows) => {
     const row = await getChannel(db, rows[0].channel_id);
     const recipients = row.channel_type === "email" ? (await listRecipients(db, row.id)).filter((r) => r.enabled).map((r) => r.email_address) : [];
     const opened = { ...(await openChannel(row, config.secret)), recipients };
