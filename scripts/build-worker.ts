@@ -4,6 +4,7 @@ import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { fileURLToPath } from "node:url";
 import { DOCS_FILES } from "../src/http/docs-page.ts";
+import { readConsoleAssets } from "../src/console/assets-node.ts";
 
 export const WORKER_BUNDLE = fileURLToPath(new URL("../dist/worker.js", import.meta.url));
 
@@ -20,6 +21,15 @@ const docsAssets: Plugin = {
   },
 };
 
+/** `pglens:console-assets`: the console's chart library and page scripts, inlined likewise. */
+const consoleAssets: Plugin = {
+  name: "pglens-console-assets",
+  setup(b) {
+    b.onResolve({ filter: /^pglens:console-assets$/ }, (args) => ({ path: args.path, namespace: "pglens-console-assets" }));
+    b.onLoad({ filter: /.*/, namespace: "pglens-console-assets" }, () => ({ contents: `export default ${JSON.stringify(readConsoleAssets())};`, loader: "js" }));
+  },
+};
+
 export async function buildWorker() {
   await build({
     entryPoints: [fileURLToPath(new URL("../src/worker.ts", import.meta.url))],
@@ -33,7 +43,7 @@ export async function buildWorker() {
     external: ["node:*", "cloudflare:*", "pg-native"],
     // node-postgres is CommonJS and requires Node built-ins, which workerd offers under nodejs_compat.
     banner: { js: 'import { createRequire } from "node:module"; const require = createRequire("/");' },
-    plugins: [docsAssets],
+    plugins: [docsAssets, consoleAssets],
     logLevel: "warning",
   });
   return WORKER_BUNDLE;

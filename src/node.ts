@@ -11,6 +11,7 @@ import { nodeTransports } from "./notify/node-transports.ts";
 import { startCollector } from "./collector/collect.ts";
 import { ensureEmbeddedAdmin } from "./embedded-admin.ts";
 import { nodeDocsAssets } from "./docs-assets-node.ts";
+import { nodeConsoleAssets } from "./console/assets-node.ts";
 import { embeddedSecret } from "./embedded-secret.ts";
 import type { Logger } from "./log.ts";
 import { ROUTE_MODULES } from "./routes/index.ts";
@@ -46,6 +47,7 @@ export async function runServer(config: Config, log: Logger): Promise<void> {
     transports: nodeTransports(),
     observeRequest: metrics.observeRequest,
     docsAssets: nodeDocsAssets,
+    consoleAssets: nodeConsoleAssets,
   }, [...ROUTE_MODULES, selfMetricsRoutes(metrics, config)]);
   const collector = config.collector.enabled ? startCollector(driver, config, log, 1000, metrics.collectorRound) : undefined;
   const alerter = config.alerter.enabled ? startAlerter(driver, config, log, nodeTransports(), metrics.alerterRound) : undefined;

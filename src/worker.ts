@@ -11,6 +11,7 @@ import { datastoreSettings } from "./datastore/settings.ts";
 import { createLogger, type Logger } from "./log.ts";
 import { VERSION } from "./version.ts";
 import docsAssets from "pglens:docs-assets";
+import consoleAssets from "pglens:console-assets";
 
 interface ScheduledController {
   scheduledTime: number;
@@ -42,6 +43,7 @@ function boot(env: Bindings): Isolate {
     datastore: { open: () => openNetworkDriver(settings, PER_REQUEST), release: (d) => d.close() },
     clientAddress: (c) => c.req.header("cf-connecting-ip"),
     docsAssets: async () => docsAssets,
+    consoleAssets: async () => consoleAssets,
   });
   isolate = { config, log, app };
   return isolate;

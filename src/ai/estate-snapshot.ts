@@ -4,6 +4,7 @@
  * datastore only; the fingerprint names what counts as a significant change.
  */
 import type { Queryable } from "../../drivers/types.ts";
+import { isDemoHost } from "../collector/demo-history.ts";
 import type { ConnectionRow } from "../datastore/connections.ts";
 import { type Visible, listBlackouts } from "../datastore/blackouts.ts";
 import { EVENT_TYPES, timelineEvents } from "../timeline/events.ts";
@@ -17,7 +18,8 @@ export interface EstateSnapshot {
   server_online: number;
   server_offline: number;
   server_warning: number;
-  servers: Array<{ id: number; name: string; status: "online" | "offline" | "warning"; role: string | null; active_alert_count: number }>;
+  /** demo: pglens's generated demo history, never contacted (neither online nor offline). */
+  servers: Array<{ id: number; name: string; status: "online" | "offline" | "warning" | "demo"; role: string | null; active_alert_count: number }>;
   alert_total: number;
   alert_critical: number;
   alert_warning: number;
@@ -40,7 +42,7 @@ export async function estateSnapshot(db: Queryable, connections: readonly Connec
   const alertsOf = (id: number) => alerts.filter((a) => a.connection_id === id).length;
   const servers = connections.map((c) => {
     const count = alertsOf(c.id);
-    const status = c.connection_error ? ("offline" as const) : count > 0 ? ("warning" as const) : ("online" as const);
+    const status = isDemoHost(c.host) ? ("demo" as const) : c.connection_error ? ("offline" as const) : count > 0 ? ("warning" as const) : ("online" as const);
     return { id: c.id, name: c.name, status, role: c.role, active_alert_count: count };
   });
   const name = new Map(connections.map((c) => [c.id, c.name]));

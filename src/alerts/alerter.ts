@@ -101,7 +101,9 @@ export async function evaluateAndApply(
     overrides: await listOverrides(db),
     connections,
     readings,
-    open: await openAlerts(db),
+    // Alerts on servers pglens does not monitor (the demo's history, a server set aside) stay as they were:
+    // nothing judges them this round, so nothing may clear them.
+    open: (await openAlerts(db)).filter((a) => connections.some((c) => c.connectionId === a.connection_id)),
     recentlyCleared: await recentlyClearedKeys(db, settings.cooldown_seconds),
     anomalies: settings.anomaly_enabled ? await findAnomalies(db, connections, settings.anomaly_sensitivity, now, review) : [],
     now: now.getTime(),

@@ -4,7 +4,8 @@ import { parseArgs } from "node:util";
 import pg from "pg";
 import type { Driver } from "../../drivers/types.ts";
 import { seal } from "../auth/secret-box.ts";
-import { loadDemoHistory } from "../collector/demo-history.ts";
+import { loadDemoEvents } from "../collector/demo-events.ts";
+import { DEMO_HOST, loadDemoHistory } from "../collector/demo-history.ts";
 import { createConnection } from "../datastore/connections.ts";
 import { countUsers } from "../datastore/users.ts";
 import { loadNodeConfig } from "../config-file.ts";
@@ -18,7 +19,7 @@ const LOCAL = "postgres://postgres@127.0.0.1:5432/postgres";
 export async function createDemoConnection(db: Driver): Promise<{ id: number; rows: number }> {
   const conn = await createConnection(db, {
     name: `demo-${Date.now().toString(36)}`,
-    host: "demo.invalid",
+    host: DEMO_HOST,
     port: 5432,
     database_name: "postgres",
     username: "demo",
@@ -34,7 +35,10 @@ export async function createDemoConnection(db: Driver): Promise<{ id: number; ro
     cluster_id: null,
     owner_user_id: null,
   });
-  return { id: conn.id, rows: await loadDemoHistory(db, conn.id) };
+  const now = Date.now();
+  const rows = await loadDemoHistory(db, conn.id, now);
+  await loadDemoEvents(db, conn.id, now);
+  return { id: conn.id, rows };
 }
 
 async function reachable(url: string): Promise<boolean> {

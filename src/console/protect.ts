@@ -1,12 +1,12 @@
 /**
- * The console's safety by construction: a strict Content-Security-Policy on every page (no script at all for
- * now, styles only from pglens), and a CSRF check on every form post (sameOrigin). A session cookie is HttpOnly
- * and SameSite=Lax besides.
+ * The console's safety by construction: a strict Content-Security-Policy on every page (scripts, styles and
+ * requests only to pglens itself, no inline script), and a CSRF check on every form post (sameOrigin). A session
+ * cookie is HttpOnly and SameSite=Lax besides.
  */
 import type { Context, MiddlewareHandler } from "hono";
 import type { AppEnv } from "../http/context.ts";
 
-const CSP = "default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
+const CSP = "default-src 'none'; script-src 'self'; connect-src 'self'; style-src 'self'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
 
 export const pageHeaders: MiddlewareHandler<AppEnv> = async (c, next) => {
   await next();
@@ -30,7 +30,7 @@ export function sameOrigin(c: Context<AppEnv>): boolean {
 }
 
 /** A path of this site to go to after signing in: never another host (`//evil`, `https://...`). */
-export const localPath = (next: string | undefined) => (next && next.startsWith("/") && !next.startsWith("//") && !next.startsWith("/\\") ? next : "/alerts");
+export const localPath = (next: string | undefined) => (next && next.startsWith("/") && !next.startsWith("//") && !next.startsWith("/\\") ? next : "/");
 
 /** Form fields PostgreSQL cannot store (a NUL character): such a post is refused rather than half-handled. */
 export const hasNul = (form: Record<string, unknown>) => Object.values(form).some((v) => typeof v === "string" && v.includes("\u0000"));

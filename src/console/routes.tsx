@@ -14,29 +14,60 @@ import { SESSION_COOKIE } from "../http/authenticate.ts";
 import type { AppEnv } from "../http/context.ts";
 import { estateView } from "../http/estate-view.ts";
 import { newRouter } from "../http/router.ts";
+import { defaultProvider } from "../llm/providers.ts";
 import { AlertListPage, AlertPage, NotFoundPage } from "./alert-pages.tsx";
+import { CONSOLE_ASSETS, CONSOLE_ASSET_PATH, type ConsoleAssetName } from "./assets.ts";
+import { EstatePage } from "./estate-page.tsx";
+import { estateRows } from "./estate-rows.ts";
+import { ServerPage } from "./server-page.tsx";
+import { serverView } from "./server-view.ts";
 import { CONSOLE_CSS, STYLESHEET } from "./page.tsx";
 import { hasNul, localPath, pageHeaders, sameOrigin } from "./protect.ts";
 import { SignInPage } from "./sign-in.tsx";
 
 export const consoleRoutes = newRouter();
-for (const [method, path] of [["GET", "/"], ["GET", "/sign-in"], ["POST", "/sign-in"], ["POST", "/sign-out"], ["GET", "/alerts"], ["GET", "/alerts/:id"], ["GET", STYLESHEET]] as const) {
-  declareAccess(method, path, PUBLIC); // pages check the session themselves, and send the browser to sign in
-}
-for (const path of ["/", "/sign-in", "/sign-out", "/alerts", "/alerts/*"]) consoleRoutes.use(path, pageHeaders);
+const PAGES = [["GET", "/"], ["GET", "/sign-in"], ["POST", "/sign-in"], ["POST", "/sign-out"], ["GET", "/alerts"], ["GET", "/alerts/:id"], ["GET", "/servers/:id"], ["GET", STYLESHEET], ["GET", `${CONSOLE_ASSET_PATH}/:file`]] as const;
+for (const [method, path] of PAGES) declareAccess(method, path, PUBLIC); // pages check the session themselves, and send the browser to sign in
+for (const path of ["/", "/sign-in", "/sign-out", "/alerts", "/alerts/*", "/servers/*"]) consoleRoutes.use(path, pageHeaders);
 
 const signIn = (c: Context<AppEnv>) => c.redirect(`/sign-in?next=${encodeURIComponent(new URL(c.req.url).pathname)}`, 303);
 const crossSite = (c: Context<AppEnv>) => c.text("refused: this form was not sent from a pglens page (cross-site request)", 403);
 
 consoleRoutes.get(STYLESHEET, (c) => c.body(CONSOLE_CSS, 200, { "content-type": "text/css; charset=utf-8", "cache-control": "max-age=3600" }));
-consoleRoutes.get("/", (c) => c.redirect("/alerts", 303));
+consoleRoutes.get(`${CONSOLE_ASSET_PATH}/:file`, async (c) => {
+  const file = c.req.param("file");
+  const load = c.get("consoleAssets");
+  if (!Object.hasOwn(CONSOLE_ASSETS, file) || !load) return c.text(`no such console file: ${file}`, 404);
+  const name = file as ConsoleAssetName;
+  return c.body((await load())[name], 200, { "content-type": CONSOLE_ASSETS[name].type, "cache-control": "max-age=3600", "x-content-type-options": "nosniff" });
+});
+
+consoleRoutes.get("/", async (c) => {
+  const principal = c.get("principal");
+  if (!principal) return signIn(c);
+  const { a, connections } = await estateView(c);
+  const rows = await estateRows(c.get("db"), a, connections);
+  const llm = c.get("config").llm;
+  return c.html(<EstatePage user={principal.username} rows={rows} llm={llm.overview_summary && defaultProvider(llm, "chat") !== undefined} now={Date.now()} />);
+});
+
+consoleRoutes.get("/servers/:id", async (c) => {
+  const principal = c.get("principal");
+  if (!principal) return signIn(c);
+  const param = c.req.param("id");
+  const { a, connections } = await estateView(c);
+  const conn = /^\d{1,9}$/.test(param) ? connections.find((row) => row.id === Number(param)) : undefined;
+  if (!conn) return c.html(<NotFoundPage user={principal.username} what={`Server ${param} was not found among the servers you can see.`} />, 404);
+  const view = await serverView(c.get("db"), a, conn, { range: c.req.query("range"), from: c.req.query("from"), to: c.req.query("to") }, c.req.query("by") === "database");
+  return c.html(<ServerPage user={principal.username} v={view} />);
+});
 
 consoleRoutes.get("/sign-in", (c) => c.html(<SignInPage next={localPath(c.req.query("next"))} />));
 
 consoleRoutes.post("/sign-in", async (c) => {
   if (!sameOrigin(c)) return crossSite(c);
   const form = await c.req.parseBody();
-  if (hasNul(form)) return c.html(<SignInPage next="/alerts" error="The form held a character pglens cannot store (NUL)." />, 400);
+  if (hasNul(form)) return c.html(<SignInPage next="/" error="The form held a character pglens cannot store (NUL)." />, 400);
   const next = localPath(typeof form.next === "string" ? form.next : undefined);
   const username = typeof form.username === "string" ? form.username : "";
   const password = typeof form.password === "string" ? form.password : "";

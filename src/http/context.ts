@@ -1,4 +1,5 @@
 import type { DocsAssets } from "./docs-page.ts";
+import type { ConsoleAssets } from "../console/assets.ts";
 import type { Driver } from "../../drivers/types.ts";
 import type { Principal } from "../auth/principal.ts";
 import type { Authority } from "../auth/rbac.ts";
@@ -30,6 +31,8 @@ export interface AppDeps {
   observeRequest?: (method: string, route: string, status: number, seconds: number) => void;
   /** The API docs viewer's files (read from the package on Node, inlined in the Workers bundle). */
   docsAssets?: () => Promise<DocsAssets>;
+  /** The console's chart library and page scripts (likewise). */
+  consoleAssets?: () => Promise<ConsoleAssets>;
 }
 
 export interface AppEnv {
@@ -50,6 +53,7 @@ export interface AppEnv {
     transports: Transports;
     observeRequest?: AppDeps["observeRequest"];
     docsAssets?: AppDeps["docsAssets"];
+    consoleAssets?: AppDeps["consoleAssets"];
     /** What the public LLM endpoints answered lately (they must not become load on a provider). */
     llmAnswers: { health: Recently<HealthReport>; models: Recently<ModelInfo[]> };
   };

@@ -19,6 +19,7 @@ export function provideDeps(deps: AppDeps): MiddlewareHandler<AppEnv> {
     c.set("transports", deps.transports ?? {});
     c.set("observeRequest", deps.observeRequest);
     c.set("docsAssets", deps.docsAssets);
+    c.set("consoleAssets", deps.consoleAssets);
     c.set("clientAddress", deps.clientAddress?.(c) ?? "unknown");
     c.set("secureTransport", new URL(c.req.url).protocol === "https:" || (deps.forwardedHttps?.(c) ?? false));
     const db = deps.datastore.open();

@@ -51,10 +51,10 @@ function request(method: string, path: string, token?: string) {
 describe("every route has an access decision that holds", () => {
   it("covers the whole route table", () => {
     expect(routes().length).toBeGreaterThan(30);
-    expect(routes().filter((r) => r.access === "public").map((r) => `${r.method} ${r.path}`)).toEqual(["GET /health", "POST /api/v1/auth/login", "POST /api/v1/auth/logout", "GET /api/v1/llm/providers", "GET /api/v1/llm/models", "GET /api/v1/llm/health", "GET /api/v1/docs", "GET /api/v1/docs/:file",
+    expect(new Set(routes().filter((r) => r.access === "public").map((r) => `${r.method} ${r.path}`))).toEqual(new Set(["GET /health", "POST /api/v1/auth/login", "POST /api/v1/auth/logout", "GET /api/v1/llm/providers", "GET /api/v1/llm/models", "GET /api/v1/llm/health", "GET /api/v1/docs", "GET /api/v1/docs/:file",
       // The console's pages check the session themselves and send a browser to sign in (test/console/).
-      "GET /console/console.css", "GET /", "GET /sign-in", "POST /sign-in", "POST /sign-out", "GET /alerts", "GET /alerts/:id",
-      "POST /alerts/:id/acknowledge", "POST /alerts/:id/unacknowledge", "GET /api/v1/openapi.json"]);
+      "GET /", "GET /sign-in", "POST /sign-in", "POST /sign-out", "GET /alerts", "GET /alerts/:id", "GET /servers/:id", "GET /console/console.css",
+      "GET /console/assets/:file", "POST /alerts/:id/acknowledge", "POST /alerts/:id/unacknowledge", "GET /api/v1/openapi.json"]));
   });
 
   it("refuses to build an app with a route that has no decision", () => {
