@@ -15,13 +15,15 @@ import type { AppEnv } from "../http/context.ts";
 import { estateView } from "../http/estate-view.ts";
 import { newRouter } from "../http/router.ts";
 import { defaultProvider } from "../llm/providers.ts";
-import { AlertListPage, AlertPage, NotFoundPage } from "./alert-pages.tsx";
+import { alertHistory } from "./alert-history.ts";
+import { ALERT_STATUSES, type AlertListFilters, AlertListPage, AlertPage, NotFoundPage } from "./alert-pages.tsx";
 import { CONSOLE_ASSETS, CONSOLE_ASSET_PATH, type ConsoleAssetName } from "./assets.ts";
 import { EstatePage } from "./estate-page.tsx";
 import { estateRows } from "./estate-rows.ts";
 import { ServerPage } from "./server-page.tsx";
 import { serverView } from "./server-view.ts";
 import { CONSOLE_CSS, STYLESHEET } from "./page.tsx";
+import { crossSite, signIn } from "./page-answers.ts";
 import { hasNul, localPath, pageHeaders, sameOrigin } from "./protect.ts";
 import { SignInPage } from "./sign-in.tsx";
 
@@ -30,8 +32,6 @@ const PAGES = [["GET", "/"], ["GET", "/sign-in"], ["POST", "/sign-in"], ["POST",
 for (const [method, path] of PAGES) declareAccess(method, path, PUBLIC); // pages check the session themselves, and send the browser to sign in
 for (const path of ["/", "/sign-in", "/sign-out", "/alerts", "/alerts/*", "/servers/*"]) consoleRoutes.use(path, pageHeaders);
 
-const signIn = (c: Context<AppEnv>) => c.redirect(`/sign-in?next=${encodeURIComponent(new URL(c.req.url).pathname)}`, 303);
-const crossSite = (c: Context<AppEnv>) => c.text("refused: this form was not sent from a pglens page (cross-site request)", 403);
 
 consoleRoutes.get(STYLESHEET, (c) => c.body(CONSOLE_CSS, 200, { "content-type": "text/css; charset=utf-8", "cache-control": "max-age=3600" }));
 consoleRoutes.get(`${CONSOLE_ASSET_PATH}/:file`, async (c) => {
@@ -88,12 +88,29 @@ consoleRoutes.post("/sign-out", async (c) => {
   return c.redirect("/sign-in", 303);
 });
 
+const WEEK_MS = 7 * 86_400_000;
+
 consoleRoutes.get("/alerts", async (c) => {
   const principal = c.get("principal");
   if (!principal) return signIn(c);
-  const ids = (await estateView(c)).connections.map((row) => row.id);
-  const { alerts } = await listAlerts(c.get("db"), { connectionIds: ids, excludeCleared: true, limit: 200, offset: 0 });
-  return c.html(<AlertListPage user={principal.username} alerts={alerts as never} />);
+  const servers = (await estateView(c)).connections;
+  const q = c.req.query();
+  const filters: AlertListFilters = {
+    status: (ALERT_STATUSES as readonly string[]).includes(q.status ?? "") ? (q.status as AlertListFilters["status"]) : "open",
+    severity: ["critical", "warning", "info"].includes(q.severity ?? "") ? q.severity! : "",
+    server: servers.some((row) => String(row.id) === q.server) ? q.server! : "",
+  };
+  const { alerts } = await listAlerts(c.get("db"), {
+    connectionIds: filters.server ? [Number(filters.server)] : servers.map((row) => row.id),
+    excludeCleared: filters.status === "open",
+    status: ["active", "acknowledged", "cleared"].includes(filters.status) ? filters.status : undefined,
+    startTime: filters.status === "cleared" || filters.status === "all" ? new Date(Date.now() - WEEK_MS) : undefined,
+    severity: filters.severity || undefined,
+    limit: 200,
+    offset: 0,
+  });
+  const shown = alerts.filter((a) => a.status !== "pending"); // not yet an alert: its condition must hold a while first
+  return c.html(<AlertListPage user={principal.username} alerts={shown as never} filters={filters} servers={servers} />);
 });
 
 /** The alert the path names, when the user may see it; otherwise the answer to send. */
@@ -111,7 +128,8 @@ consoleRoutes.get("/alerts/:id", async (c) => {
   if (!principal) return signIn(c);
   const { alert, missing } = await alertOf(c);
   if (!alert) return missing;
-  return c.html(<AlertPage user={principal.username} alert={alert as never} mayChange={await mayChangeAlert(c, alert)} />);
+  const history = await alertHistory(c.get("db"), alert);
+  return c.html(<AlertPage user={principal.username} alert={alert as never} mayChange={await mayChangeAlert(c, alert)} history={history} />);
 });
 
 /** Acknowledging and taking it back: the API's rules (read_write on the alert's server), from a pglens page only. */

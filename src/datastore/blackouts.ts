@@ -45,6 +45,8 @@ export interface BlackoutFilters {
   cluster_id?: number;
   connection_id?: number;
   active?: boolean;
+  /** Only windows that have not ended: active now or still to come. */
+  notEnded?: boolean;
   limit: number;
   offset: number;
 }
@@ -61,6 +63,7 @@ export async function listBlackouts(db: Queryable, f: BlackoutFilters, visible: 
   if (f.cluster_id !== undefined) add("cluster_id = ?", f.cluster_id);
   if (f.connection_id !== undefined) add("connection_id = ?", f.connection_id);
   if (f.active !== undefined) where.push(f.active ? "now() BETWEEN start_time AND end_time" : "NOT (now() BETWEEN start_time AND end_time)");
+  if (f.notEnded) where.push("end_time > now()");
   const sql = where.join(" AND ");
   const [{ total }] = await db.query<{ total: number }>(`SELECT count(*)::int AS total FROM blackouts WHERE ${sql}`, params);
   const blackouts = await db.query<BlackoutRow>(`SELECT * FROM blackouts WHERE ${sql} ORDER BY start_time DESC, id DESC LIMIT ${f.limit} OFFSET ${f.offset}`, params);

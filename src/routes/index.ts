@@ -28,6 +28,7 @@ import { rbacUserRoutes } from "./rbac-users.ts";
 import { serverAnalysisRoutes, serverInfoRoutes } from "./server-info.ts";
 import { timelineRoutes } from "./timeline.ts";
 import { consoleRoutes } from "../console/routes.tsx";
+import { blackoutPageRoutes } from "../console/blackout-routes.tsx";
 
 /** Every route module of the API, mounted at the root by createApp. */
 export const ROUTE_MODULES = [
@@ -63,4 +64,5 @@ export const ROUTE_MODULES = [
   mcpRoutes,
   docsRoutes,
   consoleRoutes,
+  blackoutPageRoutes,
 ];

@@ -54,7 +54,7 @@ describe("every route has an access decision that holds", () => {
     expect(new Set(routes().filter((r) => r.access === "public").map((r) => `${r.method} ${r.path}`))).toEqual(new Set(["GET /health", "POST /api/v1/auth/login", "POST /api/v1/auth/logout", "GET /api/v1/llm/providers", "GET /api/v1/llm/models", "GET /api/v1/llm/health", "GET /api/v1/docs", "GET /api/v1/docs/:file",
       // The console's pages check the session themselves and send a browser to sign in (test/console/).
       "GET /", "GET /sign-in", "POST /sign-in", "POST /sign-out", "GET /alerts", "GET /alerts/:id", "GET /servers/:id", "GET /console/console.css",
-      "GET /console/assets/:file", "POST /alerts/:id/acknowledge", "POST /alerts/:id/unacknowledge", "GET /api/v1/openapi.json"]));
+      "GET /console/assets/:file", "POST /alerts/:id/acknowledge", "GET /blackouts", "POST /blackouts", "POST /blackouts/:id/stop", "POST /alerts/:id/unacknowledge", "GET /api/v1/openapi.json"]));
   });
 
   it("refuses to build an app with a route that has no decision", () => {

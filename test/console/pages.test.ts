@@ -3,6 +3,8 @@
  * server with its open alert; the server page draws every chart from the API with data, switches range and
  * breakdown, shows the API's message where a chart cannot be drawn, its top statements, timeline and server
  * facts; no page logs an error, every page carries the CSP and passes axe-core without serious violations.
+ * The alerts page filters and tells an alert's history; the blackouts page starts and stops a window for a user
+ * with manage_blackouts, and refuses others (read-only, or not allowed to read the server) even when forged.
  * First paints are printed. With PGLENS_SCREENSHOTS=<dir>, the estate and server pages are saved there.
  */
 import { readFileSync } from "node:fs";
@@ -11,7 +13,7 @@ import { join } from "node:path";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createDemoConnection } from "../../src/cli/demo.ts";
-import { addMember, createGroup, setConnectionGrants } from "../../src/datastore/groups.ts";
+import { addMember, createGroup, setAdminGrants, setConnectionGrants } from "../../src/datastore/groups.ts";
 import { testApp } from "../support/app.ts";
 import { userWithToken } from "../support/auth.ts";
 import { launchBrowser } from "../support/browser.ts";
@@ -35,6 +37,14 @@ beforeAll(async () => {
   const readers = await createGroup(store.db, "readers", "");
   await setConnectionGrants(store.db, readers.id, [{ connection_id: demoId, access_level: "read" }]);
   await addMember(store.db, readers.id, { type: "user", id: viewer.id });
+  // May manage windows, but reads no server: may not silence the demo server.
+  const outsider = await userWithToken(store.db, "outsider", { password: PASSWORD });
+  const planners = await createGroup(store.db, "planners", "");
+  await setAdminGrants(store.db, planners.id, ["manage_blackouts"]);
+  await addMember(store.db, planners.id, { type: "user", id: outsider.id });
+  const dbaGroup = await createGroup(store.db, "dbas", "");
+  await setAdminGrants(store.db, dbaGroup.id, ["manage_blackouts"]);
+  await addMember(store.db, dbaGroup.id, { type: "user", id: (await store.db.query<{ id: number }>("SELECT id FROM users WHERE username = 'dba'"))[0].id });
   server = await serveOnFreePort(testApp(store.db).app.fetch);
   browser = await launchBrowser();
 }, 120_000);
@@ -155,5 +165,73 @@ describe("the server page", { timeout: 90_000 }, () => {
     expect(answer?.status()).toBe(404);
     expect(await page.textContent("main")).toContain("Server 999999 was not found");
     await page.close();
+  });
+});
+
+describe("the alerts page", () => {
+  it("filters by status, severity and server, and tells an alert's rule and history", async () => {
+    const { page, errors } = await signedIn("viewer", "/alerts");
+    const titles = () => page.$$eval("tr[data-alert] a", (links) => links.map((a) => a.textContent));
+    expect(await titles()).toEqual(["Dead rows on shop public.cart_items"]);
+    await page.selectOption("select[name=status]", "all");
+    await Promise.all([page.waitForURL(/status=all/), page.click("text=Filter")]);
+    expect(await titles()).toEqual(["Dead rows on shop public.cart_items", "Server unreachable"]);
+    await page.selectOption("select[name=severity]", "critical");
+    await Promise.all([page.waitForURL(/severity=critical/), page.click("text=Filter")]);
+    expect(await titles()).toEqual(["Server unreachable"]);
+    await Promise.all([page.waitForURL(/\/alerts\/\d+$/), page.click("text=Server unreachable")]);
+    expect(await page.textContent("main")).toContain("cleared: the server is reachable again");
+    await page.goto(`${server.url}/alerts?server=${demoId}`);
+    await Promise.all([page.waitForURL(/\/alerts\/\d+$/), page.click("text=Dead rows on shop public.cart_items")]);
+    expect(await page.textContent("dl")).toContain("dead_tuple_ratio: A table holds a high share of dead rows");
+    expect(await page.textContent("main")).toMatch(/History.*fired/s);
+    expect(await axeViolations(page)).toEqual([]);
+    expect(errors).toEqual([]);
+    await page.close();
+  });
+});
+
+describe("the blackouts page", () => {
+  const windows = async (page: Page) => {
+    const answer = await page.request.get(`${server.url}/api/v1/blackouts?active=true`);
+    return ((await answer.json()) as { blackouts: Array<{ id: number; reason: string; connection_id: number }> }).blackouts;
+  };
+
+  it("starts a window on a server and stops it early, as the API then reports", async () => {
+    const { page, errors } = await signedIn("dba", "/blackouts");
+    await page.selectOption("select[name=connection_id]", String(demoId));
+    await page.selectOption("select[name=minutes]", "30");
+    await page.fill("input[name=reason]", "VACUUM FULL on orders");
+    await Promise.all([page.waitForURL(`${server.url}/blackouts`), page.click("button:text-is('Start')")]);
+    const [started] = await windows(page);
+    expect(started).toMatchObject({ reason: "VACUUM FULL on orders", connection_id: demoId });
+    expect(await page.textContent(`tr[data-blackout="${started.id}"]`)).toContain("active");
+    expect(await axeViolations(page)).toEqual([]);
+    await Promise.all([page.waitForURL(`${server.url}/blackouts`), page.click(`tr[data-blackout="${started.id}"] >> text=Stop now`)]);
+    expect(await windows(page)).toEqual([]);
+    expect(await page.locator(`tr[data-blackout="${started.id}"]`).count()).toBe(0);
+    expect(errors).toEqual([]);
+    await page.close();
+  });
+
+  it("shows a read-only user no controls and refuses their forged posts; a planner cannot silence a server they cannot read", async () => {
+    const count = async () => (await store.db.query<{ n: number }>("SELECT count(*)::int AS n FROM blackouts"))[0].n;
+    const before = await count();
+    const form = { connection_id: String(demoId), minutes: "60", reason: "forged" };
+    const { page: viewer } = await signedIn("viewer", "/blackouts");
+    expect(await viewer.locator("form.actions").count()).toBe(0);
+    const forged = await viewer.request.post(`${server.url}/blackouts`, { form, headers: { "sec-fetch-site": "same-origin" }, maxRedirects: 0 });
+    expect(forged.status()).toBe(403);
+    expect(await forged.text()).toContain("needs the manage_blackouts permission");
+    const { page: planner } = await signedIn("outsider", "/blackouts");
+    expect(await planner.locator(`select[name=connection_id] option[value="${demoId}"]`).count()).toBe(0);
+    const hidden = await planner.request.post(`${server.url}/blackouts`, { form, headers: { "sec-fetch-site": "same-origin" }, maxRedirects: 0 });
+    expect(hidden.status()).toBe(404);
+    expect(await hidden.text()).toContain(`connection ${demoId} not found`);
+    const elsewhere = await planner.request.post(`${server.url}/blackouts`, { form, headers: { "sec-fetch-site": "cross-site" }, maxRedirects: 0 });
+    expect(elsewhere.status()).toBe(403);
+    expect(await count()).toBe(before);
+    await viewer.close();
+    await planner.close();
   });
 });
