@@ -71,6 +71,9 @@ describe("acknowledging in the console", () => {
     await Promise.all([page.waitForURL(`${server.url}/alerts/${alertId}`), page.click("text=Acknowledge")]);
     expect(await page.textContent("dl")).toContain("dba: looking into it");
     expect(await statusInDatastore()).toBe("acknowledged");
+    // The API (with the same session) reports it as any client would see it.
+    const listed = (await (await page.request.get(`${server.url}/api/v1/alerts`)).json()) as { alerts: Array<{ id: number; status: string }> };
+    expect(listed.alerts.find((a) => a.id === alertId)?.status).toBe("acknowledged");
     await Promise.all([page.waitForURL(`${server.url}/alerts/${alertId}`), page.click("text=Remove the acknowledgment")]);
     expect(await statusInDatastore()).toBe("active");
     await page.close();

@@ -18,6 +18,7 @@ import { testApp } from "../support/app.ts";
 import { userWithToken } from "../support/auth.ts";
 import { launchBrowser } from "../support/browser.ts";
 import { migratedDatastore, type TestDatastore } from "../support/datastore.ts";
+import { KEYS, llmSection, startWireServer } from "../support/llm-wire.ts";
 import { serveOnFreePort } from "../support/node-server.ts";
 
 const PASSWORD = "a long enough passphrase 9";
@@ -100,9 +101,31 @@ describe("the estate page", () => {
     expect(await row.textContent()).toMatch(/\d+ (s|min) ago/);
     console.log(`estate page first paint: ${await firstPaint(page)} ms`);
     expect(await axeViolations(page)).toEqual([]);
-    if (SHOTS) await page.screenshot({ path: join(SHOTS, "estate.png") });
+    if (SHOTS) await page.screenshot({ path: join(SHOTS, "estate.png"), fullPage: true, clip: { x: 0, y: 0, width: 1280, height: await page.evaluate(() => Math.ceil(document.querySelector("main")!.getBoundingClientRect().bottom) + 24) } });
     expect(errors).toEqual([]);
     await page.close();
+  });
+});
+
+describe("the estate page with an LLM configured", () => {
+  it("shows the AI overview the API writes, loaded after the table", async () => {
+    const wire = await startWireServer();
+    const withLlm = await serveOnFreePort(testApp(store.db, { config: { llm: llmSection(wire, { anthropic: KEYS.anthropic }) } }).app.fetch);
+    try {
+      const page = await browser.newPage();
+      await page.goto(`${withLlm.url}/sign-in?next=/`);
+      await page.fill("input[name=username]", "viewer");
+      await page.fill("input[name=password]", PASSWORD);
+      await Promise.all([page.waitForResponse((r) => r.url().endsWith("/api/v1/overview")), page.click("button[type=submit]")]);
+      for (let i = 0; i < 50 && (await page.textContent("#overview p"))?.startsWith("Asking"); i++) await page.waitForTimeout(100);
+      const summary = await page.textContent("#overview p");
+      expect(wire.requests.some((r) => r.path.endsWith("/messages"))).toBe(true);
+      expect(summary).toContain("demo-");
+      await page.close();
+    } finally {
+      await withLlm.close();
+      await wire.close();
+    }
   });
 });
 
@@ -127,7 +150,7 @@ describe("the server page", { timeout: 90_000 }, () => {
     expect(await page.textContent("dl")).toContain("17.2");
     console.log(`server page first paint: ${await firstPaint(page)} ms`);
     expect(await axeViolations(page)).toEqual([]);
-    if (SHOTS) await page.screenshot({ path: join(SHOTS, "server.png"), fullPage: true });
+    if (SHOTS) await page.screenshot({ path: join(SHOTS, "server.png"), fullPage: true, clip: { x: 0, y: 0, width: 1280, height: await page.evaluate(() => Math.ceil(document.getElementById("charts")!.getBoundingClientRect().bottom) + 16) } });
     expect(errors).toEqual([]);
     await page.close();
   });

@@ -14,6 +14,15 @@
     return v.toFixed(Math.abs(v) >= 10 ? 1 : 2);
   };
 
+  /** Axis ticks: as many decimals as the spacing of the ticks needs (95.18, 95.20 rather than 95.2 twice). */
+  const ticksText = (ticks) => {
+    const step = ticks.length > 1 ? Math.abs(ticks[1] - ticks[0]) : 1;
+    if (step >= 1000 || Math.max(...ticks.map(Math.abs)) >= 1e4) return ticks.map(short);
+    let decimals = 0;
+    while (decimals < 6 && Math.abs(step * 10 ** decimals - Math.round(step * 10 ** decimals)) > 1e-6) decimals++;
+    return ticks.map((v) => v.toFixed(decimals));
+  };
+
   const label = (s) => {
     const entity = s.entity ? Object.values(s.entity).filter((v) => v !== null).join(" ") : "";
     return entity ? `${s.name} ${entity}` : s.name;
@@ -73,7 +82,7 @@
         width: Math.max(280, figure.clientWidth - 16),
         height: 200,
         series: [{}, ...series.map((s, i) => ({ label: label(s), stroke: COLORS[i % COLORS.length], width: 1.5, value: (_u, v) => `${short(v)} ${unit}` }))],
-        axes: [{}, { values: (_u, ticks) => ticks.map(short), size: 56 }],
+        axes: [{}, { values: (_u, ticks) => ticksText(ticks), size: 60 }],
         scales: { x: { time: true } },
       },
       data,
