@@ -13,11 +13,12 @@ import { join } from "node:path";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createDemoConnection } from "../../src/cli/demo.ts";
+import { writeSamples } from "../../src/collector/sample-writer.ts";
 import { addMember, createGroup, setAdminGrants, setConnectionGrants } from "../../src/datastore/groups.ts";
 import { testApp } from "../support/app.ts";
 import { userWithToken } from "../support/auth.ts";
 import { launchBrowser } from "../support/browser.ts";
-import { migratedDatastore, type TestDatastore } from "../support/datastore.ts";
+import { addConnection, migratedDatastore, type TestDatastore } from "../support/datastore.ts";
 import { KEYS, llmSection, startWireServer } from "../support/llm-wire.ts";
 import { serveOnFreePort } from "../support/node-server.ts";
 
@@ -56,12 +57,13 @@ afterAll(async () => {
 });
 
 /** A signed-in page that collects console errors, and the first paint of each page it opens. */
-async function signedIn(user: string, path: string) {
+async function signedIn(user: string, path: string, checkSignInPage = false) {
   const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
   const errors: string[] = [];
   page.on("console", (m) => m.type() === "error" && errors.push(m.text()));
   page.on("pageerror", (e) => errors.push(e.message));
   await page.goto(`${server.url}/sign-in?next=${encodeURIComponent(path)}`);
+  if (checkSignInPage) expect(await axeViolations(page)).toEqual([]);
   await page.fill("input[name=username]", user);
   await page.fill("input[name=password]", PASSWORD);
   await Promise.all([page.waitForURL(`${server.url}${path}`), page.click("button[type=submit]")]);
@@ -91,7 +93,7 @@ async function allCharts(page: Page) {
 
 describe("the estate page", () => {
   it("lists the demo server as a demo with its open alert, a day of transactions and its last sample", async () => {
-    const { page, errors } = await signedIn("dba", "/");
+    const { page, errors } = await signedIn("dba", "/", true);
     const answer = await page.reload();
     expect(answer?.headers()["content-security-policy"]).toContain("script-src 'self'");
     const row = page.locator(`tr[data-server="${demoId}"]`);
@@ -178,6 +180,20 @@ describe("the server page", { timeout: 90_000 }, () => {
     expect(await wal.getAttribute("data-state")).toBe("error");
     expect(await wal.locator(".error").textContent()).toContain("wal_buffers_full_pct");
     expect(errors.filter((e) => !e.includes("400"))).toEqual([]); // the browser reports the refused request itself
+    await page.close();
+  });
+
+  it("charts replication lag only for a server with replication samples", async () => {
+    const primary = await addConnection(store.db, "primary-1");
+    await store.db.query("UPDATE connections SET is_shared = true WHERE id = $1", [primary]);
+    const now = Date.now();
+    const rows = [0, 1, 2].map((i) => ({ collected_at: new Date(now - (3 - i) * 30_000).toISOString(), pid: 4242, role: "primary", application_name: "standby-1", replay_lag: 0.5 + i }));
+    await writeSamples(store.db, { connectionId: primary, probe: "pg_stat_replication", rows });
+    const { page } = await signedIn("dba", `/servers/${primary}?range=1h`);
+    const charts = await allCharts(page);
+    expect(charts.find((c) => c.chart === "replication-lag")).toMatchObject({ state: "drawn" });
+    const demo = await page.request.get(`${server.url}/servers/${demoId}`);
+    expect(await demo.text()).not.toContain('data-chart="replication-lag"');
     await page.close();
   });
 
