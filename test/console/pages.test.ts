@@ -212,6 +212,7 @@ describe("the alerts page", () => {
     const { page, errors } = await signedIn("viewer", "/alerts");
     const titles = () => page.$$eval("tr[data-alert] a", (links) => links.map((a) => a.textContent));
     expect(await titles()).toEqual(["Dead rows on shop public.cart_items"]);
+    expect(await axeViolations(page)).toEqual([]);
     await page.selectOption("select[name=status]", "all");
     await Promise.all([page.waitForURL(/status=all/), page.click("text=Filter")]);
     expect(await titles()).toEqual(["Dead rows on shop public.cart_items", "Server unreachable"]);
