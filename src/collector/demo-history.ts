@@ -94,8 +94,7 @@ export async function loadDemoHistory(db: Driver, connectionId: number, now = Da
       const next = {
         xact_commit: prev.xact_commit + Math.round(d.tps * 60 * f),
         xact_rollback: prev.xact_rollback + Math.round(d.tps * 0.6 * f),
-        // Quiet hours miss the cache more: the night's batch jobs read what the day did not.
-        blks_read: prev.blks_read + Math.round(d.reads * 60 * f * (0.02 + 0.06 * (1 - f))),
+        blks_read: prev.blks_read + Math.round(d.reads * 60 * f * 0.05),
         blks_hit: prev.blks_hit + Math.round(d.reads * 60 * f),
         blk_read_time: prev.blk_read_time + Math.round(60_000 * 0.02 * f * (d.reads / 300)),
         active_time: prev.active_time + Math.round(60_000 * f * (d.tps / 20)),
