@@ -3,7 +3,7 @@
  * 60 s; statements, tables and checkpoints every 5 minutes, as the probes' defaults) and the requests timed.
  */
 import type { Driver } from "../drivers/types.ts";
-import { type SampleRow, writeSamples } from "../src/collector/sample-writer.ts";
+import { type SampleRow, writeSamples } from "../src/samples/sample-writer.ts";
 
 const DATABASES = 20;
 const STATEMENTS_PER_DATABASE = 50;

@@ -18,7 +18,7 @@ import { serve } from "@hono/node-server";
 import type { AddressInfo } from "node:net";
 import { openPg } from "../drivers/pg.ts";
 import { createApp } from "../src/app.ts";
-import { writeSamples } from "../src/collector/sample-writer.ts";
+import { writeSamples } from "../src/samples/sample-writer.ts";
 import { resolveConfig } from "../src/config.ts";
 import { issueApiToken } from "../src/auth/issue-token.ts";
 import { migrate } from "../src/datastore/migrate.ts";

@@ -7,7 +7,7 @@ import { PUBLIC, accessOf, declareAccess } from "./http/access.ts";
 import { allowedMethodsLookup } from "./http/allowed-methods.ts";
 import { forgetOnWrite, identifyCaller } from "./http/authenticate.ts";
 import { CallerCache } from "./auth/caller-cache.ts";
-import type { MetricsContextCache } from "./datastore/metrics-context.ts";
+import type { MetricsContextCache } from "./queries/metrics-context.ts";
 import { ExpiringCache } from "./expiring-cache.ts";
 import type { AppDeps, AppEnv } from "./http/context.ts";
 import { errorResponse, handleError } from "./http/errors.ts";

@@ -3,7 +3,7 @@ import { openPg } from "../drivers/pg.ts";
 import { openPglite } from "../drivers/pglite.ts";
 import { migrate } from "../src/datastore/migrate.ts";
 import { MIGRATIONS } from "../src/datastore/migrations/index.ts";
-import { writeSamples } from "../src/collector/sample-writer.ts";
+import { writeSamples } from "../src/samples/sample-writer.ts";
 import { LEVEL_FACTS, PART_FACTS } from "../src/probes/ddl.ts";
 import { createTestDatabase } from "./support/postgres.ts";
 

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { openPg } from "../drivers/pg.ts";
 import type { Driver } from "../drivers/types.ts";
-import { writeSamples } from "../src/collector/sample-writer.ts";
+import { writeSamples } from "../src/samples/sample-writer.ts";
 import { migrate } from "../src/datastore/migrate.ts";
 import { startNeonProxy, type NeonProxy } from "./neon-proxy.ts";
 import { bearer, userWithToken } from "./support/auth.ts";

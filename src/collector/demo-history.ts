@@ -6,7 +6,7 @@
  * settings (work_mem changed once) and extensions.
  */
 import type { Driver } from "../../drivers/types.ts";
-import { type SampleRow, writeSamples } from "./sample-writer.ts";
+import { type SampleRow, writeSamples } from "../samples/sample-writer.ts";
 import { COLLECTOR_MARK } from "./statement-mark.ts";
 
 /** The demo connection's host: `.invalid` is reserved (RFC 2606), so no real server can ever have it. */

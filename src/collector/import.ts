@@ -1,7 +1,7 @@
 /** NDJSON import through the sample writer: all or nothing, in one transaction. */
 import type { Driver } from "../../drivers/types.ts";
 import { findProbe } from "../probes/index.ts";
-import { type SampleRow, SampleError, writeSamplesIn } from "./sample-writer.ts";
+import { type SampleRow, SampleError, writeSamplesIn } from "../samples/sample-writer.ts";
 
 export interface ImportOptions {
   connectionId: number;

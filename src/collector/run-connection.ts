@@ -11,7 +11,7 @@ import { MonitoredServerError, withMonitoredClient } from "../monitored/client.t
 import { findProbe } from "../probes/index.ts";
 import type { ProbeDefinition } from "../probes/types.ts";
 import type { Candidate, ProbeOutcome } from "./schedule-store.ts";
-import { type SampleRow, writeSamples } from "./sample-writer.ts";
+import { type SampleRow, writeSamples } from "../samples/sample-writer.ts";
 import { sampleTime } from "./sample-time.ts";
 import { markCollectorSql } from "./statement-mark.ts";
 

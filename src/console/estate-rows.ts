@@ -9,9 +9,9 @@ import { coverage } from "../blackouts/scope.ts";
 import { isDemoHost } from "../collector/demo-history.ts";
 import { activeBlackouts } from "../datastore/blackouts.ts";
 import type { ConnectionRow } from "../datastore/connections.ts";
-import { latestSamples } from "../datastore/latest-sample.ts";
+import { latestSamples } from "../samples/read-latest-sample.ts";
 import { eachLimited } from "../each-limited.ts";
-import { runMetricsQuery } from "../metrics/query.ts";
+import { runMetricsQuery } from "../queries/query.ts";
 import { type ServerStatus, serverStatus } from "./server-status.ts";
 
 const DAY_MS = 86_400_000;

@@ -4,7 +4,7 @@
  */
 import type { AlertRow } from "../datastore/alerts.ts";
 import type { ServerInfo } from "../datastore/server-info.ts";
-import type { TopQuery } from "../metrics/top-queries.ts";
+import type { TopQuery } from "../queries/top-queries.ts";
 import type { TimelineEvent } from "../timeline/events.ts";
 import { assetUrl } from "./assets.ts";
 import type { ChartSpec } from "./chart-catalogue.ts";

@@ -4,7 +4,7 @@
  */
 import type { Queryable } from "../../drivers/types.ts";
 import type { ConnectionRow } from "./connections.ts";
-import { latestSample } from "./latest-sample.ts";
+import { latestSample } from "../samples/read-latest-sample.ts";
 
 /** Settings worth a glance when sizing up a server. */
 export const KEY_SETTINGS = [

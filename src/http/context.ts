@@ -4,7 +4,7 @@ import type { Driver } from "../../drivers/types.ts";
 import type { Principal } from "../auth/principal.ts";
 import type { Authority } from "../auth/rbac.ts";
 import type { Config } from "../config.ts";
-import type { MetricsContextCache } from "../datastore/metrics-context.ts";
+import type { MetricsContextCache } from "../queries/metrics-context.ts";
 import type { Logger } from "../log.ts";
 import type { Transports } from "../notify/transports.ts";
 import type { HealthReport } from "../llm/health.ts";
@@ -48,7 +48,7 @@ export interface AppEnv {
     /** A credential was presented but is not valid (answers 401 "invalid or expired token"). */
     credentialRejected?: boolean;
     authority?: Authority;
-    /** Recently read connection facts of metrics requests (datastore/metrics-context.ts). */
+    /** Recently read connection facts of metrics requests (queries/metrics-context.ts). */
     metricsContexts: MetricsContextCache;
     transports: Transports;
     observeRequest?: AppDeps["observeRequest"];

@@ -169,7 +169,7 @@ export const INTEGER_TYPES = new Set(["smallint", "integer", "bigint"]);
  * The gauges of a multi-entity probe with recorded changes whose count and sum of values per sample the sample
  * writer records with the changes (`<column>:n`, `<column>:sum`; since migration 33, null before): integer gauges,
  * so the sums are the pipeline's whatever their order. A summed gauge over narrow buckets then reads a row a
- * sample instead of a row per entity and sample (metrics/query.ts).
+ * sample instead of a row per entity and sample (queries/query.ts).
  */
 export function recordedGaugeColumns(probe: ProbeDefinition): ProbeColumn[] {
   if (probe.keys.length === 0 || cumulativeColumns(probe).length === 0) return [];

@@ -4,9 +4,9 @@ import { InputError } from "../errors.ts";
 import { authority } from "../http/access.ts";
 import { newRouter } from "../http/router.ts";
 import { ScalarOrNull } from "../http/schemas.ts";
-import { LATEST_DEFAULT_LIMIT, LATEST_MAX_LIMIT, latestSnapshot } from "../metrics/latest-snapshot.ts";
-import { queryStats } from "../metrics/query-stats.ts";
-import { TOP_QUERY_ORDERS, type TopQueryOrder, parseQueryid, topQueries } from "../metrics/top-queries.ts";
+import { LATEST_DEFAULT_LIMIT, LATEST_MAX_LIMIT, latestSnapshot } from "../queries/latest-snapshot.ts";
+import { queryStats } from "../queries/query-stats.ts";
+import { TOP_QUERY_ORDERS, type TopQueryOrder, parseQueryid, topQueries } from "../queries/top-queries.ts";
 import { resolveWindow } from "../metrics/window.ts";
 import { connectionParams, metricsGet, optionalText, requestedConnections, windowParams } from "./metrics.ts";
 

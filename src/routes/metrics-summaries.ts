@@ -3,9 +3,9 @@ import { z } from "@hono/zod-openapi";
 import { InputError } from "../errors.ts";
 import { authority } from "../http/access.ts";
 import { newRouter } from "../http/router.ts";
-import { CONNECTION_GROUPINGS, connectionGroups } from "../metrics/connection-groups.ts";
-import { databaseSummaries } from "../metrics/database-summaries.ts";
-import { performanceSummary } from "../metrics/performance-summary.ts";
+import { CONNECTION_GROUPINGS, connectionGroups } from "../queries/connection-groups.ts";
+import { databaseSummaries } from "../queries/database-summaries.ts";
+import { performanceSummary } from "../queries/performance-summary.ts";
 import { PRESETS, resolveWindow } from "../metrics/window.ts";
 import { connectionParams, metricsGet, requestedConnections, windowParams } from "./metrics.ts";
 

@@ -5,8 +5,8 @@ import { errorResponses } from "../http/schemas.ts";
 import { USER, authority, guarded } from "../http/access.ts";
 import { newRouter } from "../http/router.ts";
 import { AGGREGATIONS } from "../metrics/aggregate.ts";
-import { MAX_TOP, runGroupedMetricsQuery } from "../metrics/grouped-query.ts";
-import { runMetricsQuery } from "../metrics/query.ts";
+import { MAX_TOP, runGroupedMetricsQuery } from "../queries/grouped-query.ts";
+import { runMetricsQuery } from "../queries/query.ts";
 import { TIME_RANGES, resolveWindow } from "../metrics/window.ts";
 
 const MetricSeries = z

@@ -4,7 +4,7 @@
  * who cannot read the server get a 404 and cause no LLM call.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { writeSamples } from "../../src/collector/sample-writer.ts";
+import { writeSamples } from "../../src/samples/sample-writer.ts";
 import { testApp } from "../support/app.ts";
 import { userWithToken } from "../support/auth.ts";
 import { addConnection, migratedDatastore, type TestDatastore } from "../support/datastore.ts";

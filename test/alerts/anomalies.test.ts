@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { evaluateAndApply } from "../../src/alerts/alerter.ts";
 import { refreshBaselines } from "../../src/alerts/baseline-store.ts";
-import { writeSamples } from "../../src/collector/sample-writer.ts";
+import { writeSamples } from "../../src/samples/sample-writer.ts";
 import { openPg } from "../../drivers/pg.ts";
 import { testApp } from "../support/app.ts";
 import { userWithToken } from "../support/auth.ts";

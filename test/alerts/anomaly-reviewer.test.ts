@@ -8,7 +8,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { alerterOnce, evaluateAndApply } from "../../src/alerts/alerter.ts";
 import { anomalyReviewer } from "../../src/alerts/anomaly-reviewer.ts";
 import { refreshBaselines } from "../../src/alerts/baseline-store.ts";
-import { writeSamples } from "../../src/collector/sample-writer.ts";
+import { writeSamples } from "../../src/samples/sample-writer.ts";
 import { resolveConfig } from "../../src/config.ts";
 import { acknowledgeAlert } from "../../src/datastore/alerts.ts";
 import { testApp } from "../support/app.ts";

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CallerCache, MAX_CACHED_CALLERS } from "../../src/auth/caller-cache.ts";
 import type { Authority } from "../../src/auth/rbac.ts";
 import { issueApiToken } from "../../src/auth/issue-token.ts";
-import { writeSamples } from "../../src/collector/sample-writer.ts";
+import { writeSamples } from "../../src/samples/sample-writer.ts";
 import { setTokenScope } from "../../src/datastore/api-tokens.ts";
 import { resolveConfig } from "../../src/config.ts";
 import { userWithToken } from "../support/auth.ts";

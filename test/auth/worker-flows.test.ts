@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, expect, inject, it } from "vitest";
 import { openPg } from "../../drivers/pg.ts";
 import type { Driver } from "../../drivers/types.ts";
-import { writeSamples } from "../../src/collector/sample-writer.ts";
+import { writeSamples } from "../../src/samples/sample-writer.ts";
 import { migrate } from "../../src/datastore/migrate.ts";
 import { addConnection } from "../support/datastore.ts";
 import { createTestDatabase } from "../support/postgres.ts";

@@ -234,7 +234,7 @@ describe("retention", () => {
     const id = await registerServer(store.db, "r", own.url);
     const now = Date.now(); // one clock reading, so the rows of one sample share its collected_at
     const weeksAgo = (w: number) => new Date(now - w * 7 * 86_400_000).toISOString();
-    const { writeSamples } = await import("../../src/collector/sample-writer.ts");
+    const { writeSamples } = await import("../../src/samples/sample-writer.ts");
     await writeSamples(store.db, { connectionId: id, probe: "pg_stat_wal", rows: [5, 4, 0].map((w, i) => ({ collected_at: weeksAgo(w), wal_records: i })) });
     // A database appears 4 weeks ago and another now: irregular entity intervals in an old and a current week.
     const databases = [["a"], ["a", "b"], ["a", "b", "c"]];

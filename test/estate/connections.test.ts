@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { writeSamples } from "../../src/collector/sample-writer.ts";
+import { writeSamples } from "../../src/samples/sample-writer.ts";
 import { createGroup, addMember, setConnectionGrants } from "../../src/datastore/groups.ts";
 import { testApp } from "../support/app.ts";
 import { userWithToken } from "../support/auth.ts";

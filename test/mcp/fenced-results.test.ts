@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadAuthority } from "../../src/auth/rbac.ts";
-import { writeSamples } from "../../src/collector/sample-writer.ts";
+import { writeSamples } from "../../src/samples/sample-writer.ts";
 import { resolveConfig } from "../../src/config.ts";
 import { createLogger } from "../../src/log.ts";
 import { callTool } from "../../src/mcp/call.ts";

@@ -6,11 +6,11 @@
  * filtered raw rows, read without the raw scan.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { writeSamples } from "../../src/collector/sample-writer.ts";
-import { fetchSampleRows } from "../../src/datastore/samples-repository.ts";
+import { writeSamples } from "../../src/samples/sample-writer.ts";
+import { fetchSampleRows } from "../../src/samples/read-raw-rows.ts";
 import { layoutBuckets } from "../../src/metrics/buckets.ts";
 import { parseMetricList } from "../../src/metrics/metric-names.ts";
-import { runMetricsQuery } from "../../src/metrics/query.ts";
+import { runMetricsQuery } from "../../src/queries/query.ts";
 import { groupSamples } from "../../src/metrics/samples.ts";
 import { borrowLimitMs, computeSeries } from "../../src/metrics/series.ts";
 import { findProbe } from "../../src/probes/index.ts";

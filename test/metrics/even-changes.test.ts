@@ -4,9 +4,9 @@
  * look even by one of those facts alone; and where a few are not one interval long, the sequence from them.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { writeSamples } from "../../src/collector/sample-writer.ts";
-import { MAX_IRREGULAR_CHANGES, type SpacedSequence, sequenceBetween } from "../../src/datastore/changes-repository.ts";
-import { readSpaced } from "../../src/datastore/spaced-read.ts";
+import { writeSamples } from "../../src/samples/sample-writer.ts";
+import { MAX_IRREGULAR_CHANGES, type SpacedSequence, sequenceBetween } from "../../src/samples/read-changes.ts";
+import { readSpaced } from "../../src/samples/read-spaced-changes.ts";
 import { findProbe } from "../../src/probes/index.ts";
 import { addConnection, DATASTORE_KINDS, migratedDatastore, type TestDatastore } from "../support/datastore.ts";
 

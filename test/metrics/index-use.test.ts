@@ -7,8 +7,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Driver } from "../../drivers/types.ts";
-import { writeSamples } from "../../src/collector/sample-writer.ts";
-import { runMetricsQuery } from "../../src/metrics/query.ts";
+import { writeSamples } from "../../src/samples/sample-writer.ts";
+import { runMetricsQuery } from "../../src/queries/query.ts";
 import { addConnection, migratedDatastore, type TestDatastore } from "../support/datastore.ts";
 
 const MINUTE = 60_000;

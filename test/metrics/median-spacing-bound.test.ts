@@ -1,9 +1,9 @@
 /**
  * medianSpacingAtMost: the bound of the judged interval a level series is read by when its samples are only
- * counted (metrics/rollup-levels.ts). It must hold for every set of sample times in the window, and it is tight.
+ * counted (samples/series-from-level-cells.ts). It must hold for every set of sample times in the window, and it is tight.
  */
 import { describe, expect, it } from "vitest";
-import { medianSpacingAtMost } from "../../src/metrics/rollup-levels.ts";
+import { medianSpacingAtMost } from "../../src/samples/series-from-level-cells.ts";
 import { median } from "../../src/metrics/samples.ts";
 import { seededRandom } from "../support/seeded-random.ts";
 

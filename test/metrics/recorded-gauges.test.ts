@@ -6,12 +6,12 @@
  * aggregations, the samples are reduced from raw rows. Every answer is the pipeline's on the raw rows.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { writeSamples } from "../../src/collector/sample-writer.ts";
-import { fetchSampleRows } from "../../src/datastore/samples-repository.ts";
+import { writeSamples } from "../../src/samples/sample-writer.ts";
+import { fetchSampleRows } from "../../src/samples/read-raw-rows.ts";
 import type { Aggregation } from "../../src/metrics/aggregate.ts";
 import { layoutBuckets } from "../../src/metrics/buckets.ts";
 import { parseMetricList } from "../../src/metrics/metric-names.ts";
-import { runMetricsQuery } from "../../src/metrics/query.ts";
+import { runMetricsQuery } from "../../src/queries/query.ts";
 import { groupSamples } from "../../src/metrics/samples.ts";
 import { borrowLimitMs, computeSeries } from "../../src/metrics/series.ts";
 import { findProbe } from "../../src/probes/index.ts";

@@ -1,7 +1,7 @@
 /** planRollupReads, pure: every instant of the window is read exactly once, from a cell or raw, in its own bucket. */
 import { describe, expect, it } from "vitest";
 import { bucketOf, layoutBuckets } from "../../src/metrics/buckets.ts";
-import { cellRuns, pairedRanges } from "../../src/datastore/rollup-read.ts";
+import { cellRuns, pairedRanges } from "../../src/samples/read-rollup-cells.ts";
 import { ENTITY_PART_CELLS_MS, hourParts, planComplementReads, planRollupReads, withSpanBefore } from "../../src/metrics/rollup-plan.ts";
 import { seededRandom } from "../support/seeded-random.ts";
 

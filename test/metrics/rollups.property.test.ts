@@ -8,14 +8,14 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openPg } from "../../drivers/pg.ts";
-import { writeSamples } from "../../src/collector/sample-writer.ts";
-import { fetchSampleRows } from "../../src/datastore/samples-repository.ts";
+import { writeSamples } from "../../src/samples/sample-writer.ts";
+import { fetchSampleRows } from "../../src/samples/read-raw-rows.ts";
 import { AGGREGATIONS, type Aggregation } from "../../src/metrics/aggregate.ts";
 import { layoutBuckets } from "../../src/metrics/buckets.ts";
-import { seriesOfOneEntity } from "../../src/metrics/rollup-entities.ts";
+import { seriesOfOneEntity } from "../../src/samples/series-from-entity-cells.ts";
 import { rollupPlanFor } from "../../src/metrics/rollup-plan.ts";
 import { parseMetricList } from "../../src/metrics/metric-names.ts";
-import { runMetricsQuery } from "../../src/metrics/query.ts";
+import { runMetricsQuery } from "../../src/queries/query.ts";
 import { groupSamples } from "../../src/metrics/samples.ts";
 import { borrowLimitMs, computeSeries } from "../../src/metrics/series.ts";
 import { findProbe } from "../../src/probes/index.ts";

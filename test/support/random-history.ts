@@ -3,7 +3,7 @@
  * with and without markers, unmarked drops, nulls, irregular spacing; written through the sample writer in
  * random contiguous batches in random order.
  */
-import { writeSamples } from "../../src/collector/sample-writer.ts";
+import { writeSamples } from "../../src/samples/sample-writer.ts";
 import type { TestDatastore } from "./datastore.ts";
 import { seededRandom } from "./seeded-random.ts";
 

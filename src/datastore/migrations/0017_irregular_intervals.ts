@@ -3,7 +3,7 @@ import { PROBES } from "../../probes/index.ts";
 import type { Migration } from "./types.ts";
 
 /**
- * Counter windows by difference (datastore/differenced-changes.ts): each multi-entity probe's irregular entity
+ * Counter windows by difference (samples/read-by-difference.ts): each multi-entity probe's irregular entity
  * intervals, and per sample whether the writer recorded them (samples written before this migration were not,
  * and are answered from raw rows). Statements get an index by queryid for one statement's history.
  */

@@ -4,7 +4,7 @@ import type { Migration } from "./types.ts";
 
 /**
  * The few cells holding a long interval (a collector stopped for a while) are found by index: a counter query's,
- * longer than it can read from cells, in the statement that reads the rest (metrics/rollup-changes.ts), instead of
+ * longer than it can read from cells, in the statement that reads the rest (samples/series-from-change-cells.ts), instead of
  * scanning every cell of the window a second time; and the spacing bounds' hours with intervals longer than the
  * collection interval (changes-repository.ts sampleBounds). Cells are 13 rows an hour per connection: the index is
  * small.

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { performanceSummary } from "../../metrics/performance-summary.ts";
+import { performanceSummary } from "../../queries/performance-summary.ts";
 import { toolWindow } from "../../metrics/window.ts";
 import { defineTool } from "../tool.ts";
 import { toTsv } from "../tsv.ts";

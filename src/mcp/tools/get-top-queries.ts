@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { TOP_QUERY_ORDERS, parseQueryid, topQueries } from "../../metrics/top-queries.ts";
+import { TOP_QUERY_ORDERS, parseQueryid, topQueries } from "../../queries/top-queries.ts";
 import { toolWindow } from "../../metrics/window.ts";
 import { defineTool } from "../tool.ts";
 import { toTsv } from "../tsv.ts";

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { probeRowCounts } from "../../datastore/probe-row-counts.ts";
+import { probeRowCounts } from "../../samples/row-counts.ts";
 import { PROBES } from "../../probes/index.ts";
 import { defineTool } from "../tool.ts";
 import { toTsv } from "../tsv.ts";

@@ -1,0 +1,109 @@
+/** Ingest-time hourly rollups of each entity: an appending batch's facts added, or the hours a batch touched recomputed from raw rows. */
+import type { Queryable } from "../../drivers/types.ts";
+import { valuesLiteral } from "../datastore/array-literal.ts";
+import { entityFactColumns, entityIntervalFacts, mergedEntityFacts, partFactColumns, runningPartFacts } from "./entity-cells.ts";
+import { type EntityCellFacts, HOUR_MS as HOUR } from "../metrics/entity-cell-facts.ts";
+import { ENTITY_FACTS, LEVEL_FACTS, PART_FACTS, PART_FACT_TYPES, cumulativeColumns, entityCellsTableName, entityGaugeColumns, factColumn, probeTable, quoteIdent } from "../probes/ddl.ts";
+import type { ProbeDefinition } from "../probes/types.ts";
+import { ensurePartitions, weeksOf } from "../collector/partitions.ts";
+
+/** Ensures the weekly partitions of the hours from..to (epoch ms; weeks start on an hour, so an hour lies in its start's week). */
+async function ensureHours(tx: Queryable, table: string, hours: Iterable<number>, known?: Set<string>): Promise<void> {
+  await ensurePartitions(tx, table, weeksOf(table, hours), known);
+}
+
+/**
+ * `ends`: the end times (epoch ms) of the intervals whose changes were just recorded. Whole hours are
+ * recomputed from raw rows, so cells stay exact whatever order samples arrive in; every entity with a row in
+ * an hour has a cell there, so a recomputed hour overwrites each of its cells.
+ */
+export async function recordEntityCells(tx: Queryable, probe: ProbeDefinition, connectionId: number, ends: readonly number[], known?: Set<string>): Promise<void> {
+  const columns = cumulativeColumns(probe).map((c) => c.name);
+  if (columns.length === 0 || probe.keys.length === 0 || ends.length === 0) return;
+  const table = entityCellsTableName(probe.name);
+  const from = Math.floor(ends.reduce((a, b) => Math.min(a, b)) / HOUR) * HOUR;
+  const to = Math.floor(ends.reduce((a, b) => Math.max(a, b)) / HOUR) * HOUR + HOUR;
+  await ensureHours(tx, table, Array.from({ length: (to - from) / HOUR }, (_, i) => from + i * HOUR), known);
+  const gauges = entityGaugeColumns(probe).map((c) => c.name);
+  const factColumns = [...entityFactColumns(columns, gauges), ...partFactColumns(gauges)];
+  await tx.query(
+    `INSERT INTO ${probeTable(table)} (connection_id, level_seconds, cell_start, entity, ${factColumns.join(", ")})
+     SELECT connection_id, 3600, to_timestamp(floor(extract(epoch FROM collected_at) / 3600) * 3600) AS hour, entity, ${[...mergedEntityFacts(columns, gauges), ...runningPartFacts(gauges)].join(", ")}
+       FROM (${entityIntervalFacts(probe, columns, { from: "$2::timestamptz", to: "$3::timestamptz" }, [], gauges)}) facts
+      GROUP BY connection_id, hour, entity
+     ON CONFLICT (connection_id, level_seconds, cell_start, entity) DO UPDATE SET ${factColumns.map((f) => `${f} = excluded.${f}`).join(", ")}`,
+    [[connectionId], new Date(from).toISOString(), new Date(to).toISOString()],
+  );
+}
+
+/**
+ * Adds `facts` (entity-cell-facts.ts) to the cells: for a batch that only appends to the connection's history,
+ * whose intervals no cell counts yet. Cheaper than recomputing whole hours from raw rows, above all for a
+ * collector writing one sample at a time. One statement, a column's values as one array.
+ */
+export async function addEntityCells(tx: Queryable, probe: ProbeDefinition, connectionId: number, facts: readonly EntityCellFacts[], known?: Set<string>): Promise<void> {
+  const columns = cumulativeColumns(probe).map((c) => c.name);
+  if (columns.length === 0 || probe.keys.length === 0 || facts.length === 0) return;
+  const gauges = entityGaugeColumns(probe).map((c) => c.name);
+  const table = entityCellsTableName(probe.name);
+  await ensureHours(tx, table, new Set(facts.map((f) => f.hour)), known);
+  // An entity travels as one text array per key (unnest would flatten a two-dimensional array); `{}` as `own`.
+  const arrays: Array<[string, unknown[]]> = [
+    ["timestamptz", facts.map((f) => new Date(f.hour).toISOString())],
+    ["boolean", facts.map((f) => f.entity.length === 0)],
+    ...probe.keys.map((_, k): [string, unknown[]] => ["text", facts.map((f) => f.entity[k] ?? null)]),
+    ["integer", facts.map((f) => f.intervals)],
+    ["double precision", facts.map((f) => f.maxSpanMs)],
+    ...columns.flatMap((_, c): Array<[string, unknown[]]> => [
+      ["integer", facts.map((f) => f.columns[c].n)],
+      ["double precision", facts.map((f) => f.columns[c].sum)],
+      ["double precision", facts.map((f) => f.columns[c].ratioSum)],
+    ]),
+    ...gauges.flatMap((_, g): Array<[string, unknown[]]> => [
+      ["integer", facts.map((f) => f.gauges[g].n)],
+      ...(["sum", "min", "max", "last"] as const).map((x): [string, unknown[]] => ["double precision", facts.map((f) => f.gauges[g][x])]),
+      ["timestamptz", facts.map((f) => (f.gauges[g].lastAt === null ? null : new Date(f.gauges[g].lastAt!).toISOString()))],
+    ]),
+    // Arrays travel as their text (unnest would flatten an array of arrays).
+    ...gauges.flatMap((_, g): Array<[string, unknown[]]> => [
+      ["text", facts.map((f) => valuesLiteral(f.gauges[g].partN))],
+      ["text", facts.map((f) => valuesLiteral(f.gauges[g].partSum))],
+      ["text", facts.map((f) => valuesLiteral(f.gauges[g].partLastAt.map((t) => (t === null ? null : new Date(t).toISOString()))))],
+    ]),
+  ];
+  const factNames = [...entityFactColumns(columns, gauges), ...partFactColumns(gauges)];
+  const names = ["cell_start", "own", ...probe.keys.map((_, k) => `k${k}`), ...factNames];
+  const keys = probe.keys.map((_, k) => `k${k}`).join(", ");
+  const added = (f: string) => `${f} = CASE WHEN t.${f} IS NULL THEN excluded.${f} WHEN excluded.${f} IS NULL THEN t.${f} ELSE t.${f} + excluded.${f} END`;
+  const updates = [
+    "intervals = t.intervals + excluded.intervals",
+    "max_span_ms = greatest(t.max_span_ms, excluded.max_span_ms)",
+    ...columns.flatMap((name) => ENTITY_FACTS.map((f) => (f === "n" ? `${factColumn(name, f)} = t.${factColumn(name, f)} + excluded.${factColumn(name, f)}` : added(factColumn(name, f))))),
+    // A gauge's count stays null in a cell written before its facts were kept (migration 25): incomplete.
+    ...gauges.flatMap((name) => {
+      const [n, sum, min, max, last, lastAt] = LEVEL_FACTS.map((f) => factColumn(name, f));
+      return [
+        `${n} = t.${n} + excluded.${n}`,
+        added(sum),
+        `${min} = least(t.${min}, excluded.${min})`,
+        `${max} = greatest(t.${max}, excluded.${max})`,
+        `${last} = CASE WHEN t.${lastAt} IS NULL OR excluded.${lastAt} > t.${lastAt} THEN coalesce(excluded.${last}, t.${last}) ELSE t.${last} END`,
+        `${lastAt} = greatest(t.${lastAt}, excluded.${lastAt})`,
+        // Running facts add part by part (the latest time: the later); none in a cell written before migration 26.
+        ...PART_FACTS.map((f) => {
+          const c = factColumn(name, f);
+          const merged = f === "part_last_at" ? "greatest(a, b)" : "a + b";
+          return `${c} = CASE WHEN t.${c} IS NOT NULL THEN ARRAY(SELECT ${merged} FROM unnest(t.${c}, excluded.${c}) WITH ORDINALITY AS u(a, b, i) ORDER BY i) END`;
+        }),
+      ];
+    }),
+  ];
+  const selected = [...entityFactColumns(columns, gauges), ...gauges.flatMap((name) => PART_FACTS.map((f) => `${factColumn(name, f)}::${PART_FACT_TYPES[f]}`))];
+  await tx.query(
+    `INSERT INTO ${probeTable(table)} AS t (connection_id, level_seconds, cell_start, entity, ${factNames.join(", ")})
+     SELECT $1::integer, 3600, cell_start, CASE WHEN own THEN '{}'::text[] ELSE ARRAY[${keys}] END, ${selected.join(", ")}
+       FROM unnest(${arrays.map(([type], i) => `$${i + 2}::${type}[]`).join(", ")}) AS f(${names.map((n) => (n.startsWith('"') ? n : quoteIdent(n))).join(", ")})
+     ON CONFLICT (connection_id, level_seconds, cell_start, entity) DO UPDATE SET ${updates.join(", ")}`,
+    [connectionId, ...arrays.map(([, values]) => valuesLiteral(values))],
+  );
+}
