@@ -8,7 +8,7 @@
 import { openPg } from "../drivers/pg.ts";
 import { evaluateAndApply } from "../src/alerts/alerter.ts";
 import { loadDemoHistory } from "../src/collector/demo-history.ts";
-import { ensurePartitions, weekOf } from "../src/collector/partitions.ts";
+import { ensurePartitions, weekOf } from "../src/samples/partitions.ts";
 import { migrate } from "../src/datastore/migrate.ts";
 import { findProbe } from "../src/probes/index.ts";
 import { probeTable } from "../src/probes/ddl.ts";

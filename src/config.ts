@@ -5,7 +5,7 @@
  */
 import { z } from "zod";
 import { DRIVER_KINDS } from "../drivers/types.ts";
-import { LLM_ENV_KEYS, llmConfigSchema } from "./llm/llm-config.ts";
+import { LLM_ENV_KEYS, llmConfigSchema } from "./llm-config.ts";
 
 /** Tools that `builtins.tools.<name>: false` can switch off. */
 export const BUILTIN_TOOLS = [

@@ -5,7 +5,7 @@
 import type { Queryable } from "../../drivers/types.ts";
 import { type MemoryRow, type NewMemory, type RecallQuery, hasEmbeddings, recallMemories, storeMemory } from "../datastore/memories.ts";
 import { embedTexts } from "../llm/embed.ts";
-import type { LlmConfig } from "../llm/llm-config.ts";
+import type { LlmConfig } from "../llm-config.ts";
 import { defaultProvider, choose } from "../llm/providers.ts";
 
 export const MAX_MEMORY_LENGTH = 4000;

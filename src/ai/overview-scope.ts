@@ -7,7 +7,7 @@ import type { Visible } from "../datastore/blackouts.ts";
 import { type Cluster, listClusters } from "../datastore/clusters.ts";
 import type { ConnectionRow } from "../datastore/connections.ts";
 import { NotFoundError } from "../errors.ts";
-import type { LlmConfig } from "../llm/llm-config.ts";
+import type { LlmConfig } from "../llm-config.ts";
 import type { Logger } from "../log.ts";
 import { estateSnapshot } from "./estate-snapshot.ts";
 import { type Overview, overview } from "./overview.ts";

@@ -6,7 +6,7 @@
 import type { Payer } from "../llm/usage.ts";
 import type { Queryable } from "../../drivers/types.ts";
 import type { SummaryRow } from "../datastore/overview-summaries.ts";
-import type { LlmConfig } from "../llm/llm-config.ts";
+import type { LlmConfig } from "../llm-config.ts";
 import { defaultProvider } from "../llm/providers.ts";
 import type { Logger } from "../log.ts";
 import { type EstateSnapshot, fingerprint } from "./estate-snapshot.ts";

@@ -5,8 +5,8 @@
  */
 import type { Payer } from "../llm/usage.ts";
 import type { Queryable } from "../../drivers/types.ts";
-import type { ServerInfo } from "../datastore/server-info.ts";
-import type { LlmConfig } from "../llm/llm-config.ts";
+import type { ServerInfo } from "../queries/server-info.ts";
+import type { LlmConfig } from "../llm-config.ts";
 import { defaultProvider } from "../llm/providers.ts";
 import type { Logger } from "../log.ts";
 import { askForText, sharedSummary } from "./shared-summary.ts";

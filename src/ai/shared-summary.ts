@@ -7,7 +7,7 @@ import { type SummaryRow, claimSummary, readSummary, releaseClaim, saveSummary }
 import { TooSoonError } from "../errors.ts";
 import { type ChatReply, chat } from "../llm/chat.ts";
 import { type Payer, charged, estimateTokens, reserve } from "../llm/usage.ts";
-import type { LlmConfig } from "../llm/llm-config.ts";
+import type { LlmConfig } from "../llm-config.ts";
 import { choose } from "../llm/providers.ts";
 import type { Logger } from "../log.ts";
 

@@ -18,7 +18,7 @@ import type { Logger } from "../log.ts";
 import { type DeliveryResult, deliverOnce } from "../notify/deliver.ts";
 import { queueNotifications, queueReminders } from "../notify/queue.ts";
 import type { Transports } from "../notify/transports.ts";
-import { findAlertMetric } from "./alert-metrics.ts";
+import { findAlertMetric } from "../vocabulary/alert-metrics.ts";
 import { currentValues, refreshBaselines, storedBaselines } from "./baseline-store.ts";
 import { type AnomalyReviewer, anomalyReviewer } from "./anomaly-reviewer.ts";
 import { detectAnomaly } from "./baselines.ts";

@@ -8,7 +8,7 @@ import type { Queryable } from "../../drivers/types.ts";
 import { askForText } from "../ai/shared-summary.ts";
 import { type NewReview, type ReviewRow, type SimilarReview, hasReviewEmbeddings, reviewState, saveReview, similarReviews } from "../datastore/anomaly-reviews.ts";
 import { embedTexts } from "../llm/embed.ts";
-import type { LlmConfig } from "../llm/llm-config.ts";
+import type { LlmConfig } from "../llm-config.ts";
 import { choose, defaultProvider } from "../llm/providers.ts";
 import type { Logger } from "../log.ts";
 import {

@@ -11,7 +11,7 @@ import type { MetricRequest } from "../metrics/metric-names.ts";
 import { type Sample, median } from "../metrics/samples.ts";
 import { levelPointOf } from "../metrics/series.ts";
 import type { ProbeDefinition } from "../probes/types.ts";
-import type { Severity } from "./builtin-rules.ts";
+import type { Severity } from "../vocabulary/builtin-rules.ts";
 
 export interface Point {
   t: number;

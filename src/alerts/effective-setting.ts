@@ -3,7 +3,8 @@
  * the server's own override, else its cluster's, else its cluster group's, else the rule's defaults. The
  * winning level decides everything, `enabled` included (`enabled=false` there switches the rule off).
  */
-import type { Operator, Severity } from "./builtin-rules.ts";
+import type { Override } from "../vocabulary/alert-records.ts";
+import type { Operator, Severity } from "../vocabulary/builtin-rules.ts";
 
 export interface RuleDefaults {
   id: number;
@@ -14,21 +15,6 @@ export interface RuleDefaults {
   /** Dampers (dampers.ts); absent = 0, off. */
   default_for_minutes?: number;
   default_clear_delay_minutes?: number;
-}
-
-export interface Override {
-  rule_id: number;
-  scope: "server" | "cluster" | "group";
-  scope_id: number;
-  /** Server overrides only; '' = every database. */
-  database_name: string;
-  operator: Operator;
-  threshold: number;
-  severity: Severity;
-  enabled: boolean;
-  /** null or absent: the rule's own value. */
-  for_minutes?: number | null;
-  clear_delay_minutes?: number | null;
 }
 
 export interface Placement {

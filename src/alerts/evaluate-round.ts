@@ -12,13 +12,12 @@
  * - Inside an active blackout (the connection, or one database of it) no new alert is raised; alerts already
  *   open there are still updated and cleared as usual.
  */
-import type { Reading } from "./alert-metrics.ts";
+import type { Reading } from "../vocabulary/alert-metrics.ts";
 import type { Anomaly } from "./baselines.ts";
-import type { Operator, Severity } from "./builtin-rules.ts";
+import type { Operator, Severity } from "../vocabulary/builtin-rules.ts";
 import { type DamperState, type Dampers, damperStep } from "./dampers.ts";
-import { type Override, type Placement, type RuleDefaults, effectiveSetting, violates } from "./effective-setting.ts";
-
-export type AlertType = "threshold" | "anomaly" | "connection";
+import { type Placement, type RuleDefaults, effectiveSetting, violates } from "./effective-setting.ts";
+import { type AlertKey, type AlertUpdate, type NewAlert, type OpenAlert, type Override, alertKey } from "../vocabulary/alert-records.ts";
 
 export interface RoundRule extends RuleDefaults {
   name: string;
@@ -35,54 +34,6 @@ export interface RoundConnection extends Placement {
   blackedOut: boolean;
   /** Databases of it inside an active server blackout narrowed to a database. */
   blackedOutDatabases?: ReadonlySet<string>;
-}
-
-export interface AlertKey {
-  alert_type: AlertType;
-  rule_id: number | null;
-  metric_name: string;
-  connection_id: number;
-  database_name: string;
-  object_name: string;
-}
-
-export interface OpenAlert extends AlertKey {
-  id: number;
-  status: "pending" | "active" | "acknowledged";
-  severity: Severity;
-  description: string;
-  pending_since?: Date | null;
-  clearing_since?: Date | null;
-}
-
-export interface NewAlert extends AlertKey {
-  metric_value: number | null;
-  threshold_value: number | null;
-  operator: Operator | null;
-  severity: Severity;
-  title: string;
-  description: string;
-  anomaly_score?: number;
-  anomaly_details?: Record<string, unknown>;
-  /** pending: its rule's `for` has not passed yet; not notified until it becomes active. */
-  status: "pending" | "active";
-}
-
-export interface AlertUpdate {
-  id: number;
-  metric_value: number | null;
-  threshold_value: number | null;
-  operator: Operator | null;
-  severity: Severity;
-  description: string;
-  anomaly_score?: number;
-  anomaly_details?: Record<string, unknown>;
-  /** An acknowledged alert whose severity changed: active again, acknowledgments dropped. */
-  reactivate: boolean;
-  /** A pending alert whose `for` has passed: active now, and notified. */
-  activate?: boolean;
-  /** Firing again while its clear delay ran: the delay starts over next time. */
-  resetClearing?: boolean;
 }
 
 /** A value far from its baseline (tier 1), already confirmed by any later tier. */
@@ -129,7 +80,6 @@ export interface RoundChanges {
   clearing: Array<{ id: number; since: number }>;
 }
 
-export const alertKey = (k: AlertKey) => JSON.stringify([k.alert_type, k.rule_id ?? 0, k.metric_name, k.connection_id, k.database_name, k.object_name]);
 
 const STALENESS_METRIC = "probe_staleness_ratio";
 const round = (v: number) => Number(v.toPrecision(4));

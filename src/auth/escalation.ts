@@ -4,10 +4,10 @@
  * the rights it would confer are covered by the caller's own effective rights, token scope included.
  */
 import type { Queryable } from "../../drivers/types.ts";
+import { ForbiddenError } from "../errors.ts";
 import type { User } from "../datastore/users.ts";
 import { type Grants, effectiveGroupGrants } from "../datastore/groups.ts";
-import { ApiError } from "../http/errors.ts";
-import { ACCESS_LEVELS, ADMIN_PERMISSIONS, ALL } from "./permissions.ts";
+import { ACCESS_LEVELS, ADMIN_PERMISSIONS, ALL } from "../vocabulary/permissions.ts";
 import { type Authority, RANK, actsAsSuperuser, connectionAccess, hasAdminPermission, holdsAllConnections, loadAuthority, mayUseTool, type ConnectionOwnership } from "./rbac.ts";
 
 const NOBODY = { userId: 0, username: "", isSuperuser: false, via: "session" as const, tokenHash: "" };
@@ -46,5 +46,5 @@ export async function missingRight(db: Queryable, caller: Authority, target: Aut
 /** 403 naming the first right the action would confer that the caller does not hold. */
 export async function assertCovers(db: Queryable, caller: Authority, target: Authority, action: string): Promise<void> {
   const missing = await missingRight(db, caller, target);
-  if (missing) throw new ApiError(403, `refused: ${action} would confer ${missing}, which you do not hold; you can only hand out rights you have`);
+  if (missing) throw new ForbiddenError(`refused: ${action} would confer ${missing}, which you do not hold; you can only hand out rights you have`);
 }

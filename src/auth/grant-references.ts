@@ -1,7 +1,7 @@
 /** Checks that grants and token scopes name things that exist. */
 import type { Queryable } from "../../drivers/types.ts";
 import { InputError } from "../errors.ts";
-import { ALL } from "./permissions.ts";
+import { ALL } from "../vocabulary/permissions.ts";
 
 export async function checkMcpIdentifiers(db: Queryable, identifiers: readonly string[]): Promise<void> {
   const known = new Set((await db.query<{ identifier: string }>("SELECT identifier FROM mcp_privileges")).map((r) => r.identifier));

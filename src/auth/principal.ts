@@ -1,18 +1,10 @@
 /** Who is calling: resolved from a bearer token or the session cookie. */
 import type { Queryable } from "../../drivers/types.ts";
-import type { AccessLevel } from "./permissions.ts";
-import type { Authority } from "./rbac.ts";
-import { isSessionToken, tokenHash } from "./tokens.ts";
+import type { AccessLevel } from "../vocabulary/permissions.ts";
+import type { Authority, Principal } from "./rbac.ts";
 
-export interface Principal {
-  userId: number;
-  username: string;
-  isSuperuser: boolean;
-  via: "session" | "api_token";
-  /** Set for API tokens: scopes hang off it. */
-  tokenId?: number;
-  tokenHash: string;
-}
+export type { Principal } from "./rbac.ts";
+import { isSessionToken, tokenHash } from "./tokens.ts";
 
 interface Found {
   id: number;

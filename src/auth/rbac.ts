@@ -7,8 +7,18 @@
 import type { Queryable } from "../../drivers/types.ts";
 import { type TokenScope, getTokenScope, isScoped } from "../datastore/api-tokens.ts";
 import { type Grants, userGroupsAndGrants } from "../datastore/groups.ts";
-import { type AccessLevel, ALL } from "./permissions.ts";
-import type { Principal } from "./principal.ts";
+import { type AccessLevel, ALL } from "../vocabulary/permissions.ts";
+
+/** Who is calling, and with which credential. */
+export interface Principal {
+  userId: number;
+  username: string;
+  isSuperuser: boolean;
+  via: "session" | "api_token";
+  /** Set for API tokens: scopes hang off it. */
+  tokenId?: number;
+  tokenHash: string;
+}
 
 export interface Authority {
   principal: Principal;

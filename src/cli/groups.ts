@@ -5,7 +5,7 @@
  */
 import { parseArgs } from "node:util";
 import { checkConnectionIds, checkMcpIdentifiers } from "../auth/grant-references.ts";
-import { ACCESS_LEVELS, type AccessLevel } from "../auth/permissions.ts";
+import { ACCESS_LEVELS, type AccessLevel } from "../vocabulary/permissions.ts";
 import { addMember, createGroup, directGrants, listGroups, setConnectionGrants, setMcpGrants } from "../datastore/groups.ts";
 import { findUserByName } from "../datastore/users.ts";
 import { withDatastore } from "./common.ts";

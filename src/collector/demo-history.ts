@@ -7,7 +7,7 @@
  */
 import type { Driver } from "../../drivers/types.ts";
 import { type SampleRow, writeSamples } from "../samples/sample-writer.ts";
-import { COLLECTOR_MARK } from "./statement-mark.ts";
+import { COLLECTOR_MARK } from "../probes/statement-mark.ts";
 
 /** The demo connection's host: `.invalid` is reserved (RFC 2606), so no real server can ever have it. */
 export const DEMO_HOST = "demo.invalid";

@@ -13,7 +13,7 @@ import type { ProbeDefinition } from "../probes/types.ts";
 import type { Candidate, ProbeOutcome } from "./schedule-store.ts";
 import { type SampleRow, writeSamples } from "../samples/sample-writer.ts";
 import { sampleTime } from "./sample-time.ts";
-import { markCollectorSql } from "./statement-mark.ts";
+import { markCollectorSql } from "../probes/statement-mark.ts";
 
 const UNAVAILABLE_RECHECK_MS = 3600_000;
 // invalid_catalog_name (database does not exist), admin_shutdown (DROP DATABASE ... FORCE ended our session)

@@ -3,7 +3,7 @@
  * apply (manage_blackouts, and read on every server the window would silence), from a pglens page only.
  */
 import type { Context } from "hono";
-import { assertMayPlace, visibleEstate } from "../blackouts/access.ts";
+import { assertMayPlace, visibleEstate } from "../http/blackout-access.ts";
 import { nextStarts, parseSchedule } from "../blackouts/cron.ts";
 import { checkScope } from "../blackouts/scope.ts";
 import { hasAdminPermission } from "../auth/rbac.ts";

@@ -3,7 +3,7 @@
  * its open alerts, the window's top statements and timeline, and what pglens knows of the server.
  */
 import type { AlertRow } from "../datastore/alerts.ts";
-import type { ServerInfo } from "../datastore/server-info.ts";
+import type { ServerInfo } from "../queries/server-info.ts";
 import type { TopQuery } from "../queries/top-queries.ts";
 import type { TimelineEvent } from "../timeline/events.ts";
 import { assetUrl } from "./assets.ts";

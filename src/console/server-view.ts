@@ -1,11 +1,11 @@
 /** Everything the server page renders on the server (the charts load themselves from the API). */
 import type { Queryable } from "../../drivers/types.ts";
 import type { Authority } from "../auth/rbac.ts";
-import { visibleTo } from "../blackouts/access.ts";
+import { visibleTo } from "../http/blackout-access.ts";
 import { listAlerts } from "../datastore/alerts.ts";
 import type { ConnectionRow } from "../datastore/connections.ts";
 import { latestSample } from "../samples/read-latest-sample.ts";
-import { serverInfo } from "../datastore/server-info.ts";
+import { serverInfo } from "../queries/server-info.ts";
 import { topQueries } from "../queries/top-queries.ts";
 import { EVENT_TYPES, timelineEvents } from "../timeline/events.ts";
 import { SERVER_CHARTS } from "./chart-catalogue.ts";

@@ -1,8 +1,8 @@
 /** Alert rules and their overrides in the datastore. */
 import type { Queryable } from "../../drivers/types.ts";
-import { findAlertMetric } from "../alerts/alert-metrics.ts";
-import type { Operator, Severity } from "../alerts/builtin-rules.ts";
-import type { Override } from "../alerts/effective-setting.ts";
+import { findAlertMetric } from "../vocabulary/alert-metrics.ts";
+import type { Operator, Severity } from "../vocabulary/builtin-rules.ts";
+import type { Override } from "../vocabulary/alert-records.ts";
 import { NotFoundError } from "../errors.ts";
 
 export interface AlertRuleRow {

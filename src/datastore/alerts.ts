@@ -1,7 +1,6 @@
 /** Alerts and acknowledgments in the datastore: what the alerter writes and the API reads. */
 import type { Driver, Queryable } from "../../drivers/types.ts";
-import type { AlertUpdate, NewAlert, OpenAlert } from "../alerts/evaluate-round.ts";
-import { alertKey } from "../alerts/evaluate-round.ts";
+import { type AlertUpdate, type NewAlert, type OpenAlert, alertKey } from "../vocabulary/alert-records.ts";
 import { ConflictError, NotFoundError } from "../errors.ts";
 
 const KEY_COLUMNS = "alert_type, coalesce(rule_id, 0), metric_name, connection_id, database_name, object_name";

@@ -1,6 +1,6 @@
 /** API tokens and their scopes. */
 import type { Queryable } from "../../drivers/types.ts";
-import type { AccessLevel } from "../auth/permissions.ts";
+import type { AccessLevel } from "../vocabulary/permissions.ts";
 import { NotFoundError } from "../errors.ts";
 
 export interface ApiTokenRow {

@@ -1,7 +1,6 @@
 /** Monitored connections: the estate's servers. Passwords are stored sealed and never leave this module unsealed. */
 import type { Queryable } from "../../drivers/types.ts";
-import { type Authority, type ConnectionOwnership, connectionAccess } from "../auth/rbac.ts";
-import { ConflictError, ForbiddenError, NotFoundError } from "../errors.ts";
+import { ConflictError, NotFoundError } from "../errors.ts";
 
 export interface ConnectionRow {
   id: number;
@@ -70,35 +69,6 @@ export async function findConnection(db: Queryable, id: number): Promise<Connect
   return (await db.query<ConnectionRow>(`${SELECT} WHERE c.id = $1`, [id]))[0];
 }
 
-/**
- * The connection if the caller may read it; otherwise NotFoundError, the same as for an id that does not
- * exist, so existence does not leak.
- */
-export async function readableConnection(db: Queryable, id: number, access?: Authority): Promise<ConnectionRow> {
-  const row = await findConnection(db, id);
-  if (!row || (access && connectionAccess(access, row) === null)) throw new NotFoundError(`connection ${id} not found`);
-  return row;
-}
-
-/** Throws NotFoundError naming the first id that does not exist or that the caller may not read. */
-export async function assertReadableConnections(db: Queryable, ids: readonly number[], access?: Authority): Promise<void> {
-  const rows = await db.query<ConnectionOwnership>("SELECT id, owner_user_id, is_shared FROM connections WHERE id = ANY($1::int[])", [ids]);
-  const readable = new Set(rows.filter((r) => !access || connectionAccess(access, r) !== null).map((r) => r.id));
-  const refused = ids.find((id) => !readable.has(id));
-  if (refused !== undefined) throw new NotFoundError(`connection ${refused} not found`);
-}
-
-/**
- * For the metrics endpoints and tools (SPEC: insufficient permissions yield 403): NotFoundError naming the
- * first id that does not exist, else ForbiddenError naming the first the caller may not read.
- */
-export async function assertConnectionsPermitted(db: Queryable, ids: readonly number[], access: Authority): Promise<void> {
-  const rows = await db.query<ConnectionOwnership>("SELECT id, owner_user_id, is_shared FROM connections WHERE id = ANY($1::int[])", [ids]);
-  const missing = ids.find((id) => !rows.some((r) => r.id === id));
-  if (missing !== undefined) throw new NotFoundError(`connection ${missing} not found`);
-  const refused = rows.find((r) => connectionAccess(access, r) === null);
-  if (refused) throw new ForbiddenError(`you may not read connection ${refused.id}: ask an administrator for a connection privilege on it`);
-}
 
 /** What a caller stores on a connection; the rest is the datastore's. */
 export type ConnectionFields = Pick<

@@ -3,7 +3,7 @@
  * user's conversation is simply not found.
  */
 import type { Queryable } from "../../drivers/types.ts";
-import { type StoredMessage, conversationPreview, conversationTitle, newConversationId } from "../ai/conversation-text.ts";
+import { type StoredMessage, conversationPreview, conversationTitle, newConversationId } from "../vocabulary/conversation-text.ts";
 
 export interface ConversationRow {
   id: string;

@@ -1,6 +1,6 @@
 /** Groups (which nest), their members, and the grants they hold. */
 import type { Queryable } from "../../drivers/types.ts";
-import type { AccessLevel } from "../auth/permissions.ts";
+import type { AccessLevel } from "../vocabulary/permissions.ts";
 import { ConflictError, InputError, NotFoundError } from "../errors.ts";
 
 export interface Group {

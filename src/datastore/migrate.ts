@@ -1,6 +1,6 @@
 /** Applies pending migrations in order, then refreshes built-in rows; safe when several instances start at once. */
 import type { Driver } from "../../drivers/types.ts";
-import { seedBuiltInRules } from "../alerts/builtin-rules.ts";
+import { seedBuiltInRules } from "../vocabulary/builtin-rules.ts";
 import { MIGRATIONS } from "./migrations/index.ts";
 import type { Migration } from "./migrations/types.ts";
 

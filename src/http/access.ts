@@ -6,7 +6,7 @@
 import type { RouteConfig } from "@hono/zod-openapi";
 import type { Context, MiddlewareHandler } from "hono";
 import { type Authority, actsAsSuperuser, hasAdminPermission, loadAuthority } from "../auth/rbac.ts";
-import type { AdminPermission } from "../auth/permissions.ts";
+import type { AdminPermission } from "../vocabulary/permissions.ts";
 import type { AppEnv } from "./context.ts";
 import { ApiError } from "./errors.ts";
 import { rejectNul } from "./storable-text.ts";

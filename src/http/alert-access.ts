@@ -2,7 +2,7 @@
 import type { Context } from "hono";
 import { connectionAccess } from "../auth/rbac.ts";
 import { type AlertRow, getAlert } from "../datastore/alerts.ts";
-import { readableConnection } from "../datastore/connections.ts";
+import { readableConnection } from "../auth/connection-access.ts";
 import { NotFoundError } from "../errors.ts";
 import { authority } from "./access.ts";
 import type { AppEnv } from "./context.ts";

@@ -1,5 +1,4 @@
 import type { DocsAssets } from "./docs-page.ts";
-import type { ConsoleAssets } from "../console/assets.ts";
 import type { Driver } from "../../drivers/types.ts";
 import type { Principal } from "../auth/principal.ts";
 import type { Authority } from "../auth/rbac.ts";
@@ -31,8 +30,8 @@ export interface AppDeps {
   observeRequest?: (method: string, route: string, status: number, seconds: number) => void;
   /** The API docs viewer's files (read from the package on Node, inlined in the Workers bundle). */
   docsAssets?: () => Promise<DocsAssets>;
-  /** The console's chart library and page scripts (likewise). */
-  consoleAssets?: () => Promise<ConsoleAssets>;
+  /** The console's chart library and page scripts by name (likewise; console/assets.ts names them). */
+  consoleAssets?: () => Promise<Readonly<Record<string, string>>>;
 }
 
 export interface AppEnv {

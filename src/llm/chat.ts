@@ -1,7 +1,7 @@
 /** One chat turn through the AI SDK, whole or as a stream of events; the client runs any tool loop itself. */
 import { type ToolSet, generateText, jsonSchema, streamText } from "ai";
 import { type ChatMessage, type ReplyBlock, type TokenUsage, stopReason, toModelMessages, toReplyBlocks, tokenUsage } from "./chat-messages.ts";
-import type { LlmConfig } from "./llm-config.ts";
+import type { LlmConfig } from "../llm-config.ts";
 import { providerFailure } from "./provider-error.ts";
 import { type Choice, chatModel } from "./providers.ts";
 

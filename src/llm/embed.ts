@@ -1,6 +1,6 @@
 /** Embeddings of text, and of text and images through a provider that embeds images (Voyage). */
 import { embedMany } from "ai";
-import type { LlmConfig, LlmProviderName } from "./llm-config.ts";
+import type { LlmConfig, LlmProviderName } from "../llm-config.ts";
 import { providerFailure } from "./provider-error.ts";
 import { type Choice, embeddingModel } from "./providers.ts";
 import { deadline } from "./chat.ts";

@@ -1,5 +1,5 @@
 /** Provider health from a cheap live call each: a model list, or an embedding of one word for Voyage, which has no list. */
-import { LLM_PROVIDERS, type LlmConfig, type LlmProviderName } from "./llm-config.ts";
+import { LLM_PROVIDERS, type LlmConfig, type LlmProviderName } from "../llm-config.ts";
 import { embedTexts } from "./embed.ts";
 import { listModels } from "./models.ts";
 import { defaultModel, settingsOf } from "./providers.ts";

@@ -3,7 +3,7 @@
  * API; a failure says which provider answered what, with secrets cut out.
  */
 import { InputError } from "../errors.ts";
-import type { LlmConfig, LlmProviderName, LlmProviderSettings } from "./llm-config.ts";
+import type { LlmConfig, LlmProviderName, LlmProviderSettings } from "../llm-config.ts";
 import { LlmProviderError, providerFailure, redact } from "./provider-error.ts";
 import { baseUrlOf } from "./providers.ts";
 

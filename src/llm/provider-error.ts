@@ -3,8 +3,8 @@
  * message, with every configured secret cut out (providers sometimes quote the key they were sent).
  */
 import { APICallError } from "ai";
-import type { LlmConfig } from "./llm-config.ts";
-import type { LlmProviderName } from "./llm-config.ts";
+import type { LlmConfig } from "../llm-config.ts";
+import type { LlmProviderName } from "../llm-config.ts";
 
 export class LlmProviderError extends Error {
   constructor(

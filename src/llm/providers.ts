@@ -9,7 +9,7 @@ import type { EmbeddingModel, LanguageModel, RerankingModel } from "ai";
 import { createOllama } from "ollama-ai-provider-v2";
 import { createVoyage } from "voyage-ai-provider";
 import { InputError } from "../errors.ts";
-import { LLM_PROVIDERS, type LlmConfig, type LlmProviderName, type LlmProviderSettings } from "./llm-config.ts";
+import { LLM_PROVIDERS, type LlmConfig, type LlmProviderName, type LlmProviderSettings } from "../llm-config.ts";
 
 export type Capability = "chat" | "embed" | "embed_images" | "rerank";
 

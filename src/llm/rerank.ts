@@ -2,7 +2,7 @@
 import { rerank } from "ai";
 import { bm25Scores } from "./bm25.ts";
 import { deadline } from "./chat.ts";
-import type { LlmConfig } from "./llm-config.ts";
+import type { LlmConfig } from "../llm-config.ts";
 import { providerFailure } from "./provider-error.ts";
 import { type Choice, rerankingModel } from "./providers.ts";
 

@@ -7,7 +7,7 @@
 import type { Queryable } from "../../drivers/types.ts";
 import { adjustTokens, reserveTokens } from "../datastore/llm-token-usage.ts";
 import type { Logger } from "../log.ts";
-import type { LlmConfig } from "./llm-config.ts";
+import type { LlmConfig } from "../llm-config.ts";
 
 export class TokenBudgetError extends Error {
   constructor(

@@ -4,7 +4,7 @@
  */
 import type { Queryable } from "../../drivers/types.ts";
 import type { Authority } from "../auth/rbac.ts";
-import { assertConnectionsPermitted } from "../datastore/connections.ts";
+import { assertConnectionsPermitted } from "../auth/connection-access.ts";
 import { exactAsText, excludedRowsSql } from "../samples/read-raw-rows.ts";
 import { InputError } from "../errors.ts";
 import { probeTable, quoteIdent } from "../probes/ddl.ts";

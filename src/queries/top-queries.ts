@@ -7,7 +7,7 @@
  */
 import type { Queryable } from "../../drivers/types.ts";
 import type { Authority } from "../auth/rbac.ts";
-import { COLLECTOR_MARK } from "../collector/statement-mark.ts";
+import { COLLECTOR_MARK } from "../probes/statement-mark.ts";
 import { fetchGroupedChanges } from "../samples/read-grouped-changes.ts";
 import { readableIntervals } from "./metrics-context.ts";
 import { InputError } from "../errors.ts";

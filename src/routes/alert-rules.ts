@@ -1,8 +1,8 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { OPERATORS, SEVERITIES } from "../alerts/builtin-rules.ts";
+import { OPERATORS, SEVERITIES } from "../vocabulary/builtin-rules.ts";
 import { effectiveSetting } from "../alerts/effective-setting.ts";
 import { type AlertRuleRow, type Availability, deleteAlertOverride, getAlertRule, listAlertRules, listOverrides, overridesOfScope, ruleAvailability, updateAlertRule, upsertAlertOverride } from "../datastore/alert-rules.ts";
-import { readableConnection } from "../datastore/connections.ts";
+import { readableConnection } from "../auth/connection-access.ts";
 import { OVERRIDE_SCOPES } from "../datastore/probe-configs.ts";
 import { InputError } from "../errors.ts";
 import { USER, admin, authority, guarded } from "../http/access.ts";

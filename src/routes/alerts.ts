@@ -1,7 +1,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
-import { SEVERITIES } from "../alerts/builtin-rules.ts";
-import { assertReadableConnections } from "../datastore/connections.ts";
+import { SEVERITIES } from "../vocabulary/builtin-rules.ts";
+import { assertReadableConnections } from "../auth/connection-access.ts";
 import { type AlertRow, acknowledgeAlert, activeAlertCounts, listAlerts, saveAnalysis, unacknowledgeAlert } from "../datastore/alerts.ts";
 import { writableAlert } from "../http/alert-access.ts";
 import { USER, authority, guarded } from "../http/access.ts";

@@ -1,5 +1,5 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { assertMayPlace, visibleEstate } from "../blackouts/access.ts";
+import { assertMayPlace, visibleEstate } from "../http/blackout-access.ts";
 import { nextStarts, parseSchedule } from "../blackouts/cron.ts";
 import { BLACKOUT_SCOPES, checkScope } from "../blackouts/scope.ts";
 import { type ScheduleRow, createSchedule, deleteSchedule, getSchedule, listSchedules, replaceSchedule } from "../datastore/blackouts.ts";

@@ -1,5 +1,5 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { assertMayPlace, visibleEstate } from "../blackouts/access.ts";
+import { assertMayPlace, visibleEstate } from "../http/blackout-access.ts";
 import { BLACKOUT_SCOPES, checkScope } from "../blackouts/scope.ts";
 import { type BlackoutRow, createBlackout, deleteBlackout, getBlackout, listBlackouts, stopBlackout, updateBlackout } from "../datastore/blackouts.ts";
 import { InputError, NotFoundError } from "../errors.ts";

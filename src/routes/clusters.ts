@@ -23,7 +23,8 @@ import {
 } from "../datastore/clusters.ts";
 import type { Queryable } from "../../drivers/types.ts";
 import { shownReplicationClusters } from "../clusters/replication-topology.ts";
-import { type ConnectionRow, listConnections, readableConnection } from "../datastore/connections.ts";
+import { type ConnectionRow, listConnections } from "../datastore/connections.ts";
+import { readableConnection } from "../auth/connection-access.ts";
 import { dismissReplicationCluster, dismissedReplicationPrefixes, latestNodeRoles, latestSubscriptions } from "../datastore/node-roles.ts";
 import { NotFoundError } from "../errors.ts";
 import { USER, admin, authority, guarded } from "../http/access.ts";

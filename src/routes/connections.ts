@@ -2,17 +2,8 @@ import { createRoute, z } from "@hono/zod-openapi";
 import { actsAsSuperuser, connectionAccess, hasAdminPermission, mayUseTool } from "../auth/rbac.ts";
 import { seal } from "../auth/secret-box.ts";
 import type { Authority } from "../auth/rbac.ts";
-import {
-  type ConnectionFields,
-  type ConnectionRow,
-  connectionJson,
-  createConnection,
-  deleteConnection,
-  listConnections,
-  readableConnection,
-  updateConnection,
-  liveLogin,
-} from "../datastore/connections.ts";
+import { type ConnectionFields, type ConnectionRow, connectionJson, createConnection, deleteConnection, listConnections, updateConnection, liveLogin } from "../datastore/connections.ts";
+import { readableConnection } from "../auth/connection-access.ts";
 import { USER, admin, authority, guarded } from "../http/access.ts";
 import { ApiError } from "../http/errors.ts";
 import { isValidHost } from "../http/host.ts";

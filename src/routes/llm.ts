@@ -11,7 +11,7 @@ import { JsonValue, errorResponses } from "../http/schemas.ts";
 import { type ChatTurn, chat, chatStream } from "../llm/chat.ts";
 import { MAX_EMBED_INPUTS, embedMultimodal, embedTexts } from "../llm/embed.ts";
 import { providerHealth } from "../llm/health.ts";
-import { LLM_PROVIDERS } from "../llm/llm-config.ts";
+import { LLM_PROVIDERS } from "../llm-config.ts";
 import { listModels } from "../llm/models.ts";
 import { MODEL_NAME, PROVIDER_INFO, choose, configuredProviders, defaultModel, defaultProvider } from "../llm/providers.ts";
 import { MAX_RERANK_DOCUMENTS, rerankLocally, rerankWithProvider } from "../llm/rerank.ts";

@@ -1,7 +1,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { LOOKBACK_MS, loadHistories } from "../alerts/baseline-store.ts";
 import { summarize } from "../alerts/baselines.ts";
-import { readableConnection } from "../datastore/connections.ts";
+import { readableConnection } from "../auth/connection-access.ts";
 import { InputError } from "../errors.ts";
 import { USER, authority, guarded } from "../http/access.ts";
 import { PathId, json } from "../http/params.ts";

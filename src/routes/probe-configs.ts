@@ -1,5 +1,5 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { readableConnection } from "../datastore/connections.ts";
+import { readableConnection } from "../auth/connection-access.ts";
 import {
   OVERRIDE_SCOPES,
   deleteOverride,

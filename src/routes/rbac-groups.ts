@@ -1,6 +1,6 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { checkConnectionIds, checkMcpIdentifiers } from "../auth/grant-references.ts";
-import { ACCESS_LEVELS, ADMIN_PERMISSIONS, ALL } from "../auth/permissions.ts";
+import { ACCESS_LEVELS, ADMIN_PERMISSIONS, ALL } from "../vocabulary/permissions.ts";
 import {
   addMember,
   createGroup,

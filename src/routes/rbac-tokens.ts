@@ -4,7 +4,7 @@ import { assertCovers, userAuthority } from "../auth/escalation.ts";
 import { issueApiToken } from "../auth/issue-token.ts";
 import { type Authority, actsAsSuperuser, hasAdminPermission } from "../auth/rbac.ts";
 import { findUserByName } from "../datastore/users.ts";
-import { ACCESS_LEVELS, ADMIN_PERMISSIONS, ALL } from "../auth/permissions.ts";
+import { ACCESS_LEVELS, ADMIN_PERMISSIONS, ALL } from "../vocabulary/permissions.ts";
 import { type TokenScope, clearTokenScope, deleteApiToken, getApiToken, getTokenScope, getTokenScopes, isScoped, listApiTokens, setTokenScope, type ApiTokenRow } from "../datastore/api-tokens.ts";
 import { admin, authority, guarded } from "../http/access.ts";
 import type { Queryable } from "../../drivers/types.ts";

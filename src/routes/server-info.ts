@@ -1,7 +1,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { openAlertTitles } from "../datastore/alerts.ts";
-import { readableConnection } from "../datastore/connections.ts";
-import { serverInfo } from "../datastore/server-info.ts";
+import { readableConnection } from "../auth/connection-access.ts";
+import { serverInfo } from "../queries/server-info.ts";
 import { analyseServer } from "../ai/server-analysis.ts";
 import { USER, authority, guarded } from "../http/access.ts";
 import { PathId, json } from "../http/params.ts";

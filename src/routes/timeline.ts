@@ -1,8 +1,9 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
-import { visibleEstate } from "../blackouts/access.ts";
+import { visibleEstate } from "../http/blackout-access.ts";
 import type { Visible } from "../datastore/blackouts.ts";
-import { assertReadableConnections, listConnections } from "../datastore/connections.ts";
+import { listConnections } from "../datastore/connections.ts";
+import { assertReadableConnections } from "../auth/connection-access.ts";
 import { USER, authority, guarded } from "../http/access.ts";
 import type { AppEnv } from "../http/context.ts";
 import { json } from "../http/params.ts";

@@ -5,7 +5,7 @@ import { entityFactColumns, entityIntervalFacts, mergedEntityFacts, partFactColu
 import { type EntityCellFacts, HOUR_MS as HOUR } from "../metrics/entity-cell-facts.ts";
 import { ENTITY_FACTS, LEVEL_FACTS, PART_FACTS, PART_FACT_TYPES, cumulativeColumns, entityCellsTableName, entityGaugeColumns, factColumn, probeTable, quoteIdent } from "../probes/ddl.ts";
 import type { ProbeDefinition } from "../probes/types.ts";
-import { ensurePartitions, weeksOf } from "../collector/partitions.ts";
+import { ensurePartitions, weeksOf } from "./partitions.ts";
 
 /** Ensures the weekly partitions of the hours from..to (epoch ms; weeks start on an hour, so an hour lies in its start's week). */
 async function ensureHours(tx: Queryable, table: string, hours: Iterable<number>, known?: Set<string>): Promise<void> {

@@ -5,7 +5,7 @@
  */
 import type { Queryable } from "../../drivers/types.ts";
 import { probeTable } from "../probes/ddl.ts";
-import { ensurePartitions, weeksOf } from "../collector/partitions.ts";
+import { ensurePartitions, weeksOf } from "./partitions.ts";
 
 const FIVE_MINUTES = 300_000;
 const HOUR = 3_600_000;

@@ -8,7 +8,7 @@ import { InputError } from "../errors.ts";
 import { findProbe } from "../probes/index.ts";
 import { probeTable, quoteIdent, writtenTables } from "../probes/ddl.ts";
 import type { ProbeDefinition } from "../probes/types.ts";
-import { ensureBatchPartitions } from "../collector/partitions.ts";
+import { ensureBatchPartitions } from "./partitions.ts";
 import { recordChanges } from "./record-changes.ts";
 import { recordLevels } from "./record-levels.ts";
 

@@ -5,7 +5,8 @@
  */
 import type { Queryable } from "../../drivers/types.ts";
 import { differencedChanges } from "./read-by-difference.ts";
-import { type GroupedChangeQuery, bucketValues } from "./read-grouped-changes.ts";
+import type { GroupedChangeQuery } from "./grouped-change-query.ts";
+import { bucketValues } from "./read-grouped-changes.ts";
 import type { Aggregation } from "../metrics/aggregate.ts";
 import { type Buckets, bucketOf } from "../metrics/buckets.ts";
 import type { MetricRequest } from "../metrics/metric-names.ts";

@@ -4,7 +4,7 @@
  * stays as it was; bad input is a 400 that writes nothing.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { conversationPreview, conversationTitle } from "../../src/ai/conversation-text.ts";
+import { conversationPreview, conversationTitle } from "../../src/vocabulary/conversation-text.ts";
 import { issueApiToken } from "../../src/auth/issue-token.ts";
 import { testApp } from "../support/app.ts";
 import { userWithToken } from "../support/auth.ts";

@@ -5,7 +5,8 @@
  */
 import { describe, expect, it } from "vitest";
 import { damperStep } from "../../src/alerts/dampers.ts";
-import { type OpenAlert, type RoundInput, type RoundRule, evaluateRound } from "../../src/alerts/evaluate-round.ts";
+import { type RoundInput, type RoundRule, evaluateRound } from "../../src/alerts/evaluate-round.ts";
+import type { OpenAlert } from "../../src/vocabulary/alert-records.ts";
 
 const MINUTE = 60_000;
 const T0 = Date.parse("2026-11-28T10:00:00Z");

@@ -1,6 +1,7 @@
 /** Override resolution, over every combination of levels present: the most specific present level wins whole. */
 import { describe, expect, it } from "vitest";
-import { type Override, type RuleDefaults, effectiveSetting, violates } from "../../src/alerts/effective-setting.ts";
+import { type RuleDefaults, effectiveSetting, violates } from "../../src/alerts/effective-setting.ts";
+import type { Override } from "../../src/vocabulary/alert-records.ts";
 
 const rule: RuleDefaults = { id: 7, default_operator: ">", default_threshold: 100, default_severity: "warning", default_enabled: true };
 const where = { connectionId: 1, clusterId: 10, groupId: 20 };

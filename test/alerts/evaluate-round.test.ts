@@ -1,7 +1,8 @@
 /** The alerter's pure round: fire, update, reactivate, clear, cooldown, connection errors, blackouts. */
 import { describe, expect, it } from "vitest";
-import type { Reading } from "../../src/alerts/alert-metrics.ts";
-import { type OpenAlert, type RoundConnection, type RoundInput, type RoundRule, alertKey, evaluateRound } from "../../src/alerts/evaluate-round.ts";
+import type { Reading } from "../../src/vocabulary/alert-metrics.ts";
+import { type RoundConnection, type RoundInput, type RoundRule, evaluateRound } from "../../src/alerts/evaluate-round.ts";
+import { type OpenAlert, alertKey } from "../../src/vocabulary/alert-records.ts";
 
 const rule: RoundRule = {
   id: 1, name: "long_running_queries", description: "A statement runs long", metric_name: "pg_stat_activity.max_query_duration_seconds",

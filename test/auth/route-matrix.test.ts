@@ -5,7 +5,7 @@
  */
 import { createRoute } from "@hono/zod-openapi";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ADMIN_PERMISSIONS } from "../../src/auth/permissions.ts";
+import { ADMIN_PERMISSIONS } from "../../src/vocabulary/permissions.ts";
 import { createGroup, addMember, setAdminGrants } from "../../src/datastore/groups.ts";
 import { accessOf, describeAccess } from "../../src/http/access.ts";
 import { newRouter } from "../../src/http/router.ts";

@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { resolveConfig } from "../../src/config.ts";
-import type { LlmProviderName } from "../../src/llm/llm-config.ts";
+import type { LlmProviderName } from "../../src/llm-config.ts";
 import { testApp } from "../support/app.ts";
 import { userWithToken } from "../support/auth.ts";
 import { migratedDatastore, type TestDatastore } from "../support/datastore.ts";

@@ -9,7 +9,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { writeSamples } from "../../src/samples/sample-writer.ts";
 import { DIFFERENCING, type DifferencedChanges, differencedChanges, differencedGroupChanges } from "../../src/samples/read-by-difference.ts";
-import { type GroupedChangeQuery, type GroupedChanges, bucketValues, scannedGroupChanges } from "../../src/samples/read-grouped-changes.ts";
+import type { GroupedChangeQuery, GroupedChanges } from "../../src/samples/grouped-change-query.ts";
+import { bucketValues, scannedGroupChanges } from "../../src/samples/read-grouped-changes.ts";
 import { layoutBuckets } from "../../src/metrics/buckets.ts";
 import { NARROW_BUCKETS, wideEnoughToDifference } from "../../src/samples/series-by-difference.ts";
 import { runGroupedMetricsQuery } from "../../src/queries/grouped-query.ts";

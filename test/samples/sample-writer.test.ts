@@ -2,7 +2,7 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { weekOf, weeksOf } from "../../src/collector/partitions.ts";
+import { weekOf, weeksOf } from "../../src/samples/partitions.ts";
 import { openPg } from "../../drivers/pg.ts";
 import type { Driver } from "../../drivers/types.ts";
 import { type SampleRow, writeSamples, writeSamplesIn } from "../../src/samples/sample-writer.ts";

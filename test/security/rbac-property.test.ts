@@ -10,7 +10,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { missingRight } from "../../src/auth/escalation.ts";
-import { ACCESS_LEVELS, ADMIN_PERMISSIONS, ALL, MCP_PRIVILEGES } from "../../src/auth/permissions.ts";
+import { ACCESS_LEVELS, ADMIN_PERMISSIONS, ALL, MCP_PRIVILEGES } from "../../src/vocabulary/permissions.ts";
 import { resolveCaller } from "../../src/auth/principal.ts";
 import { type Authority, loadAuthority } from "../../src/auth/rbac.ts";
 import { addMember, createGroup, setAdminGrants, setConnectionGrants, setMcpGrants } from "../../src/datastore/groups.ts";

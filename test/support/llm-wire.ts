@@ -15,7 +15,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { resolveConfig } from "../../src/config.ts";
-import type { LlmProviderName } from "../../src/llm/llm-config.ts";
+import type { LlmProviderName } from "../../src/llm-config.ts";
 
 export interface WireRequest {
   provider: string;

@@ -1,4 +1,4 @@
-import { MCP_PRIVILEGES } from "../../auth/permissions.ts";
+import { MCP_PRIVILEGES } from "../../vocabulary/permissions.ts";
 import { quoteLiteral } from "../../probes/ddl.ts";
 import type { Migration } from "./types.ts";
 

@@ -1,4 +1,4 @@
-import { MCP_PRIVILEGES } from "../../auth/permissions.ts";
+import { MCP_PRIVILEGES } from "../../vocabulary/permissions.ts";
 import { catalogueStatements, quoteLiteral } from "../../probes/ddl.ts";
 import { pgHbaFileRules } from "../../probes/pg_hba_file_rules.ts";
 import { pgIdentFileMappings } from "../../probes/pg_ident_file_mappings.ts";

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { visibleTo } from "../../blackouts/access.ts";
+import { visibleTo } from "../../http/blackout-access.ts";
 import { listConnections } from "../../datastore/connections.ts";
 import { customWindow, parseRfc3339 } from "../../metrics/window.ts";
 import { EVENT_TYPES, parseEventTypes, timelineEvents } from "../../timeline/events.ts";

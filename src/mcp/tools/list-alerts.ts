@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { connectionAccess } from "../../auth/rbac.ts";
-import { SEVERITIES } from "../../alerts/builtin-rules.ts";
+import { SEVERITIES } from "../../vocabulary/builtin-rules.ts";
 import { listAlerts } from "../../datastore/alerts.ts";
 import { listConnections } from "../../datastore/connections.ts";
 import { parseRfc3339 } from "../../metrics/window.ts";

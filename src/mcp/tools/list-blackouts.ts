@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { visibleTo } from "../../blackouts/access.ts";
+import { visibleTo } from "../../http/blackout-access.ts";
 import { BLACKOUT_SCOPES } from "../../blackouts/scope.ts";
 import { listBlackouts } from "../../datastore/blackouts.ts";
 import { defineTool } from "../tool.ts";

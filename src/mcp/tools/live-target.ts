@@ -1,6 +1,7 @@
 /** The monitored database a live tool acts on: an explicit connection, or the credential's current one. */
 import { z } from "zod";
-import { readableConnection, type ConnectionRow } from "../../datastore/connections.ts";
+import { type ConnectionRow } from "../../datastore/connections.ts";
+import { readableConnection } from "../../auth/connection-access.ts";
 import type pg from "pg";
 import { liveLimits, withLiveSlot } from "../../monitored/live-slots.ts";
 import { withReadOnlyTransaction } from "../../monitored/read-only.ts";

@@ -9,14 +9,14 @@ import type { Queryable } from "../../drivers/types.ts";
 import { type Authority, connectionAccess, holdsAllConnections } from "../auth/rbac.ts";
 import { estateOf } from "../auth/visible-estate.ts";
 import { listClusters } from "../datastore/clusters.ts";
-import { readableConnection } from "../datastore/connections.ts";
+import { readableConnection } from "../auth/connection-access.ts";
 import type { Visible } from "../datastore/blackouts.ts";
 import { NotFoundError } from "../errors.ts";
-import { authority } from "../http/access.ts";
-import type { AppEnv } from "../http/context.ts";
-import { connectionsIn } from "../http/estate-view.ts";
-import { ApiError } from "../http/errors.ts";
-import type { ScopeTarget } from "./scope.ts";
+import { authority } from "./access.ts";
+import type { AppEnv } from "./context.ts";
+import { connectionsIn } from "./estate-view.ts";
+import { ApiError } from "./errors.ts";
+import type { ScopeTarget } from "../blackouts/scope.ts";
 
 export async function visibleEstate(c: Context<AppEnv>): Promise<Visible> {
   return visibleTo(c.get("db"), await authority(c));

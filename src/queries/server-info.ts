@@ -3,7 +3,7 @@
  * the time it was collected.
  */
 import type { Queryable } from "../../drivers/types.ts";
-import type { ConnectionRow } from "./connections.ts";
+import type { ConnectionRow } from "../datastore/connections.ts";
 import { latestSample } from "../samples/read-latest-sample.ts";
 
 /** Settings worth a glance when sizing up a server. */
