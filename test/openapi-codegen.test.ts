@@ -14,6 +14,7 @@ import { addConnection, migratedDatastore, type TestDatastore } from "./support/
 import { serveOnFreePort } from "./support/node-server.ts";
 import { hashPassword } from "../src/auth/passwords.ts";
 import { createUser } from "../src/datastore/users.ts";
+import { API_TYPES, apiTypes } from "../scripts/api-types.ts";
 
 const ROOT = resolve(import.meta.dirname, "..");
 let store: TestDatastore;
@@ -77,3 +78,7 @@ it("generates types, compiles a typed client under --strict, and runs it", async
   expect(result.connections).toEqual(["from-codegen"]);
   expect(result.points).toBeGreaterThan(0);
 }, 60_000);
+
+it("the tests' typed client is typed by the current document (run `npm run openapi` after changing routes)", async () => {
+  expect(readFileSync(API_TYPES, "utf8")).toBe(await apiTypes());
+});

@@ -8,7 +8,7 @@
  */
 import type { Driver } from "../../drivers/types.ts";
 import { type ScopeTarget, coverage } from "../blackouts/scope.ts";
-import { withMaintenance } from "../collector/schedule-store.ts";
+import { withMaintenance } from "../datastore/maintenance-runs.ts";
 import { activeBlackouts, materialiseSchedules } from "../datastore/blackouts.ts";
 import type { Config } from "../config.ts";
 import { deleteOldReviews } from "../datastore/anomaly-reviews.ts";

@@ -20,12 +20,12 @@ import {
   backingOff,
   claimDue,
   claimReachabilityChecks,
-  withMaintenance,
   recordOutcomes,
   recordReachable,
   recordUnreachable,
   releaseClaims,
 } from "./schedule-store.ts";
+import { withMaintenance } from "../datastore/maintenance-runs.ts";
 
 const AUTH_CLEANUP_EVERY_SECONDS = 600;
 

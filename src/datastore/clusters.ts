@@ -161,3 +161,13 @@ export async function createRelationship(db: Queryable, clusterId: number, r: { 
 export async function deleteRelationship(db: Queryable, clusterId: number, id: number): Promise<void> {
   if ((await db.query("DELETE FROM cluster_relationships WHERE cluster_id = $1 AND id = $2 RETURNING id", [clusterId, id])).length === 0) throw new NotFoundError(`relationship ${id} not found in cluster ${clusterId}`);
 }
+
+/** A cluster's name and its group's id and name: where a server sits, for override contexts. */
+export async function clusterPlace(db: Queryable, clusterId: number | null): Promise<{ cluster_name: string | null; group_id: number | null; group_name: string | null } | undefined> {
+  if (clusterId === null) return undefined;
+  const rows = await db.query<{ cluster_name: string | null; group_id: number | null; group_name: string | null }>(
+    "SELECT cl.name AS cluster_name, g.id AS group_id, g.name AS group_name FROM clusters cl LEFT JOIN cluster_groups g ON g.id = cl.group_id WHERE cl.id = $1",
+    [clusterId],
+  );
+  return rows[0];
+}

@@ -127,3 +127,8 @@ export async function deleteConnection(db: Queryable, id: number): Promise<void>
   const rows = await db.query("DELETE FROM connections WHERE id = $1 RETURNING id", [id]);
   if (rows.length === 0) throw new NotFoundError(`connection ${id} not found`);
 }
+
+/** A server listed on its own in the topology that a user dismissed from it (DELETE /api/v1/clusters/server-<id>). */
+export async function hideFromTopology(db: Queryable, id: number): Promise<void> {
+  await db.query("UPDATE connections SET hidden_from_topology = true WHERE id = $1", [id]);
+}

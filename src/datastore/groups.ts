@@ -138,3 +138,8 @@ export async function setAdminGrants(db: Queryable, groupId: number, permissions
   await db.query("DELETE FROM group_admin_permissions WHERE group_id = $1", [groupId]);
   for (const p of new Set(permissions)) await db.query("INSERT INTO group_admin_permissions VALUES ($1, $2)", [groupId, p]);
 }
+
+/** Every MCP privilege a group can be granted (tools and other items), by identifier. */
+export function listMcpPrivileges(db: Queryable) {
+  return db.query<{ id: number; identifier: string; item_type: "tool" | "resource" | "prompt"; description: string; is_public: boolean }>("SELECT id, identifier, item_type, description, is_public FROM mcp_privileges ORDER BY identifier");
+}

@@ -132,3 +132,8 @@ export async function recordFailedLogin(db: Queryable, id: number, lockAfter: nu
 export async function recordLogin(db: Queryable, id: number): Promise<void> {
   await db.query("UPDATE users SET failed_attempts = 0, last_login = now() WHERE id = $1", [id]);
 }
+
+/** How many enabled superusers there are besides `userId` (the last one may not remove itself). */
+export async function otherEnabledSuperusers(db: Queryable, userId: number): Promise<number> {
+  return (await db.query<{ n: number }>("SELECT count(*)::int AS n FROM users WHERE is_superuser AND enabled AND id <> $1", [userId]))[0].n;
+}

@@ -1,6 +1,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { OPERATORS, SEVERITIES } from "../vocabulary/builtin-rules.ts";
 import { effectiveSetting } from "../alerts/effective-setting.ts";
+import { clusterPlace } from "../datastore/clusters.ts";
 import { type AlertRuleRow, type Availability, deleteAlertOverride, getAlertRule, listAlertRules, listOverrides, overridesOfScope, ruleAvailability, updateAlertRule, upsertAlertOverride } from "../datastore/alert-rules.ts";
 import { readableConnection } from "../auth/connection-access.ts";
 import { OVERRIDE_SCOPES } from "../datastore/probe-configs.ts";
@@ -155,10 +156,7 @@ export const alertRuleRoutes = newRouter()
     const db = c.get("db");
     const conn = await readableConnection(db, connectionId, await authority(c));
     const rule = await getAlertRule(db, ruleId);
-    const [place] = await db.query<{ cluster_name: string | null; group_id: number | null; group_name: string | null }>(
-      "SELECT cl.name AS cluster_name, g.id AS group_id, g.name AS group_name FROM clusters cl LEFT JOIN cluster_groups g ON g.id = cl.group_id WHERE cl.id = $1",
-      [conn.cluster_id],
-    );
+    const place = await clusterPlace(db, conn.cluster_id);
     const overrides = (await listOverrides(db)).filter((o) => o.rule_id === ruleId);
     const at = (scope: string, id: number | null | undefined) => setting(overrides.find((o) => o.scope === scope && o.scope_id === id && o.database_name === ""));
     const placement = { connectionId, clusterId: conn.cluster_id, groupId: place?.group_id ?? null };

@@ -23,7 +23,7 @@ import {
 } from "../datastore/clusters.ts";
 import type { Queryable } from "../../drivers/types.ts";
 import { shownReplicationClusters } from "../clusters/replication-topology.ts";
-import { type ConnectionRow, listConnections } from "../datastore/connections.ts";
+import { type ConnectionRow, hideFromTopology, listConnections } from "../datastore/connections.ts";
 import { readableConnection } from "../auth/connection-access.ts";
 import { dismissReplicationCluster, dismissedReplicationPrefixes, latestNodeRoles, latestSubscriptions } from "../datastore/node-roles.ts";
 import { NotFoundError } from "../errors.ts";
@@ -259,7 +259,7 @@ export const clusterRoutes = newRouter()
     else if (id.startsWith("server-")) {
       const row = await readableConnection(db, Number(id.slice("server-".length)), await authority(c));
       if (row.cluster_id !== null || row.hidden_from_topology) throw new NotFoundError(`cluster ${id} not found: the server is not listed on its own`);
-      await db.query("UPDATE connections SET hidden_from_topology = true WHERE id = $1", [row.id]);
+      await hideFromTopology(db, row.id);
     } else {
       const prefix = id.slice("cluster-replication-".length);
       if (!(await replicationClusters(db)).some((rc) => rc.prefix === prefix)) throw new NotFoundError(`cluster ${id} not found: no replication cluster with that prefix is detected`);

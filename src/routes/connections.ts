@@ -3,6 +3,7 @@ import { actsAsSuperuser, connectionAccess, hasAdminPermission, mayUseTool } fro
 import { seal } from "../auth/secret-box.ts";
 import type { Authority } from "../auth/rbac.ts";
 import { type ConnectionFields, type ConnectionRow, connectionJson, createConnection, deleteConnection, listConnections, updateConnection, liveLogin } from "../datastore/connections.ts";
+import { clearCurrentConnection, currentConnection, selectCurrentConnection } from "../datastore/current-connections.ts";
 import { readableConnection } from "../auth/connection-access.ts";
 import { USER, admin, authority, guarded } from "../http/access.ts";
 import { ApiError } from "../http/errors.ts";
@@ -16,6 +17,7 @@ import type { Config } from "../config.ts";
 import { liveLimits, withLiveSlot } from "../monitored/live-slots.ts";
 import type { Context } from "hono";
 import type { AppEnv } from "../http/context.ts";
+import { monitoredDatabases } from "../monitored/databases.ts";
 
 const tags = ["Connections"];
 const base = "/api/v1/connections";
@@ -232,7 +234,7 @@ export const connectionRoutes = newRouter()
   })
   .openapi(r.getCurrent, async (c) => {
     const db = c.get("db");
-    const [current] = await db.query<{ connection_id: number; database_name: string | null }>("SELECT connection_id, database_name FROM current_connections WHERE token_hash = $1", [c.get("principal")!.tokenHash]);
+    const current = await currentConnection(db, c.get("principal")!.tokenHash);
     if (!current) throw new ApiError(404, "no connection selected; POST /api/v1/connections/current selects one");
     const row = await readableConnection(db, current.connection_id, await authority(c));
     return c.json({ connection_id: row.id, database_name: current.database_name, name: row.name, host: row.host, port: row.port }, 200);
@@ -241,15 +243,11 @@ export const connectionRoutes = newRouter()
     const { connection_id, database_name } = c.req.valid("json");
     const db = c.get("db");
     const row = await readableConnection(db, connection_id, await authority(c));
-    await db.query(
-      `INSERT INTO current_connections (token_hash, connection_id, database_name) VALUES ($1, $2, $3)
-       ON CONFLICT (token_hash) DO UPDATE SET connection_id = excluded.connection_id, database_name = excluded.database_name, updated_at = now()`,
-      [c.get("principal")!.tokenHash, connection_id, database_name ?? null],
-    );
+    await selectCurrentConnection(db, c.get("principal")!.tokenHash, { connection_id, database_name: database_name ?? null });
     return c.json({ connection_id: row.id, database_name: database_name ?? null, name: row.name, host: row.host, port: row.port }, 200);
   })
   .openapi(r.clearCurrent, async (c) => {
-    await c.get("db").query("DELETE FROM current_connections WHERE token_hash = $1", [c.get("principal")!.tokenHash]);
+    await clearCurrentConnection(c.get("db"), c.get("principal")!.tokenHash);
     return c.body(null, 204);
   })
   .openapi(r.get, async (c) => c.json(connectionJson(await readableConnection(c.get("db"), c.req.valid("param").id, await authority(c))), 200))
@@ -275,13 +273,6 @@ export const connectionRoutes = newRouter()
     const row = await readableConnection(c.get("db"), c.req.valid("param").id, a);
     // A live session on the server with the stored credential is the get_schema_info tool's right, not mere read.
     if (!mayUseTool(a, "get_schema_info")) throw new ApiError(403, "listing a server's databases live needs the get_schema_info MCP privilege");
-    const databases = await withLiveSlot(c.get("db"), row.id, a.principal.userId, liveLimits(c.get("config")), () => withMonitoredClient(row, c.get("config").secret, async (client) => {
-      const result = await client.query<{ name: string; owner: string; encoding: string; size_bytes: string | null }>(
-        `SELECT d.datname AS name, pg_get_userbyid(d.datdba) AS owner, pg_encoding_to_char(d.encoding) AS encoding,
-                CASE WHEN has_database_privilege(d.datname, 'CONNECT') THEN pg_database_size(d.datname) END AS size_bytes
-           FROM pg_database d WHERE d.datallowconn AND NOT d.datistemplate ORDER BY d.datname`,
-      );
-      return result.rows.map((d) => ({ ...d, size_bytes: d.size_bytes === null ? null : Number(d.size_bytes) }));
-    }));
+    const databases = await withLiveSlot(c.get("db"), row.id, a.principal.userId, liveLimits(c.get("config")), () => withMonitoredClient(row, c.get("config").secret, monitoredDatabases));
     return c.json(databases, 200);
   });

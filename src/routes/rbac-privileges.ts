@@ -3,6 +3,7 @@ import { admin, guarded } from "../http/access.ts";
 import { json } from "../http/params.ts";
 import { newRouter } from "../http/router.ts";
 import { errorResponses } from "../http/schemas.ts";
+import { listMcpPrivileges } from "../datastore/groups.ts";
 
 const McpPrivilege = z
   .object({ id: z.number().int(), identifier: z.string(), item_type: z.enum(["tool", "resource", "prompt"]), description: z.string(), is_public: z.boolean() })
@@ -22,9 +23,7 @@ const route = guarded(
 export const rbacPrivilegeRoutes = newRouter().openapi(route, async (c) =>
   c.json(
     {
-      mcp_privileges: await c
-        .get("db")
-        .query<z.infer<typeof McpPrivilege>>("SELECT id, identifier, item_type, description, is_public FROM mcp_privileges ORDER BY identifier"),
+      mcp_privileges: await listMcpPrivileges(c.get("db")),
     },
     200,
   ),

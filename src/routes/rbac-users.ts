@@ -3,7 +3,7 @@ import { checkPasswordPolicy, hashPassword } from "../auth/passwords.ts";
 import { assertCovers, userAuthority } from "../auth/escalation.ts";
 import { actsAsSuperuser, effectiveGrants } from "../auth/rbac.ts";
 import { deleteUserSessions } from "../datastore/sessions.ts";
-import { createUser, deleteUser, getUser, listUsers, updateUser, userJson } from "../datastore/users.ts";
+import { createUser, deleteUser, getUser, listUsers, otherEnabledSuperusers, updateUser, userJson } from "../datastore/users.ts";
 import { admin, authority, guarded } from "../http/access.ts";
 import type { AppEnv } from "../http/context.ts";
 import type { Context } from "hono";
@@ -103,8 +103,7 @@ async function assertMayManage(c: Context<AppEnv>, target: UserRow, action: stri
 /** The last enabled superuser cannot remove itself: nobody could administer pglens afterwards. */
 async function assertNotLastSuperuser(db: Queryable, target: UserRow) {
   if (!target.is_superuser || !target.enabled) return;
-  const [{ n }] = await db.query<{ n: number }>("SELECT count(*)::int AS n FROM users WHERE is_superuser AND enabled AND id <> $1", [target.id]);
-  if (n === 0) throw new ApiError(409, `${target.username} is the last enabled superuser; make another superuser first`);
+  if ((await otherEnabledSuperusers(db, target.id)) === 0) throw new ApiError(409, `${target.username} is the last enabled superuser; make another superuser first`);
 }
 
 export const rbacUserRoutes = newRouter()

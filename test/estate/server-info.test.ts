@@ -3,10 +3,10 @@ import { writeSamples } from "../../src/samples/sample-writer.ts";
 import { testApp } from "../support/app.ts";
 import { userWithToken } from "../support/auth.ts";
 import { addConnection, migratedDatastore, type TestDatastore } from "../support/datastore.ts";
-import { client } from "../support/http.ts";
+import { typedClient } from "../support/typed-client.ts";
 
 let store: TestDatastore;
-let api: ReturnType<typeof client>;
+let app: ReturnType<typeof testApp>["app"];
 let root: string;
 let viewer: string;
 let conn: number;
@@ -15,7 +15,7 @@ const T2 = "2026-02-01T11:00:00.000Z";
 
 beforeAll(async () => {
   store = await migratedDatastore("pg");
-  api = client(testApp(store.db).app);
+  app = testApp(store.db).app;
   root = (await userWithToken(store.db, "root", { superuser: true })).token;
   viewer = (await userWithToken(store.db, "viewer")).token;
   conn = await addConnection(store.db, "described");
@@ -40,9 +40,12 @@ beforeAll(async () => {
 });
 afterAll(() => store.close());
 
+const serverInfo = (token: string, connectionId: number) => typedClient(app, token).GET("/api/v1/server-info/{connection_id}", { params: { path: { connection_id: connectionId } } });
+
 it("summarises what the datastore knows, with the time of each figure", async () => {
-  const { status, body } = await api("GET", `/api/v1/server-info/${conn}`, { token: root });
-  expect(status).toBe(200);
+  const { response, data: body } = await serverInfo(root, conn);
+  expect(response.status).toBe(200);
+  if (!body) throw new Error("no body");
   expect(body.postgresql).toEqual({ collected_at: T2, data: { version: "17.10", cluster_name: null, data_directory: "/var/lib/postgresql/17/main", role: "primary", standby_count: 0 } });
   expect(body.uptime).toEqual({ collected_at: T2, data: { started_at: "2026-02-01T08:00:00.000Z", uptime_seconds: 3 * 3600 } });
   expect(body.databases).toEqual({ collected_at: T2, data: [{ name: "app", size_bytes: 123456789, xid_age: 1000 }] });
@@ -53,7 +56,7 @@ it("summarises what the datastore knows, with the time of each figure", async ()
 });
 
 it("answers 404 for a connection the caller cannot see or that does not exist", async () => {
-  expect((await api("GET", `/api/v1/server-info/${conn}`, { token: viewer })).status).toBe(404);
-  expect((await api("GET", "/api/v1/server-info/424242", { token: root })).status).toBe(404);
-  expect((await api("GET", "/api/v1/server-info/abc", { token: root })).status).toBe(400);
+  expect((await serverInfo(viewer, conn)).response.status).toBe(404);
+  expect((await serverInfo(root, 424242)).error).toEqual({ error: "connection 424242 not found" });
+  expect((await serverInfo(root, "abc" as never)).response.status).toBe(400);
 });
