@@ -14,7 +14,6 @@
  */
 import type { Reading } from "../vocabulary/alert-metrics.ts";
 import type { Anomaly } from "./baselines.ts";
-import type { Operator, Severity } from "../vocabulary/builtin-rules.ts";
 import { type DamperState, type Dampers, damperStep } from "./dampers.ts";
 import { type Placement, type RuleDefaults, effectiveSetting, violates } from "./effective-setting.ts";
 import { type AlertKey, type AlertUpdate, type NewAlert, type OpenAlert, type Override, alertKey } from "../vocabulary/alert-records.ts";
@@ -204,7 +203,7 @@ function whyCleared(alert: OpenAlert, input: RoundInput): Omit<ClearedAlert, "id
   if (alert.alert_type === "connection") return { reason: "the server is reachable again", value: null };
   if (alert.alert_type === "anomaly") return { reason: "back within its normal range", value: null };
   const ruled = ruleNow(alert, input);
-  if (!ruled || !ruled.rule.available) return { reason: "the rule is no longer evaluated", value: null };
+  if (!ruled?.rule.available) return { reason: "the rule is no longer evaluated", value: null };
   if (!ruled.setting.enabled) return { reason: "the rule was disabled", value: null };
   const reading = input.readings.get(alert.connection_id)?.get(alert.metric_name)?.find((r) => r.database_name === alert.database_name && r.object_name === alert.object_name);
   if (!reading) return { reason: "no current value (the data is stale or the object is gone)", value: null };

@@ -8,7 +8,7 @@ import { effectiveProbeConfigs } from "../datastore/probe-configs.ts";
 import { type Sample, groupSamples } from "../metrics/samples.ts";
 import { probeTable } from "../probes/ddl.ts";
 import { findProbe } from "../probes/index.ts";
-import { type AlertMetric, type MetricInput, type Reading } from "../vocabulary/alert-metrics.ts";
+import type { AlertMetric, MetricInput, Reading } from "../vocabulary/alert-metrics.ts";
 
 /** A sample older than this many intervals is no current value; two samples further apart are a gap. */
 const CURRENT_INTERVALS = 3;

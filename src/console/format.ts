@@ -1,5 +1,5 @@
 /** How the console writes times and numbers: UTC instants, ages a person reads at a glance, short numbers. */
-export const utc = (d: Date | string | null) => (d ? new Date(d).toISOString().replace("T", " ").slice(0, 19) + " UTC" : "");
+export const utc = (d: Date | string | null) => (d ? `${new Date(d).toISOString().replace("T", " ").slice(0, 19)} UTC` : "");
 
 export function age(iso: string | null, now = Date.now()): string {
   if (!iso) return "never";

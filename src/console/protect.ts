@@ -30,7 +30,7 @@ export function sameOrigin(c: Context<AppEnv>): boolean {
 }
 
 /** A path of this site to go to after signing in: never another host (`//evil`, `https://...`). */
-export const localPath = (next: string | undefined) => (next && next.startsWith("/") && !next.startsWith("//") && !next.startsWith("/\\") ? next : "/");
+export const localPath = (next: string | undefined) => (next?.startsWith("/") && !next.startsWith("//") && !next.startsWith("/\\") ? next : "/");
 
 /** Form fields PostgreSQL cannot store (a NUL character): such a post is refused rather than half-handled. */
 export const hasNul = (form: Record<string, unknown>) => Object.values(form).some((v) => typeof v === "string" && v.includes("\u0000"));

@@ -44,6 +44,7 @@ export async function listModels(llm: LlmConfig, provider: LlmProviderName, sett
 }
 
 /** GET a provider endpoint as JSON (loosely typed: each caller reads the few fields it needs). */
+// biome-ignore lint/suspicious/noExplicitAny: each caller reads the few fields it needs from a provider's own shape
 async function getJson(llm: LlmConfig, provider: LlmProviderName, url: string, headers: Record<string, string>, signal: AbortSignal): Promise<any> {
   let res: Response;
   try {

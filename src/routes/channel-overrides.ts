@@ -1,7 +1,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { CHANNEL_TYPES, deleteChannelOverride, getChannel, listChannelOverrides, listChannels, setChannelOverride } from "../datastore/notification-channels.ts";
 import { OVERRIDE_SCOPES } from "../datastore/probe-configs.ts";
-import { USER, admin, guarded } from "../http/access.ts";
+import { admin, guarded } from "../http/access.ts";
 import { assertScopeVisible, assertScopeWholeReadable } from "../http/estate-view.ts";
 import { PathId, json, jsonBody, noContent } from "../http/params.ts";
 import { newRouter } from "../http/router.ts";

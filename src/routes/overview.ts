@@ -18,7 +18,7 @@ const Query = z.object({
   refresh: z.enum(["true", "false"]).optional().openapi({ description: "true: write a new summary even if nothing significant changed, charged to your daily LLM token budget; at most once a minute per set of servers (429 with Retry-After sooner)" }),
 });
 
-const Overview = z
+const OverviewBody = z
   .object({
     status: z.enum(["ready", "generating", "empty"]).openapi({ description: "generating: another instance is writing the summary (the last one is shown); empty: you can see no server" }),
     summary: z.string().nullable(),
@@ -43,7 +43,7 @@ const route = guarded(
     tags: ["AI"],
     summary: "The estate at a glance, with an LLM's summary of it (written again only when something significant changes)",
     request: { query: Query },
-    responses: { 200: json(Overview, "The overview of what you can see"), ...errorResponses(400, 401, 404, 429, 502, 504) },
+    responses: { 200: json(OverviewBody, "The overview of what you can see"), ...errorResponses(400, 401, 404, 429, 502, 504) },
   }),
 );
 
@@ -52,7 +52,7 @@ export const overviewRoutes = newRouter().openapi(route, async (c) => {
   if ((q.scope_type === undefined) !== (q.scope_id === undefined)) throw new InputError("scope_type and scope_id go together: give both or neither");
   const scope = { connectionIds: q.connection_ids === undefined ? undefined : parseIds(q.connection_ids), scopeType: q.scope_type, scopeId: q.scope_id };
   const result = await overviewFor(c.get("db"), await authority(c), c.get("config").llm, c.get("log"), scope, q.refresh === "true" ? payer(c) : undefined);
-  return c.json(result as unknown as z.infer<typeof Overview>, 200);
+  return c.json(result as unknown as z.infer<typeof OverviewBody>, 200);
 });
 
 /** How often a stream looks for a change (in this instance or any other). */

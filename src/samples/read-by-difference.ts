@@ -17,7 +17,7 @@ import { median } from "../metrics/samples.ts";
 import { borrowLimitMs } from "../metrics/series.ts";
 import { changesTableName, irregularTableName, probeTable, quoteIdent } from "../probes/ddl.ts";
 import { firstInstant } from "../metrics/rollup-plan.ts";
-import { type ChangeSequence, type EvenChanges, type Segment, type SpacedSequence, epochMsSql } from "./read-changes.ts";
+import { type ChangeSequence, type EvenChanges, type SpacedSequence, epochMsSql } from "./read-changes.ts";
 import { type SpacedRead, readSpaced } from "./read-spaced-changes.ts";
 import { GAP_INTERVALS, type Intervals, type Run, evenIntervals, intervalsByEnd, lastAtMost, runsOf, segmentIntervals } from "./difference-runs.ts";
 import type { GroupedChangeQuery, GroupedChanges } from "./grouped-change-query.ts";

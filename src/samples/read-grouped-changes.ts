@@ -11,7 +11,6 @@ import type { Queryable } from "../../drivers/types.ts";
 import type { Buckets } from "../metrics/buckets.ts";
 import { borrowLimitMs } from "../metrics/series.ts";
 import { changesTableName, probeTable, quoteIdent } from "../probes/ddl.ts";
-import type { ProbeDefinition } from "../probes/types.ts";
 import { differencedGroupChanges } from "./read-by-difference.ts";
 import type { GroupedChangeQuery, GroupedChanges } from "./grouped-change-query.ts";
 import { entityPartitionSql } from "./entity-cells.ts";

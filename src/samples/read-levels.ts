@@ -73,7 +73,7 @@ export async function fetchLevelPoints(db: Queryable, q: LevelQuery): Promise<Ma
  */
 async function fetchRecordedLevelPoints(db: Queryable, q: LevelQuery): Promise<Map<number, LevelPoint[][]> | undefined> {
   const facts = q.metrics.flatMap((m, i) => [`${factColumn(m.metric, "n")} AS n_${i}`, `${factColumn(m.metric, "sum")} AS sum_${i}`]);
-  const reduced = q.metrics.flatMap((m, i) => [`count(r.${quoteIdent(m.metric)})::int`, `coalesce(sum(r.${quoteIdent(m.metric)}), 0)::float8`]);
+  const reduced = q.metrics.flatMap((m) => [`count(r.${quoteIdent(m.metric)})::int`, `coalesce(sum(r.${quoteIdent(m.metric)}), 0)::float8`]);
   const changes = probeTable(changesTableName(q.probe.name));
   const rows = await db.query<Record<string, number | null> & { connection_id: number; collected_at: number; prev_collected_at: number | null }>(
     `SELECT connection_id, ${epochMsSql("collected_at")}, ${epochMsSql("prev_collected_at")}, ${facts.join(", ")}

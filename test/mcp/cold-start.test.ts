@@ -8,7 +8,7 @@ import type { Driver } from "../../drivers/types.ts";
 import { issueApiToken } from "../../src/auth/issue-token.ts";
 import { migrate } from "../../src/datastore/migrate.ts";
 import { runCli } from "../support/cli.ts";
-import { dataOf, mcpClient, textOf } from "../support/mcp-client.ts";
+import { dataOf, mcpClient, } from "../support/mcp-client.ts";
 import { TEST_SECRET, registerServer } from "../support/monitored.ts";
 import { testApp } from "../support/app.ts";
 import { serveOnFreePort } from "../support/node-server.ts";

@@ -71,7 +71,7 @@ describe("finding 7: proxies, token use and session housekeeping", () => {
     await store.db.query("INSERT INTO users (username, password_hash) VALUES ('alice', $1)", [await hashPassword("alice's fine passphrase", CHEAP_HASH)]);
     const login = (password: string, peer: string) =>
       app.request("/api/v1/auth/login", { method: "POST", headers: { "content-type": "application/json", "x-test-peer": peer }, body: JSON.stringify({ username: "alice", password }) });
-    for (let i = 0; i < 12; i++) await login("wrong guess number " + i, "198.51.100.66");
+    for (let i = 0; i < 12; i++) await login(`wrong guess number ${i}`, "198.51.100.66");
     expect((await login("alice's fine passphrase", "198.51.100.66")).status).toBe(429);
     expect((await login("alice's fine passphrase", "203.0.113.5")).status).toBe(200);
   });

@@ -113,7 +113,7 @@ export async function startWireServer(): Promise<WireServer> {
   const written = new Map<string, number>();
 
   /** Writes a stream's chunks with the model's pace, noting a client that leaves early. */
-  async function stream(req: IncomingMessage, res: ServerResponse, model: string, contentType: string, pieces: string[]) {
+  async function stream(_req: IncomingMessage, res: ServerResponse, model: string, contentType: string, pieces: string[]) {
     res.writeHead(200, { "content-type": contentType, "cache-control": "no-cache" });
     let gone = false;
     res.on("close", () => {

@@ -1,7 +1,6 @@
 // The server page's charts: each <figure data-query> is one request to the public metrics API (with the session
 // cookie), drawn with uPlot. A chart the API refuses shows the API's message in its panel. Every figure records
 // how it ended (data-state) and how many non-null points each series has (data-points), for people and tests.
-"use strict";
 (() => {
   const root = document.getElementById("charts");
   if (!root || typeof uPlot !== "function") return;

@@ -1,6 +1,5 @@
 // The estate page's AI overview: asked of the API with the session cookie once the page is shown, so a slow
 // LLM never holds up the table. Text only (textContent), never markup from the answer.
-"use strict";
 (async () => {
   const panel = document.getElementById("overview");
   if (!panel) return;

@@ -1,6 +1,6 @@
 /** The monitored database a live tool acts on: an explicit connection, or the credential's current one. */
 import { z } from "zod";
-import { type ConnectionRow } from "../../datastore/connections.ts";
+import type { ConnectionRow } from "../../datastore/connections.ts";
 import { readableConnection } from "../../auth/connection-access.ts";
 import type pg from "pg";
 import { liveLimits, withLiveSlot } from "../../monitored/live-slots.ts";
