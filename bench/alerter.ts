@@ -32,7 +32,10 @@ async function main() {
       await migrate(db);
       const ids: number[] = [];
       for (let i = 0; i < n; i++) {
-        const [row] = await db.query<{ id: number }>("INSERT INTO connections (name, host, username, is_monitored) VALUES ($1, '127.0.0.1', 'x', true) RETURNING id", [`demo-${i}`]);
+        const [row] = await db.query<{ id: number }>(
+          "INSERT INTO connections (name, host, username, is_monitored) VALUES ($1, '127.0.0.1', 'x', true) RETURNING id",
+          [`demo-${i}`],
+        );
         ids.push(row.id);
       }
       process.stderr.write(`${n} connection(s): loading the demo day once and copying it to each...\n`);
@@ -40,7 +43,10 @@ async function main() {
       for (const probe of DEMO_PROBES) {
         const table = probeTable(probe);
         const columns = ["collected_at", ...findProbe(probe)!.columns.map((c) => `"${c.name}"`)].join(", ");
-        await db.query(`INSERT INTO ${table} (connection_id, ${columns}) SELECT c, ${columns} FROM ${table}, unnest($1::int[]) AS c WHERE connection_id = $2`, [ids.slice(1), ids[0]]);
+        await db.query(`INSERT INTO ${table} (connection_id, ${columns}) SELECT c, ${columns} FROM ${table}, unnest($1::int[]) AS c WHERE connection_id = $2`, [
+          ids.slice(1),
+          ids[0],
+        ]);
       }
       await db.transaction((tx) => ensurePartitions(tx, "pg_stat_activity", [weekOf("pg_stat_activity", new Date())]));
       await db.query(

@@ -47,14 +47,17 @@ async function main() {
         perProbe.set(o.probe, byN);
       }
       const rows = round.outcomes.reduce((s, o) => s + o.rows, 0);
-      console.log(`| ${n} | ${seconds.toFixed(2)} | ${median([...perServer.values()]).toFixed(0)} | ${rows.toLocaleString("en-US")} | ${round.outcomes.length} |`);
+      console.log(
+        `| ${n} | ${seconds.toFixed(2)} | ${median([...perServer.values()]).toFixed(0)} | ${rows.toLocaleString("en-US")} | ${round.outcomes.length} |`,
+      );
       await db.close();
       await datastore.drop();
     }
     console.log("");
     console.log(`| probe | ${SIZES.map((n) => `median ms at ${n}`).join(" | ")} |`);
     console.log(`|---|${SIZES.map(() => "---:").join("|")}|`);
-    for (const [probe, byN] of [...perProbe.entries()].sort()) console.log(`| ${probe} | ${SIZES.map((n) => median(byN.get(n) ?? []).toFixed(1)).join(" | ")} |`);
+    for (const [probe, byN] of [...perProbe.entries()].sort())
+      console.log(`| ${probe} | ${SIZES.map((n) => median(byN.get(n) ?? []).toFixed(1)).join(" | ")} |`);
   } finally {
     await server.stop();
   }

@@ -68,7 +68,8 @@ async function load(db: ReturnType<typeof openPg>, connectionId: number, end: nu
       for (let d = 0; d < DATABASES; d++) {
         db_rows.push({ collected_at, database_name: `db${d}`, datname: `db${d}`, ...databaseRow(j, d), active_time: j * 900 * (d % 3), stats_reset: null });
       }
-      for (let i = 0; i < INTERFACES; i++) net_rows.push({ collected_at, interface_name: i === 0 ? "lo" : `eth${i}`, rx_bytes: j * 1000 * i, tx_bytes: j * 700 * i });
+      for (let i = 0; i < INTERFACES; i++)
+        net_rows.push({ collected_at, interface_name: i === 0 ? "lo" : `eth${i}`, rx_bytes: j * 1000 * i, tx_bytes: j * 700 * i });
     }
     await writeSamples(db, { connectionId, probe: "pg_stat_database", rows: db_rows });
     await writeSamples(db, { connectionId, probe: "pg_sys_network_info", rows: net_rows });
@@ -76,13 +77,18 @@ async function load(db: ReturnType<typeof openPg>, connectionId: number, end: nu
   }
   const seconds = (Date.now() - started) / 1000;
   await db.query("ANALYZE");
-  log(`loaded ${(samples * DATABASES).toLocaleString("en-US")} pg_stat_database rows and ${(samples * INTERFACES).toLocaleString("en-US")} pg_sys_network_info rows in ${seconds.toFixed(0)} s`);
+  log(
+    `loaded ${(samples * DATABASES).toLocaleString("en-US")} pg_stat_database rows and ${(samples * INTERFACES).toLocaleString("en-US")} pg_sys_network_info rows in ${seconds.toFixed(0)} s`,
+  );
   return (samples * (DATABASES + INTERFACES)) / seconds;
 }
 
 /** Bytes on disk of a partitioned table's partitions (with indexes and TOAST). */
 async function partitionedBytes(db: ReturnType<typeof openPg>, table: string): Promise<number> {
-  const [row] = await db.query<{ bytes: number | null }>("SELECT sum(pg_total_relation_size(inhrelid))::float8 AS bytes FROM pg_inherits WHERE inhparent = to_regclass($1)", [table]);
+  const [row] = await db.query<{ bytes: number | null }>(
+    "SELECT sum(pg_total_relation_size(inhrelid))::float8 AS bytes FROM pg_inherits WHERE inhparent = to_regclass($1)",
+    [table],
+  );
   return row.bytes ?? 0;
 }
 
@@ -98,7 +104,8 @@ async function main() {
   const db = openPg(server.url);
   try {
     await migrate(db);
-    const connection = async (name: string) => (await db.query<{ id: number }>("INSERT INTO connections (name, host, username) VALUES ($1, 'localhost', 'bench') RETURNING id", [name]))[0].id;
+    const connection = async (name: string) =>
+      (await db.query<{ id: number }>("INSERT INTO connections (name, host, username) VALUES ($1, 'localhost', 'bench') RETURNING id", [name]))[0].id;
     const id = await connection("bench");
     await db.query("UPDATE probe_configs SET collection_interval_seconds = 60 WHERE probe_name IN ('pg_stat_database', 'pg_sys_network_info')");
     const end = Math.floor(Date.now() / 60_000) * 60_000;
@@ -106,7 +113,8 @@ async function main() {
     // Bytes on disk of this one connection's history, before the second is loaded.
     const raw = await partitionedBytes(db, "metrics.pg_stat_database");
     let derived = 0;
-    for (const table of ["changes", "irregular", "levels", "change_cells", "entity_cells"]) derived += await partitionedBytes(db, `metrics.pg_stat_database__${table}`);
+    for (const table of ["changes", "irregular", "levels", "change_cells", "entity_cells"])
+      derived += await partitionedBytes(db, `metrics.pg_stat_database__${table}`);
     // The same history as the collector writes it: evenly spaced but for a missed round and a late one now and then.
     log("loading the same history with a live collector's missed and late rounds");
     const live = await connection("bench-live");
@@ -123,7 +131,9 @@ async function main() {
     const { token } = await issueApiToken(db, { owner: "bench" });
     const app = createApp({ config: resolveConfig({}, {}), log: createLogger("error"), datastore: { open: () => db } });
     const http = await new Promise<{ url: string; close(): void }>((resolve) => {
-      const s = serve({ fetch: app.fetch, port: 0, hostname: "127.0.0.1" }, (info: AddressInfo) => resolve({ url: `http://127.0.0.1:${info.port}`, close: () => s.close() }));
+      const s = serve({ fetch: app.fetch, port: 0, hostname: "127.0.0.1" }, (info: AddressInfo) =>
+        resolve({ url: `http://127.0.0.1:${info.port}`, close: () => s.close() }),
+      );
     });
 
     // [probe, metrics and options, bare column, its reset marker, the PromQL answering the same (R: the rate window)]
@@ -138,16 +148,31 @@ async function main() {
       ["pg_sys_network_info", "rx_bytes_per_sec", "rx_bytes", ""],
     ];
     // The requests whose reads depend on the spacing of samples, again over the live collector's history.
-    const liveMetrics = ["xact_commit_per_sec", "xact_commit_per_sec&group_by=database_name", "xact_commit_per_sec&database_name=db7", "numbackends&group_by=database_name", "numbackends&database_name=db7"];
+    const liveMetrics = [
+      "xact_commit_per_sec",
+      "xact_commit_per_sec&group_by=database_name",
+      "xact_commit_per_sec&database_name=db7",
+      "numbackends&group_by=database_name",
+      "numbackends&database_name=db7",
+    ];
     // And the summed requests over a history with buckets that hold no sample (Prometheus keeps the even history).
     const stoppedMetrics = ["xact_commit_per_sec", "numbackends"];
     const allCases = [
       ...evenCases.map(([probe, metric, column, marker, promql]) => [probe, metric, column, marker, promql, id] as const),
-      ...evenCases.filter(([, metric]) => liveMetrics.includes(metric)).map(([probe, metric, column, marker, promql]) => [`${probe} (live)`, metric, column, marker, promql, live] as const),
-      ...evenCases.filter(([, metric]) => stoppedMetrics.includes(metric)).map(([probe, metric, column, marker, promql]) => [`${probe} (stopped)`, metric, column, marker, promql, stopped] as const),
+      ...evenCases
+        .filter(([, metric]) => liveMetrics.includes(metric))
+        .map(([probe, metric, column, marker, promql]) => [`${probe} (live)`, metric, column, marker, promql, live] as const),
+      ...evenCases
+        .filter(([, metric]) => stoppedMetrics.includes(metric))
+        .map(([probe, metric, column, marker, promql]) => [`${probe} (stopped)`, metric, column, marker, promql, stopped] as const),
     ];
     const cases = ONLY ? allCases.filter(([, metric]) => metric.includes(ONLY)) : allCases;
-    const windows: Array<[string, number]> = [["1h", 3_600_000], ["24h", 86_400_000], ["7d", 7 * 86_400_000], ["30d", 30 * 86_400_000]].filter(([, ms]) => (ms as number) <= DAYS * 86_400_000) as Array<[string, number]>;
+    const windows: Array<[string, number]> = [
+      ["1h", 3_600_000],
+      ["24h", 86_400_000],
+      ["7d", 7 * 86_400_000],
+      ["30d", 30 * 86_400_000],
+    ].filter(([, ms]) => (ms as number) <= DAYS * 86_400_000) as Array<[string, number]>;
     const queryUrl = (probe: string, metric: string, range: string, on: number) =>
       `${http.url}/api/v1/metrics/query?probe_name=${probe.split(" ")[0]}&connection_id=${on}&metrics=${metric}&time_range=${range}`;
     const step = (span: number) => span / 1000 / Math.min(150, span / 1000 / STEP_S); // pglens's bucket width (s)
@@ -164,7 +189,9 @@ async function main() {
     }
     // Each timed row, for the targets printed last.
     const timed: Array<{ probe: string; metric: string; range: string; endpoint: number; prometheus: number }> = [];
-    console.log("| probe | metric | window | rows | endpoint median ms | bare SELECT median ms | ratio | Prometheus median ms | pglens / Prometheus | peak RSS MB |");
+    console.log(
+      "| probe | metric | window | rows | endpoint median ms | bare SELECT median ms | ratio | Prometheus median ms | pglens / Prometheus | peak RSS MB |",
+    );
     console.log("|---|---|---|---:|---:|---:|---:|---:|---:|---:|");
     for (const [probe, metric, column, marker, promql, on] of cases) {
       for (const [range, span] of windows) {
@@ -201,7 +228,9 @@ async function main() {
         timed.push({ probe, metric, range, endpoint: median(endpoint), prometheus: median(prom) });
         const rss = process.resourceUsage().maxRSS / 1024;
         const vs = Number.isNaN(median(prom)) ? "| - | - " : `| ${median(prom).toFixed(0)} | ${(median(endpoint) / median(prom)).toFixed(2)} `;
-        console.log(`| ${probe} | ${metric.replace(/&/g, " ")} | ${range} | ${rows.toLocaleString("en-US")} | ${median(endpoint).toFixed(0)} | ${median(scan).toFixed(0)} | ${(median(endpoint) / median(scan)).toFixed(2)} ${vs}| ${rss.toFixed(0)} |`);
+        console.log(
+          `| ${probe} | ${metric.replace(/&/g, " ")} | ${range} | ${rows.toLocaleString("en-US")} | ${median(endpoint).toFixed(0)} | ${median(scan).toFixed(0)} | ${(median(endpoint) / median(scan)).toFixed(2)} ${vs}| ${rss.toFixed(0)} |`,
+        );
       }
     }
 
@@ -281,14 +310,24 @@ function printTargets(m: Measured) {
   const compared = m.timed.filter((t) => t.probe.startsWith("pg_stat_database") && !Number.isNaN(t.prometheus));
   if (compared.length) {
     const above = compared.filter((t) => t.endpoint > t.prometheus);
-    const list = above.map((t) => `${t.probe.replace("pg_stat_database", "").trim() || "even"} ${t.metric.replace(/&/g, " ")} ${t.range} (${(t.endpoint / t.prometheus).toFixed(2)})`);
-    lines.push(`- every window at or below Prometheus: ${compared.length - above.length} of ${compared.length} rows: ${verdict(above.length === 0)}${above.length ? `; above: ${list.join(", ")}` : ""}`);
+    const list = above.map(
+      (t) =>
+        `${t.probe.replace("pg_stat_database", "").trim() || "even"} ${t.metric.replace(/&/g, " ")} ${t.range} (${(t.endpoint / t.prometheus).toFixed(2)})`,
+    );
+    lines.push(
+      `- every window at or below Prometheus: ${compared.length - above.length} of ${compared.length} rows: ${verdict(above.length === 0)}${above.length ? `; above: ${list.join(", ")}` : ""}`,
+    );
   } else lines.push("- every window at or below Prometheus: not measured (Prometheus not found)");
   const month = m.timed.find((t) => t.probe === "pg_stat_database" && t.metric === "xact_commit_per_sec" && t.range === "30d");
   if (month) lines.push(`- 30-day summed xact_commit_per_sec under 50 ms: ${month.endpoint.toFixed(1)} ms: ${verdict(month.endpoint < 50)}`);
-  if (m.rowsPerSecond !== undefined) lines.push(`- ingest at least 20,000 sample rows/s: ${Math.round(m.rowsPerSecond).toLocaleString("en-US")}: ${verdict(m.rowsPerSecond >= 20_000)}`);
-  if (m.throughputShare !== undefined) lines.push(`- the 1-hour query's throughput at least 70 % of the minimal server's: ${(100 * m.throughputShare).toFixed(0)} %: ${verdict(m.throughputShare >= 0.7)}`);
-  if (m.storageShare !== undefined) lines.push(`- rollups add at most 25 % to the datastore: +${(100 * m.storageShare).toFixed(1)} %: ${verdict(m.storageShare <= 0.25)}`);
+  if (m.rowsPerSecond !== undefined)
+    lines.push(`- ingest at least 20,000 sample rows/s: ${Math.round(m.rowsPerSecond).toLocaleString("en-US")}: ${verdict(m.rowsPerSecond >= 20_000)}`);
+  if (m.throughputShare !== undefined)
+    lines.push(
+      `- the 1-hour query's throughput at least 70 % of the minimal server's: ${(100 * m.throughputShare).toFixed(0)} %: ${verdict(m.throughputShare >= 0.7)}`,
+    );
+  if (m.storageShare !== undefined)
+    lines.push(`- rollups add at most 25 % to the datastore: +${(100 * m.storageShare).toFixed(1)} %: ${verdict(m.storageShare <= 0.25)}`);
   const days = DAYS === 30 ? "" : ` (they are set for the 30-day history; this run loaded ${DAYS} days)`;
   console.log(`\ntargets (issue #18, on this machine; printed, not asserted)${days}:\n${lines.join("\n")}`);
 }

@@ -73,12 +73,21 @@ export async function startPrometheus(h: DatabaseHistory, log: (line: string) =>
   const port = await freePort();
   const server = spawn(
     "prometheus",
-    [`--config.file=${join(dir, "prometheus.yml")}`, `--storage.tsdb.path=${data}`, `--web.listen-address=127.0.0.1:${port}`, "--storage.tsdb.retention.time=100y", "--log.level=error"],
+    [
+      `--config.file=${join(dir, "prometheus.yml")}`,
+      `--storage.tsdb.path=${data}`,
+      `--web.listen-address=127.0.0.1:${port}`,
+      "--storage.tsdb.retention.time=100y",
+      "--log.level=error",
+    ],
     { stdio: "ignore" },
   );
   const url = `http://127.0.0.1:${port}`;
   for (let i = 0; ; i++) {
-    const ready = await fetch(`${url}/-/ready`).then((r) => r.ok, () => false);
+    const ready = await fetch(`${url}/-/ready`).then(
+      (r) => r.ok,
+      () => false,
+    );
     if (ready) break;
     if (i > 600) throw new Error("Prometheus did not become ready in 60 s");
     await new Promise((r) => setTimeout(r, 100));

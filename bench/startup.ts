@@ -17,11 +17,20 @@ const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
 async function timeToHealthy(dataDir: string): Promise<number> {
   const port = await freePort();
   const started = performance.now();
-  const child: ChildProcess = spawn(process.execPath, [BIN, "serve"], { env: { ...process.env, PORT: String(port), PGLENS_DATA_DIR: dataDir, PGLENS_DATASTORE_URL: "" }, stdio: "ignore" });
+  const child: ChildProcess = spawn(process.execPath, [BIN, "serve"], {
+    env: { ...process.env, PORT: String(port), PGLENS_DATA_DIR: dataDir, PGLENS_DATASTORE_URL: "" },
+    stdio: "ignore",
+  });
   try {
     for (;;) {
       if (child.exitCode !== null) throw new Error(`pglens serve exited with ${child.exitCode}`);
-      if (await fetch(`http://127.0.0.1:${port}/health`).then((r) => r.ok, () => false)) return (performance.now() - started) / 1000;
+      if (
+        await fetch(`http://127.0.0.1:${port}/health`).then(
+          (r) => r.ok,
+          () => false,
+        )
+      )
+        return (performance.now() - started) / 1000;
       await new Promise((r) => setTimeout(r, 50));
     }
   } finally {

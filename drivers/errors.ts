@@ -6,9 +6,7 @@ export class DatastoreUnavailableError extends Error {
   }
 }
 
-const UNREACHABLE_CODES = new Set([
-  "ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "ENOTFOUND", "EHOSTUNREACH", "ENETUNREACH", "EPIPE", "EAI_AGAIN",
-]);
+const UNREACHABLE_CODES = new Set(["ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "ENOTFOUND", "EHOSTUNREACH", "ENETUNREACH", "EPIPE", "EAI_AGAIN"]);
 // SQLSTATE class 08 (connection exception) and the shutdown/startup codes of class 57.
 const UNAVAILABLE_SQLSTATE = /^(08...|57P01|57P02|57P03)$/;
 const UNREACHABLE_MESSAGES = [

@@ -26,7 +26,10 @@ const consoleAssets: Plugin = {
   name: "pglens-console-assets",
   setup(b) {
     b.onResolve({ filter: /^pglens:console-assets$/ }, (args) => ({ path: args.path, namespace: "pglens-console-assets" }));
-    b.onLoad({ filter: /.*/, namespace: "pglens-console-assets" }, () => ({ contents: `export default ${JSON.stringify(readConsoleAssets())};`, loader: "js" }));
+    b.onLoad({ filter: /.*/, namespace: "pglens-console-assets" }, () => ({
+      contents: `export default ${JSON.stringify(readConsoleAssets())};`,
+      loader: "js",
+    }));
   },
 };
 

@@ -18,7 +18,18 @@ export const LAYERS: readonly string[][] = [
   ["(entry)"],
 ];
 /** Root files everything may use (no imports of their own from folders), and the entry points. */
-const LEAF_FILES = ["errors.ts", "log.ts", "version.ts", "expiring-cache.ts", "each-limited.ts", "config.ts", "config-file.ts", "trusted-proxies.ts", "embedded-secret.ts", "llm-config.ts"];
+const LEAF_FILES = [
+  "errors.ts",
+  "log.ts",
+  "version.ts",
+  "expiring-cache.ts",
+  "each-limited.ts",
+  "config.ts",
+  "config-file.ts",
+  "trusted-proxies.ts",
+  "embedded-secret.ts",
+  "llm-config.ts",
+];
 
 function filesUnder(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {
@@ -50,17 +61,30 @@ export function importGraph() {
 /** Strongly connected groups of more than one node (Tarjan). */
 function circles(nodes: string[], next: (n: string) => string[]): string[][] {
   let index = 0;
-  const at = new Map<string, number>(), low = new Map<string, number>(), stack: string[] = [], on = new Set<string>(), found: string[][] = [];
+  const at = new Map<string, number>(),
+    low = new Map<string, number>(),
+    stack: string[] = [],
+    on = new Set<string>(),
+    found: string[][] = [];
   const visit = (n: string) => {
-    at.set(n, index); low.set(n, index++); stack.push(n); on.add(n);
+    at.set(n, index);
+    low.set(n, index++);
+    stack.push(n);
+    on.add(n);
     for (const m of next(n)) {
-      if (!at.has(m)) { visit(m); low.set(n, Math.min(low.get(n)!, low.get(m)!)); }
-      else if (on.has(m)) low.set(n, Math.min(low.get(n)!, at.get(m)!));
+      if (!at.has(m)) {
+        visit(m);
+        low.set(n, Math.min(low.get(n)!, low.get(m)!));
+      } else if (on.has(m)) low.set(n, Math.min(low.get(n)!, at.get(m)!));
     }
     if (low.get(n) === at.get(n)) {
       const group: string[] = [];
       let m: string;
-      do { m = stack.pop()!; on.delete(m); group.push(m); } while (m !== n);
+      do {
+        m = stack.pop()!;
+        on.delete(m);
+        group.push(m);
+      } while (m !== n);
       if (group.length > 1) found.push(group.sort());
     }
   };

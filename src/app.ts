@@ -34,7 +34,13 @@ export function createApp(deps: AppDeps, modules: ReadonlyArray<ReturnType<typeo
   const app = newRouter();
   app.use("*", requestId());
   // Refuse oversized bodies as they arrive, before anything (authentication included) reads them.
-  app.use("*", bodyLimit({ maxSize: deps.config.max_body_bytes, onError: (c) => c.json({ error: `request body too large: at most ${deps.config.max_body_bytes} bytes (max_body_bytes)` }, 413) }));
+  app.use(
+    "*",
+    bodyLimit({
+      maxSize: deps.config.max_body_bytes,
+      onError: (c) => c.json({ error: `request body too large: at most ${deps.config.max_body_bytes} bytes (max_body_bytes)` }, 413),
+    }),
+  );
   app.use("*", provideDeps(deps));
   app.use("*", requestLog);
   const callers = new CallerCache(deps.config.auth.cache_seconds * 1000);

@@ -82,7 +82,11 @@ async function main(argv: string[]): Promise<number> {
     }
     case "migrate": {
       noOptions(command, rest);
-      const [{ loadNodeConfig }, { createLogger }, { openMigratedDatastore }] = await Promise.all([import("./config-file.ts"), import("./log.ts"), import("./datastore/open-migrated.ts")]);
+      const [{ loadNodeConfig }, { createLogger }, { openMigratedDatastore }] = await Promise.all([
+        import("./config-file.ts"),
+        import("./log.ts"),
+        import("./datastore/open-migrated.ts"),
+      ]);
       const config = loadNodeConfig();
       const driver = await openMigratedDatastore(config, createLogger(config.log_level));
       await driver.close();
@@ -90,9 +94,18 @@ async function main(argv: string[]): Promise<number> {
     }
     case "openapi": {
       const { values } = parseArgs({ args: rest, options: { out: { type: "string" } } });
-      const [{ loadNodeConfig }, { createLogger }, { createApp, openApiDocument }, { writeFileSync }] = await Promise.all([import("./config-file.ts"), import("./log.ts"), import("./app.ts"), import("node:fs")]);
+      const [{ loadNodeConfig }, { createLogger }, { createApp, openApiDocument }, { writeFileSync }] = await Promise.all([
+        import("./config-file.ts"),
+        import("./log.ts"),
+        import("./app.ts"),
+        import("node:fs"),
+      ]);
       const config = loadNodeConfig({});
-      const unused = { open: () => { throw new Error("the OpenAPI generator does not use the datastore"); } };
+      const unused = {
+        open: () => {
+          throw new Error("the OpenAPI generator does not use the datastore");
+        },
+      };
       const doc = `${JSON.stringify(openApiDocument(createApp({ config, log: createLogger("error"), datastore: unused })), null, 2)}\n`;
       if (values.out) {
         writeFileSync(values.out, doc);
@@ -102,13 +115,20 @@ async function main(argv: string[]): Promise<number> {
     }
     case "collect": {
       const { values } = parseArgs({ args: rest, options: { once: { type: "boolean" } } });
-      const [{ loadNodeConfig }, { createLogger }, { openMigratedDatastore }, { collectOnce, startCollector }] = await Promise.all([import("./config-file.ts"), import("./log.ts"), import("./datastore/open-migrated.ts"), import("./collector/collect.ts")]);
+      const [{ loadNodeConfig }, { createLogger }, { openMigratedDatastore }, { collectOnce, startCollector }] = await Promise.all([
+        import("./config-file.ts"),
+        import("./log.ts"),
+        import("./datastore/open-migrated.ts"),
+        import("./collector/collect.ts"),
+      ]);
       const config = loadNodeConfig();
       const log = createLogger(config.log_level);
       const driver = await openMigratedDatastore(config, log);
       if (values.once) {
         const tick = await collectOnce(driver, config, log);
-        console.error(`collected ${tick.outcomes.reduce((n, o) => n + o.rows, 0)} rows from ${tick.claimed} due probes; ${tick.unreachable.length} server(s) unreachable`);
+        console.error(
+          `collected ${tick.outcomes.reduce((n, o) => n + o.rows, 0)} rows from ${tick.claimed} due probes; ${tick.unreachable.length} server(s) unreachable`,
+        );
         await driver.close();
         return 0;
       }

@@ -31,13 +31,21 @@ export type BuiltinTool = (typeof BUILTIN_TOOLS)[number];
 
 /** A list given as YAML sequence or as one comma-separated string (environment variables). */
 const commaList = z.preprocess(
-  (v) => (typeof v === "string" ? v.split(",").map((x) => x.trim()).filter(Boolean) : v),
+  (v) =>
+    typeof v === "string"
+      ? v
+          .split(",")
+          .map((x) => x.trim())
+          .filter(Boolean)
+      : v,
   z.array(z.string().min(1)),
 );
 
 const LOG_LEVELS = ["debug", "info", "warn", "error"] as const;
 
-const toolSwitches = z.strictObject(Object.fromEntries(BUILTIN_TOOLS.map((t) => [t, z.boolean().optional()])) as Record<BuiltinTool, z.ZodOptional<z.ZodBoolean>>);
+const toolSwitches = z.strictObject(
+  Object.fromEntries(BUILTIN_TOOLS.map((t) => [t, z.boolean().optional()])) as Record<BuiltinTool, z.ZodOptional<z.ZodBoolean>>,
+);
 
 export const configSchema = z.strictObject({
   port: z.coerce.number().int().min(0).max(65535).default(8080),
@@ -47,7 +55,10 @@ export const configSchema = z.strictObject({
   public_url: z.url({ protocol: /^https?$/, error: "must be an http(s) URL, e.g. https://pglens.example.com" }).optional(),
   datastore: z
     .strictObject({
-      url: z.string().regex(/^postgres(ql)?:\/\//, "must be a postgres:// URL").optional(),
+      url: z
+        .string()
+        .regex(/^postgres(ql)?:\/\//, "must be a postgres:// URL")
+        .optional(),
       driver: z.enum(DRIVER_KINDS).optional(),
       data_dir: z.string().min(1).default("./.pglens"),
       neon: z
@@ -60,9 +71,7 @@ export const configSchema = z.strictObject({
     })
     .default({ data_dir: "./.pglens", neon: {} }),
   secret: z.string().min(16, "must be at least 16 characters").optional(),
-  admin: z
-    .strictObject({ username: z.string().min(1).optional(), password: z.string().min(1).optional() })
-    .default({}),
+  admin: z.strictObject({ username: z.string().min(1).optional(), password: z.string().min(1).optional() }).default({}),
   auth: z
     .strictObject({
       session_hours: z.coerce.number().positive().default(24),
@@ -73,14 +82,26 @@ export const configSchema = z.strictObject({
       /** How long a resolved token is trusted without asking the datastore again (0: always ask). */
       cache_seconds: z.coerce.number().min(0).max(60).default(5),
     })
-    .default({ session_hours: 24, max_failed_logins_per_address: 10, max_failed_logins_per_account: 5, failure_window_minutes: 15, lockout_after_failures: 0, cache_seconds: 5 }),
+    .default({
+      session_hours: 24,
+      max_failed_logins_per_address: 10,
+      max_failed_logins_per_account: 5,
+      failure_window_minutes: 15,
+      lockout_after_failures: 0,
+      cache_seconds: 5,
+    }),
   live_tools: z
     .strictObject({
       statement_timeout_ms: z.coerce.number().int().min(100).max(600_000).default(15_000),
       max_rows: z.coerce.number().int().min(1).max(100_000).default(1000),
       /** Role the live tools SET LOCAL ROLE to when the monitored login is a superuser or similarly powerful. */
       role: z.string().min(1).max(63).optional(),
-      max_result_bytes: z.coerce.number().int().min(1024).max(256 * 1024 * 1024).default(10 * 1024 * 1024),
+      max_result_bytes: z.coerce
+        .number()
+        .int()
+        .min(1024)
+        .max(256 * 1024 * 1024)
+        .default(10 * 1024 * 1024),
       max_sessions_per_connection: z.coerce.number().int().min(1).max(100).default(4),
       max_sessions_per_user: z.coerce.number().int().min(1).max(100).default(4),
     })
@@ -88,7 +109,12 @@ export const configSchema = z.strictObject({
   /** Peers (CIDRs or addresses) whose X-Forwarded-For / X-Forwarded-Proto headers are believed. */
   trusted_proxies: commaList.default([]),
   /** Largest request body accepted, in bytes (413 beyond). */
-  max_body_bytes: z.coerce.number().int().min(1024).max(100 * 1024 * 1024).default(1024 * 1024),
+  max_body_bytes: z.coerce
+    .number()
+    .int()
+    .min(1024)
+    .max(100 * 1024 * 1024)
+    .default(1024 * 1024),
   mcp: z.strictObject({ allowed_origins: commaList.default([]) }).default({ allowed_origins: [] }),
   collector: z.strictObject({ enabled: z.stringbool().or(z.boolean()).default(true) }).default({ enabled: true }),
   notifications: z
@@ -99,7 +125,11 @@ export const configSchema = z.strictObject({
       max_attempts: z.coerce.number().int().min(1).max(1000).optional(),
       retry_minutes: z.array(z.coerce.number().min(0).max(1440)).min(1).default([1, 5, 15]),
       /** How long a notice is retried before it ends `expired` (from when it was queued or redelivered). */
-      max_age_hours: z.coerce.number().positive().max(24 * 30).default(24),
+      max_age_hours: z.coerce
+        .number()
+        .positive()
+        .max(24 * 30)
+        .default(24),
     })
     .default({ deny_private_networks: false, retry_minutes: [1, 5, 15], max_age_hours: 24 }),
   metrics: z.strictObject({ public: z.stringbool().or(z.boolean()).default(false) }).default({ public: false }),

@@ -17,5 +17,7 @@ export async function ensureEmbeddedAdmin(db: Queryable, dataDir: string, log: L
   await createUser(db, { username: "admin", passwordHash: await hashPassword(password), isSuperuser: true });
   const file = join(secretsDir(dataDir), "initial-admin-password");
   writeFileSync(file, `${password}\n`, { mode: 0o600 });
-  log.warn("created superuser `admin` for the embedded datastore; its password is in the file named here (change it with PUT /api/v1/rbac/users/{id})", { password_file: file });
+  log.warn("created superuser `admin` for the embedded datastore; its password is in the file named here (change it with PUT /api/v1/rbac/users/{id})", {
+    password_file: file,
+  });
 }

@@ -16,7 +16,17 @@ export type LlmProviderSettings = z.infer<typeof providerSettings>;
 
 const choice = z.strictObject({ provider: z.enum(LLM_PROVIDERS).optional(), model: z.string().min(1).optional() });
 
-const LLM_DEFAULTS = { providers: {}, embedding: {}, rerank: {}, timeout_seconds: 120, max_tokens: 4096, temperature: 0.7, overview_summary: true, server_analysis: true, anomaly_review: true };
+const LLM_DEFAULTS = {
+  providers: {},
+  embedding: {},
+  rerank: {},
+  timeout_seconds: 120,
+  max_tokens: 4096,
+  temperature: 0.7,
+  overview_summary: true,
+  server_analysis: true,
+  anomaly_review: true,
+};
 
 export const llmConfigSchema = z
   .strictObject({
@@ -24,7 +34,11 @@ export const llmConfigSchema = z
     provider: z.enum(LLM_PROVIDERS).optional(),
     /** Default chat model; absent: the provider's own default. */
     model: z.string().min(1).optional(),
-    providers: z.strictObject(Object.fromEntries(LLM_PROVIDERS.map((p) => [p, providerSettings.optional()])) as Record<LlmProviderName, z.ZodOptional<typeof providerSettings>>).default({}),
+    providers: z
+      .strictObject(
+        Object.fromEntries(LLM_PROVIDERS.map((p) => [p, providerSettings.optional()])) as Record<LlmProviderName, z.ZodOptional<typeof providerSettings>>,
+      )
+      .default({}),
     embedding: choice.default({}),
     rerank: choice.default({}),
     timeout_seconds: z.coerce.number().min(1).max(600).default(120),

@@ -13,9 +13,11 @@ export interface Logger {
 const RANK: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40 };
 
 export function createLogger(level: LogLevel = "info", sink: LogSink = (line) => console.log(line)): Logger {
-  const emit = (at: LogLevel) => (msg: string, fields: LogFields = {}) => {
-    if (RANK[at] < RANK[level]) return;
-    sink(JSON.stringify({ time: new Date().toISOString(), level: at, msg, ...fields }));
-  };
+  const emit =
+    (at: LogLevel) =>
+    (msg: string, fields: LogFields = {}) => {
+      if (RANK[at] < RANK[level]) return;
+      sink(JSON.stringify({ time: new Date().toISOString(), level: at, msg, ...fields }));
+    };
   return { debug: emit("debug"), info: emit("info"), warn: emit("warn"), error: emit("error") };
 }

@@ -38,21 +38,27 @@ export async function runServer(config: Config, log: Logger): Promise<void> {
   }
   const proxies = proxyTrust(config.trusted_proxies);
   const metrics = createSelfMetrics(driver);
-  const app = createApp({
-    config,
-    log,
-    datastore: { open: () => driver },
-    clientAddress: (c) => proxies.clientAddress(getConnInfo(c).remote.address, c.req.header("x-forwarded-for")),
-    forwardedHttps: (c) => proxies.forwardedHttps(getConnInfo(c).remote.address, c.req.header("x-forwarded-proto")),
-    transports: nodeTransports(),
-    observeRequest: metrics.observeRequest,
-    docsAssets: nodeDocsAssets,
-    consoleAssets: nodeConsoleAssets,
-  }, [...ROUTE_MODULES, selfMetricsRoutes(metrics, config)]);
+  const app = createApp(
+    {
+      config,
+      log,
+      datastore: { open: () => driver },
+      clientAddress: (c) => proxies.clientAddress(getConnInfo(c).remote.address, c.req.header("x-forwarded-for")),
+      forwardedHttps: (c) => proxies.forwardedHttps(getConnInfo(c).remote.address, c.req.header("x-forwarded-proto")),
+      transports: nodeTransports(),
+      observeRequest: metrics.observeRequest,
+      docsAssets: nodeDocsAssets,
+      consoleAssets: nodeConsoleAssets,
+    },
+    [...ROUTE_MODULES, selfMetricsRoutes(metrics, config)],
+  );
   const collector = config.collector.enabled ? startCollector(driver, config, log, 1000, metrics.collectorRound) : undefined;
   const alerter = config.alerter.enabled ? startAlerter(driver, config, log, nodeTransports(), metrics.alerterRound) : undefined;
   const server = serve({ fetch: app.fetch, port: config.port, hostname: config.host }, (info) => {
-    log.info("pglens listening", { version: VERSION, url: `http://${config.host === "0.0.0.0" || config.host === "127.0.0.1" ? "localhost" : config.host}:${info.port}` });
+    log.info("pglens listening", {
+      version: VERSION,
+      url: `http://${config.host === "0.0.0.0" || config.host === "127.0.0.1" ? "localhost" : config.host}:${info.port}`,
+    });
   });
 
   let stopping = false;

@@ -17,10 +17,31 @@ const SECONDS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
 export function createSelfMetrics(db: Driver) {
   const registry = new client.Registry();
   client.collectDefaultMetrics({ register: registry });
-  const requests = new client.Counter({ name: "pglens_http_requests_total", help: "HTTP requests by method, route and status", labelNames: ["method", "route", "status"], registers: [registry] });
-  const latency = new client.Histogram({ name: "pglens_http_request_duration_seconds", help: "HTTP request latency by method and route", labelNames: ["method", "route"], buckets: SECONDS, registers: [registry] });
-  const collector = new client.Histogram({ name: "pglens_collector_round_duration_seconds", help: "Time of one collector round", buckets: SECONDS, registers: [registry] });
-  const alerter = new client.Histogram({ name: "pglens_alerter_round_duration_seconds", help: "Time of one alerter round and delivery pass", buckets: SECONDS, registers: [registry] });
+  const requests = new client.Counter({
+    name: "pglens_http_requests_total",
+    help: "HTTP requests by method, route and status",
+    labelNames: ["method", "route", "status"],
+    registers: [registry],
+  });
+  const latency = new client.Histogram({
+    name: "pglens_http_request_duration_seconds",
+    help: "HTTP request latency by method and route",
+    labelNames: ["method", "route"],
+    buckets: SECONDS,
+    registers: [registry],
+  });
+  const collector = new client.Histogram({
+    name: "pglens_collector_round_duration_seconds",
+    help: "Time of one collector round",
+    buckets: SECONDS,
+    registers: [registry],
+  });
+  const alerter = new client.Histogram({
+    name: "pglens_alerter_round_duration_seconds",
+    help: "Time of one alerter round and delivery pass",
+    buckets: SECONDS,
+    registers: [registry],
+  });
   // Per connection for callers who may read every connection; for the others only the worst lag, unlabelled, so
   // /metrics names no connection the caller cannot see.
   const lagRows = () =>

@@ -18,7 +18,8 @@ export function proxyTrust(entries: readonly string[]): ProxyTrust {
   const list = new BlockList();
   for (const entry of entries) {
     const [address, bits] = entry.split("/");
-    if (!isIP(address) || (bits !== undefined && !/^\d{1,3}$/.test(bits))) throw new Error(`trusted_proxies: ${JSON.stringify(entry)} is not an IP address or CIDR`);
+    if (!isIP(address) || (bits !== undefined && !/^\d{1,3}$/.test(bits)))
+      throw new Error(`trusted_proxies: ${JSON.stringify(entry)} is not an IP address or CIDR`);
     if (bits === undefined) list.addAddress(address, family(address));
     else list.addSubnet(address, Number(bits), family(address));
   }
@@ -27,7 +28,10 @@ export function proxyTrust(entries: readonly string[]): ProxyTrust {
     clientAddress(peer, forwardedFor) {
       if (!trusted(peer) || !forwardedFor) return peer ?? "unknown";
       // Walk back from the nearest hop; the first address that is not one of our proxies is the client.
-      const hops = forwardedFor.split(",").map((h) => h.trim()).filter(Boolean);
+      const hops = forwardedFor
+        .split(",")
+        .map((h) => h.trim())
+        .filter(Boolean);
       for (let i = hops.length - 1; i >= 0; i--) if (!trusted(hops[i])) return bare(hops[i]);
       return hops[0] ?? peer!;
     },

@@ -107,13 +107,28 @@ export default {
         const driver = openNetworkDriver(datastoreSettings(state.config), PER_REQUEST);
         try {
           if (state.config.collector.enabled) {
-            const tick = await collectOnce(driver, state.config, state.log).catch((err: Error) => state.log.error("collection tick failed", { error: err.message }));
-            if (tick) state.log.info("collection tick", { claimed: tick.claimed, stored_rows: tick.outcomes.reduce((n, o) => n + o.rows, 0), unreachable: tick.unreachable.length });
+            const tick = await collectOnce(driver, state.config, state.log).catch((err: Error) =>
+              state.log.error("collection tick failed", { error: err.message }),
+            );
+            if (tick)
+              state.log.info("collection tick", {
+                claimed: tick.claimed,
+                stored_rows: tick.outcomes.reduce((n, o) => n + o.rows, 0),
+                unreachable: tick.unreachable.length,
+              });
           }
           if (state.config.alerter.enabled) {
             // No SMTP on Workers: email notifications wait for a Node alerter (and say so in their history).
-            const done = await alertAndDeliver(driver, state.config, state.log, {}).catch((err: Error) => state.log.error("alerter round failed", { error: err.message }));
-            if (done?.round.ran) state.log.info("alerter round", { connections: done.round.connections, raised: done.round.raised.length, updated: done.round.updated, cleared: done.round.cleared.length });
+            const done = await alertAndDeliver(driver, state.config, state.log, {}).catch((err: Error) =>
+              state.log.error("alerter round failed", { error: err.message }),
+            );
+            if (done?.round.ran)
+              state.log.info("alerter round", {
+                connections: done.round.connections,
+                raised: done.round.raised.length,
+                updated: done.round.updated,
+                cleared: done.round.cleared.length,
+              });
             if (done && done.delivery.sent + done.delivery.failed > 0) state.log.info("notifications", { ...done.delivery });
           }
         } finally {

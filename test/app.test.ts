@@ -16,16 +16,19 @@ const LINK = '</api/v1/openapi.json>; rel="service-desc"';
 // Routes that exist only in this test, to exercise the cross-cutting behaviour every real route gets.
 const probeRoutes = newRouter()
   .openapi(
-    guarded(PUBLIC, createRoute({
-      method: "post",
-      path: "/test/echo/{id}",
-      request: {
-        params: z.object({ id: z.coerce.number().int().positive() }),
-        query: z.object({ buckets: z.coerce.number().int().min(1).max(500).optional() }),
-        body: { content: { "application/json": { schema: z.object({ name: z.string().min(1) }) } }, required: true },
-      },
-      responses: { 200: { description: "echo" } },
-    })),
+    guarded(
+      PUBLIC,
+      createRoute({
+        method: "post",
+        path: "/test/echo/{id}",
+        request: {
+          params: z.object({ id: z.coerce.number().int().positive() }),
+          query: z.object({ buckets: z.coerce.number().int().min(1).max(500).optional() }),
+          body: { content: { "application/json": { schema: z.object({ name: z.string().min(1) }) } }, required: true },
+        },
+        responses: { 200: { description: "echo" } },
+      }),
+    ),
     (c) => c.json({ id: c.req.valid("param").id, ...c.req.valid("json") }, 200),
   )
   .openapi(guarded(PUBLIC, createRoute({ method: "get", path: "/test/boom", responses: { 200: { description: "never" } } })), () => {
@@ -114,7 +117,11 @@ describe("errors", () => {
     expect(await res.json()).toEqual({ error: "the datastore is unavailable; try again shortly" });
     const health = await app.request("/health");
     expect(health.status).toBe(503);
-    expect(await health.json()).toMatchObject({ error: "datastore unavailable", status: "unavailable", datastore: { status: "unavailable", driver: "pg", error: "cannot connect" } });
+    expect(await health.json()).toMatchObject({
+      error: "datastore unavailable",
+      status: "unavailable",
+      datastore: { status: "unavailable", driver: "pg", error: "cannot connect" },
+    });
     await down.close();
   });
 });
@@ -152,7 +159,9 @@ describe("OpenAPI", () => {
     expect(doc.openapi).toBe("3.0.3");
     expect(doc.paths["/health"].get.responses).toHaveProperty("503");
     expect(doc.servers).toEqual([{ url: "/", description: "The pglens server that serves this document" }]);
-    const ids = Object.values(doc.paths as Record<string, Record<string, { operationId?: string }>>).flatMap((ops) => Object.values(ops).map((op) => op.operationId));
+    const ids = Object.values(doc.paths as Record<string, Record<string, { operationId?: string }>>).flatMap((ops) =>
+      Object.values(ops).map((op) => op.operationId),
+    );
     expect(ids.every((id) => typeof id === "string" && /^[a-z][A-Za-z0-9]+$/.test(id))).toBe(true);
     expect(new Set(ids).size).toBe(ids.length);
     expect(doc.paths["/api/v1/alerts/acknowledge"].delete.operationId).toBe("deleteAlertsAcknowledge");

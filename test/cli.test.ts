@@ -19,7 +19,11 @@ describe("pglens CLI", () => {
     expect(health).toMatchObject({ status: "ok", datastore: { driver: "pglite" } });
     // The first start creates `admin` with a random password kept in the data dir.
     const password = readFileSync(join(dataDir, "secrets", "initial-admin-password"), "utf8").trim();
-    const login = await fetch(`http://127.0.0.1:${port}/api/v1/auth/login`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ username: "admin", password }) });
+    const login = await fetch(`http://127.0.0.1:${port}/api/v1/auth/login`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ username: "admin", password }),
+    });
     expect(login.status).toBe(200);
     expect(output()).not.toContain(password);
     // ...and a demo connection with a generated day of history, so there is something to look at.
@@ -27,7 +31,12 @@ describe("pglens CLI", () => {
     const auth = { authorization: `Bearer ${token}` };
     const [demo] = await (await fetch(`http://127.0.0.1:${port}/api/v1/connections`, { headers: auth })).json();
     expect(demo.name).toMatch(/^demo-/);
-    const series = await (await fetch(`http://127.0.0.1:${port}/api/v1/metrics/query?probe_name=pg_stat_database&connection_id=${demo.id}&metrics=xact_commit_per_sec,blk_read_time_pct&time_range=24h`, { headers: auth })).json();
+    const series = await (
+      await fetch(
+        `http://127.0.0.1:${port}/api/v1/metrics/query?probe_name=pg_stat_database&connection_id=${demo.id}&metrics=xact_commit_per_sec,blk_read_time_pct&time_range=24h`,
+        { headers: auth },
+      )
+    ).json();
     expect(series.every((s: { data: Array<{ value: number | null }> }) => s.data.filter((p) => p.value !== null).length > 100)).toBe(true);
     child.kill("SIGTERM");
     const [code] = await once(child, "exit");
@@ -137,7 +146,12 @@ describe("pglens CLI", () => {
       expect(await db.query("SELECT to_regclass('public.schema_version') AS t")).toEqual([{ t: null }]);
       await db.close();
       expect(readdirSync(dataDir)).toEqual([]);
-      for (const args of [["serve", "--bogus"], ["migrate", "extra"], ["collect", "--nope"], ["user", "create", "x", "--wat"]]) {
+      for (const args of [
+        ["serve", "--bogus"],
+        ["migrate", "extra"],
+        ["collect", "--nope"],
+        ["user", "create", "x", "--wat"],
+      ]) {
         const res = await runCli(args, env);
         expect(res.code, args.join(" ")).toBe(2);
         expect(res.stderr, args.join(" ")).toMatch(/^pglens: .*; see `pglens \w+ --help`\n$/);
@@ -151,8 +165,17 @@ describe("pglens CLI", () => {
     const port = await freePort();
     const dataDir = mkdtempSync(join(tmpdir(), "pglens-npm-start-"));
     // A process group of its own, so whatever is left can be cleaned up if the check fails.
-    const npm = spawn("npm", ["start"], { cwd: join(import.meta.dirname, ".."), env: { ...process.env, PORT: String(port), PGLENS_DATA_DIR: dataDir, PGLENS_DATASTORE_URL: "", PGLENS_DEMO: "false" }, stdio: "ignore", detached: true });
-    const healthy = async () => fetch(`http://127.0.0.1:${port}/health`).then((r) => r.ok, () => false);
+    const npm = spawn("npm", ["start"], {
+      cwd: join(import.meta.dirname, ".."),
+      env: { ...process.env, PORT: String(port), PGLENS_DATA_DIR: dataDir, PGLENS_DATASTORE_URL: "", PGLENS_DEMO: "false" },
+      stdio: "ignore",
+      detached: true,
+    });
+    const healthy = async () =>
+      fetch(`http://127.0.0.1:${port}/health`).then(
+        (r) => r.ok,
+        () => false,
+      );
     for (let i = 0; i < 240 && !(await healthy()); i++) await new Promise((r) => setTimeout(r, 250));
     expect(await healthy()).toBe(true);
     npm.kill("SIGTERM");

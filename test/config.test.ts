@@ -37,7 +37,9 @@ describe("configuration", () => {
   });
 
   it("explains a missing or malformed file", () => {
-    expect(() => loadNodeConfig({ PGLENS_CONFIG: "/nonexistent/pglens.yaml" })).toThrow(/cannot read the configuration file PGLENS_CONFIG=\/nonexistent\/pglens.yaml: ENOENT/);
+    expect(() => loadNodeConfig({ PGLENS_CONFIG: "/nonexistent/pglens.yaml" })).toThrow(
+      /cannot read the configuration file PGLENS_CONFIG=\/nonexistent\/pglens.yaml: ENOENT/,
+    );
     expect(() => loadNodeConfig({ PGLENS_CONFIG: yamlFile("port: [1,\n") })).toThrow(/invalid configuration in .*pglens.yaml/);
     expect(() => loadNodeConfig({ PGLENS_CONFIG: yamlFile("- a list\n") })).toThrow(/expected a mapping/);
   });

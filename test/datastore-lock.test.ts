@@ -13,7 +13,15 @@ import { runCli, startServe } from "./support/cli.ts";
 import { freePort } from "./support/postgres.ts";
 
 const dataDir = mkdtempSync(join(tmpdir(), "pglens-lock-"));
-const env = { PGLENS_DATA_DIR: dataDir, PGLENS_DATASTORE_URL: "", PGLENS_DEMO: "false", PGLENS_COLLECTOR: "false", PGLENS_ALERTER: "false", PGLENS_ADMIN_USERNAME: "admin", PGLENS_ADMIN_PASSWORD: "first start password 1" };
+const env = {
+  PGLENS_DATA_DIR: dataDir,
+  PGLENS_DATASTORE_URL: "",
+  PGLENS_DEMO: "false",
+  PGLENS_COLLECTOR: "false",
+  PGLENS_ALERTER: "false",
+  PGLENS_ADMIN_USERNAME: "admin",
+  PGLENS_ADMIN_PASSWORD: "first start password 1",
+};
 afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
 async function stop(child: import("node:child_process").ChildProcess) {
@@ -29,7 +37,11 @@ describe("the embedded datastore lock", () => {
     let serverPid = child.pid;
     expect(statSync(dataDir).mode & 0o777).toBe(0o700); // PGlite's own files are world-writable: the directory keeps others out
     try {
-      for (const args of [["user", "create", "alice", "--service-account"], ["token", "create", "--user", "admin"], ["demo", "--history-only"]]) {
+      for (const args of [
+        ["user", "create", "alice", "--service-account"],
+        ["token", "create", "--user", "admin"],
+        ["demo", "--history-only"],
+      ]) {
         const res = await runCli(args, env);
         expect(res.code, args.join(" ")).toBe(1);
         expect(res.stderr).toContain(`pglens serve (pid ${serverPid}) holds the embedded datastore ${dataDir}: stop it first`);

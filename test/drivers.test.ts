@@ -77,7 +77,10 @@ describe.each(cases)("driver contract: %s", (_name, open) => {
       ["timestamptz", [new Date(Date.UTC(2026, 10, 27, 1, 2, 3, 456)), "2026-11-27T01:02:03.456+02:00", null]],
     ];
     for (const [type, values] of columns) {
-      const [row] = await db.query<{ literal: unknown[]; own: unknown[] }>(`select $1::${type}[] as literal, $2::${type}[] as own`, [valuesLiteral(values), values]);
+      const [row] = await db.query<{ literal: unknown[]; own: unknown[] }>(`select $1::${type}[] as literal, $2::${type}[] as own`, [
+        valuesLiteral(values),
+        values,
+      ]);
       expect(row.literal, type).toEqual(row.own);
       expect(row.literal, type).toHaveLength(values.length);
     }
@@ -125,7 +128,11 @@ describe("node-postgres sessions", () => {
   it("run with JIT off, in queries and in transactions alike", async () => {
     const db = openPg(await database(inject("pg17Url")), { max: 2 });
     try {
-      const seen = await Promise.all([db.query<{ jit: string }>("SHOW jit"), db.query<{ jit: string }>("SHOW jit"), db.transaction((tx) => tx.query<{ jit: string }>("SHOW jit"))]);
+      const seen = await Promise.all([
+        db.query<{ jit: string }>("SHOW jit"),
+        db.query<{ jit: string }>("SHOW jit"),
+        db.transaction((tx) => tx.query<{ jit: string }>("SHOW jit")),
+      ]);
       expect(seen.map(([row]) => row.jit)).toEqual(["off", "off", "off"]);
     } finally {
       await db.close();
@@ -137,7 +144,11 @@ describe("node-postgres plan reuse", () => {
   // One connection for the statements that reuse their plans, keeping two: every such statement below shares it.
   const open = async () => openPg(await database(inject("pg17Url")), { plans: { connections: 1, perConnection: 2 } });
   const prepared = (db: Driver, pattern: string) =>
-    db.query<{ generic_plans: number; custom_plans: number }>("SELECT generic_plans, custom_plans FROM pg_prepared_statements WHERE statement LIKE $1", [pattern], { reusePlan: true });
+    db.query<{ generic_plans: number; custom_plans: number }>(
+      "SELECT generic_plans, custom_plans FROM pg_prepared_statements WHERE statement LIKE $1",
+      [pattern],
+      { reusePlan: true },
+    );
 
   it("plans a marked statement once per connection, generically, and nothing else", async () => {
     const db = await open();

@@ -40,11 +40,19 @@ describe("migrations", () => {
   it("bring the WAL columns of pg_stat_statements to a datastore made before them (migration 16)", async () => {
     const db = await openPglite();
     // Migrations 2 and 3 create the catalogue as it stands today: take the columns away to get the old tables.
-    await migrate(db, MIGRATIONS.filter((m) => m.version < 16));
+    await migrate(
+      db,
+      MIGRATIONS.filter((m) => m.version < 16),
+    );
     const wal = async () =>
-      (await db.query<{ t: string }>("SELECT table_name || '.' || column_name AS t FROM information_schema.columns WHERE table_schema = 'metrics' AND column_name = 'wal_bytes' AND table_name LIKE 'pg_stat_statements%' ORDER BY 1")).map((r) => r.t);
+      (
+        await db.query<{ t: string }>(
+          "SELECT table_name || '.' || column_name AS t FROM information_schema.columns WHERE table_schema = 'metrics' AND column_name = 'wal_bytes' AND table_name LIKE 'pg_stat_statements%' ORDER BY 1",
+        )
+      ).map((r) => r.t);
     expect(await wal()).toEqual(["pg_stat_statements.wal_bytes", "pg_stat_statements__changes.wal_bytes"]);
-    for (const table of ["pg_stat_statements", "pg_stat_statements__changes"]) await db.query(`ALTER TABLE metrics.${table} DROP COLUMN wal_records, DROP COLUMN wal_fpi, DROP COLUMN wal_bytes`);
+    for (const table of ["pg_stat_statements", "pg_stat_statements__changes"])
+      await db.query(`ALTER TABLE metrics.${table} DROP COLUMN wal_records, DROP COLUMN wal_fpi, DROP COLUMN wal_bytes`);
     expect(await wal()).toEqual([]);
     expect((await migrate(db)).applied.map((m) => m.version)).toEqual(MIGRATIONS.filter((m) => m.version >= 16).map((m) => m.version));
     expect(await wal()).toEqual(["pg_stat_statements.wal_bytes", "pg_stat_statements__changes.wal_bytes", "pg_stat_statements__irregular.wal_bytes"]);
@@ -55,42 +63,69 @@ describe("migrations", () => {
   it.each([
     { version: 25, facts: LEVEL_FACTS, what: "level facts" },
     { version: 26, facts: PART_FACTS, what: "running facts over 5-minute parts" },
-  ])("bring gauges' $what to the entity cells of a datastore made before them (migration $version), empty in the cells already there", async ({ version, facts }) => {
-    const db = await openPglite();
-    await migrate(db, MIGRATIONS.filter((m) => m.version < version));
-    const [{ id }] = await db.query<{ id: number }>("INSERT INTO connections (name, host, username) VALUES ('old', 'localhost', 'u') RETURNING id");
-    await writeSamples(db, { connectionId: id, probe: "pg_stat_database", rows: [0, 60_000].map((t) => ({ collected_at: new Date(Date.parse("2026-05-01T00:00:00Z") + t).toISOString(), database_name: "a", xact_commit: t, numbackends: 3 })) });
-    await db.query(`ALTER TABLE metrics.pg_stat_database__entity_cells ${facts.map((f) => `DROP COLUMN "numbackends:${f}"`).join(", ")}`);
-    expect((await migrate(db)).applied.map((m) => m.version)).toEqual(MIGRATIONS.filter((m) => m.version >= version).map((m) => m.version));
-    const cells = await db.query(`SELECT "numbackends:${facts[0]}" AS fact, intervals FROM metrics.pg_stat_database__entity_cells WHERE entity = '{a}'`);
-    expect(cells).toEqual([{ fact: null, intervals: 1 }]);
-    await db.close();
-  });
+  ])(
+    "bring gauges' $what to the entity cells of a datastore made before them (migration $version), empty in the cells already there",
+    async ({ version, facts }) => {
+      const db = await openPglite();
+      await migrate(
+        db,
+        MIGRATIONS.filter((m) => m.version < version),
+      );
+      const [{ id }] = await db.query<{ id: number }>("INSERT INTO connections (name, host, username) VALUES ('old', 'localhost', 'u') RETURNING id");
+      await writeSamples(db, {
+        connectionId: id,
+        probe: "pg_stat_database",
+        rows: [0, 60_000].map((t) => ({
+          collected_at: new Date(Date.parse("2026-05-01T00:00:00Z") + t).toISOString(),
+          database_name: "a",
+          xact_commit: t,
+          numbackends: 3,
+        })),
+      });
+      await db.query(`ALTER TABLE metrics.pg_stat_database__entity_cells ${facts.map((f) => `DROP COLUMN "numbackends:${f}"`).join(", ")}`);
+      expect((await migrate(db)).applied.map((m) => m.version)).toEqual(MIGRATIONS.filter((m) => m.version >= version).map((m) => m.version));
+      const cells = await db.query(`SELECT "numbackends:${facts[0]}" AS fact, intervals FROM metrics.pg_stat_database__entity_cells WHERE entity = '{a}'`);
+      expect(cells).toEqual([{ fact: null, intervals: 1 }]);
+      await db.close();
+    },
+  );
 
   // Migrations 3 and 23 create the changes and their cells as the catalogue stands today, likewise.
   it.each([
     { version: 32, table: "pg_stat_database__change_cells", columns: ["min_span_ms"], what: "the shortest interval to the change cells" },
     { version: 33, table: "pg_stat_database__changes", columns: ['"numbackends:n"', '"numbackends:sum"'], what: "the gauges' counts and sums to the changes" },
-  ])(
-    "bring $what of a datastore made before (migration $version), empty in the rows already there",
-    async ({ version, table, columns }) => {
-      const db = await openPglite();
-      await migrate(db, MIGRATIONS.filter((m) => m.version < version));
-      const [{ id }] = await db.query<{ id: number }>("INSERT INTO connections (name, host, username) VALUES ('old', 'localhost', 'u') RETURNING id");
-      await writeSamples(db, { connectionId: id, probe: "pg_stat_database", rows: [0, 60_000].map((t) => ({ collected_at: new Date(Date.parse("2026-05-01T00:00:00Z") + t).toISOString(), database_name: "a", xact_commit: t, numbackends: 3 })) });
-      await db.query(`ALTER TABLE metrics.${table} ${columns.map((c) => `DROP COLUMN ${c}`).join(", ")}`);
-      expect((await migrate(db)).applied.map((m) => m.version)).toEqual(MIGRATIONS.filter((m) => m.version >= version).map((m) => m.version));
-      const rows = await db.query<Record<string, unknown>>(`SELECT ${columns.join(", ")} FROM metrics.${table}`);
-      expect(rows.length).toBeGreaterThan(0);
-      expect(rows.every((r) => Object.values(r).every((v) => v === null))).toBe(true);
-      await db.close();
-    },
-  );
+  ])("bring $what of a datastore made before (migration $version), empty in the rows already there", async ({ version, table, columns }) => {
+    const db = await openPglite();
+    await migrate(
+      db,
+      MIGRATIONS.filter((m) => m.version < version),
+    );
+    const [{ id }] = await db.query<{ id: number }>("INSERT INTO connections (name, host, username) VALUES ('old', 'localhost', 'u') RETURNING id");
+    await writeSamples(db, {
+      connectionId: id,
+      probe: "pg_stat_database",
+      rows: [0, 60_000].map((t) => ({
+        collected_at: new Date(Date.parse("2026-05-01T00:00:00Z") + t).toISOString(),
+        database_name: "a",
+        xact_commit: t,
+        numbackends: 3,
+      })),
+    });
+    await db.query(`ALTER TABLE metrics.${table} ${columns.map((c) => `DROP COLUMN ${c}`).join(", ")}`);
+    expect((await migrate(db)).applied.map((m) => m.version)).toEqual(MIGRATIONS.filter((m) => m.version >= version).map((m) => m.version));
+    const rows = await db.query<Record<string, unknown>>(`SELECT ${columns.join(", ")} FROM metrics.${table}`);
+    expect(rows.length).toBeGreaterThan(0);
+    expect(rows.every((r) => Object.values(r).every((v) => v === null))).toBe(true);
+    await db.close();
+  });
 
   it("drop the index on the changes' span (migration 31) for the change cells' shortest interval (migration 32)", async () => {
     const db = await openPglite();
     const index = () => db.query<{ i: string | null }>("SELECT to_regclass('metrics.pg_stat_database__changes_by_span')::text AS i");
-    await migrate(db, MIGRATIONS.filter((m) => m.version < 32));
+    await migrate(
+      db,
+      MIGRATIONS.filter((m) => m.version < 32),
+    );
     expect(await index()).toEqual([{ i: "metrics.pg_stat_database__changes_by_span" }]);
     await migrate(db);
     expect(await index()).toEqual([{ i: null }]);
@@ -101,12 +136,26 @@ describe("migrations", () => {
   // tables, on partitions and parent alike, as a datastore made before migration 34 has them.
   it("drop the metrics tables' foreign keys to connections of a datastore made before (migration 34)", async () => {
     const db = await openPglite();
-    const keys = async () => (await db.query<{ n: number }>("SELECT count(*)::int AS n FROM pg_constraint c JOIN pg_class t ON t.oid = c.conrelid JOIN pg_namespace s ON s.oid = t.relnamespace WHERE c.contype = 'f' AND s.nspname = 'metrics'"))[0].n;
-    await migrate(db, MIGRATIONS.filter((m) => m.version < 34));
+    const keys = async () =>
+      (
+        await db.query<{ n: number }>(
+          "SELECT count(*)::int AS n FROM pg_constraint c JOIN pg_class t ON t.oid = c.conrelid JOIN pg_namespace s ON s.oid = t.relnamespace WHERE c.contype = 'f' AND s.nspname = 'metrics'",
+        )
+      )[0].n;
+    await migrate(
+      db,
+      MIGRATIONS.filter((m) => m.version < 34),
+    );
     const [{ id }] = await db.query<{ id: number }>("INSERT INTO connections (name, host, username) VALUES ('old', 'localhost', 'u') RETURNING id");
-    await writeSamples(db, { connectionId: id, probe: "pg_stat_database", rows: [{ collected_at: "2026-05-01T00:00:00Z", database_name: "a", xact_commit: 1 }] });
+    await writeSamples(db, {
+      connectionId: id,
+      probe: "pg_stat_database",
+      rows: [{ collected_at: "2026-05-01T00:00:00Z", database_name: "a", xact_commit: 1 }],
+    });
     expect(await keys(), "the catalogue declares no foreign key").toBe(0);
-    const tables = await db.query<{ t: string }>("SELECT c.oid::regclass::text AS t FROM pg_class c JOIN pg_namespace s ON s.oid = c.relnamespace WHERE s.nspname = 'metrics' AND c.relkind = 'p' AND NOT c.relispartition");
+    const tables = await db.query<{ t: string }>(
+      "SELECT c.oid::regclass::text AS t FROM pg_class c JOIN pg_namespace s ON s.oid = c.relnamespace WHERE s.nspname = 'metrics' AND c.relkind = 'p' AND NOT c.relispartition",
+    );
     for (const { t } of tables) await db.query(`ALTER TABLE ${t} ADD FOREIGN KEY (connection_id) REFERENCES connections (id) ON DELETE CASCADE`);
     expect(await keys()).toBeGreaterThan(tables.length); // each partition has its parent's
     expect((await migrate(db)).applied.map((m) => m.version)).toEqual(MIGRATIONS.filter((m) => m.version >= 34).map((m) => m.version));

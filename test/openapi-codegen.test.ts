@@ -62,7 +62,18 @@ it("generates types, compiles a typed client under --strict, and runs it", async
   writeFileSync(join(dir, "api.ts"), astToString(await openapiTS(doc)));
   writeFileSync(join(dir, "client.ts"), CLIENT);
   const tsc = join(ROOT, "node_modules", "typescript", "bin", "tsc");
-  const flags = ["--strict", "--noEmit", "--target", "es2022", "--module", "nodenext", "--moduleResolution", "nodenext", "--allowImportingTsExtensions", "--skipLibCheck"];
+  const flags = [
+    "--strict",
+    "--noEmit",
+    "--target",
+    "es2022",
+    "--module",
+    "nodenext",
+    "--moduleResolution",
+    "nodenext",
+    "--allowImportingTsExtensions",
+    "--skipLibCheck",
+  ];
   execFileSync(process.execPath, [tsc, ...flags, join(dir, "client.ts")], { cwd: ROOT, stdio: "pipe" });
   // The compile check is real: a wrong field type in the client must fail it.
   writeFileSync(join(dir, "broken.ts"), CLIENT.replace("const points: number = series.data[0].data.length;", "const points: number = series.data[0].name;"));

@@ -27,7 +27,10 @@ const REQUESTS: Array<[string, RequestInit?]> = [
 // Without a token: the same refusals from both runtimes.
 const UNAUTHENTICATED: Array<[string, RequestInit?]> = [
   ["/api/v1/mcp/tools", { headers: { authorization: "Bearer pglens_not-a-real-token" } }],
-  ["/api/v1/auth/login", { method: "POST", body: JSON.stringify({ username: "parity", password: "wrong password here" }), headers: { "content-type": "application/json" } }],
+  [
+    "/api/v1/auth/login",
+    { method: "POST", body: JSON.stringify({ username: "parity", password: "wrong password here" }), headers: { "content-type": "application/json" } },
+  ],
 ];
 
 let auth: Record<string, string>;
@@ -55,7 +58,14 @@ beforeAll(async () => {
   nodeDriver = openPg(database.url);
   await migrate(nodeDriver);
   const id = await addConnection(nodeDriver, "parity");
-  const rows = [0, 1, 2].flatMap((j) => ["a", "b"].map((d) => ({ collected_at: new Date(Date.parse("2026-01-01T00:00:30Z") + j * 60_000).toISOString(), database_name: d, numbackends: 2, xact_commit: 60 * j })));
+  const rows = [0, 1, 2].flatMap((j) =>
+    ["a", "b"].map((d) => ({
+      collected_at: new Date(Date.parse("2026-01-01T00:00:30Z") + j * 60_000).toISOString(),
+      database_name: d,
+      numbackends: 2,
+      xact_commit: 60 * j,
+    })),
+  );
   await writeSamples(nodeDriver, { connectionId: id, probe: "pg_stat_database", rows });
   auth = bearer((await userWithToken(nodeDriver, "parity", { superuser: true })).token);
   node = await serveOnFreePort(testApp(nodeDriver).app.fetch);
@@ -72,7 +82,13 @@ describe.each([
   ["pg over TCP sockets", () => ({ PGLENS_DATASTORE_URL: database.url })],
   [
     "neon-http through the local proxy",
-    () => ({ PGLENS_DATASTORE_URL: database.url, PGLENS_DATASTORE_DRIVER: "neon-http", PGLENS_NEON_FETCH_ENDPOINT: proxy.fetchEndpoint, PGLENS_NEON_WS_PROXY: proxy.wsProxy, PGLENS_NEON_SECURE_WEBSOCKET: "false" }),
+    () => ({
+      PGLENS_DATASTORE_URL: database.url,
+      PGLENS_DATASTORE_DRIVER: "neon-http",
+      PGLENS_NEON_FETCH_ENDPOINT: proxy.fetchEndpoint,
+      PGLENS_NEON_WS_PROXY: proxy.wsProxy,
+      PGLENS_NEON_SECURE_WEBSOCKET: "false",
+    }),
   ],
 ])("Node and workerd (%s) answer alike", (_name, bindings) => {
   let worker: TestWorker;
@@ -84,7 +100,8 @@ describe.each([
   it.each(REQUESTS)("%s %o", async (path, init) => {
     const fromNode = await snapshot(await fetch(node.url + path, withAuth(init)));
     const fromWorker = await snapshot(await worker.fetch(path, withAuth(init)));
-    const driverless = (s: typeof fromNode) => (path === "/health" && s.body ? { ...s, body: { ...s.body, datastore: { ...s.body.datastore, driver: "*" } } } : s);
+    const driverless = (s: typeof fromNode) =>
+      path === "/health" && s.body ? { ...s, body: { ...s.body, datastore: { ...s.body.datastore, driver: "*" } } } : s;
     expect(driverless(fromWorker)).toEqual(driverless(fromNode));
     if (fromNode.contentType?.startsWith("application/json")) expect(fromNode.link).toBe('</api/v1/openapi.json>; rel="service-desc"');
   });

@@ -18,7 +18,10 @@ beforeAll(async () => {
   narrowToken = (await userWithToken(store.db, "narrow")).token;
   const conn = await addConnection(store.db, "watched");
   await store.db.query("UPDATE connections SET is_monitored = true WHERE id = $1", [conn]);
-  await store.db.query("INSERT INTO probe_schedule (connection_id, probe_name, last_success_at) VALUES ($1, 'pg_stat_database', now() - interval '30 seconds')", [conn]);
+  await store.db.query(
+    "INSERT INTO probe_schedule (connection_id, probe_name, last_success_at) VALUES ($1, 'pg_stat_database', now() - interval '30 seconds')",
+    [conn],
+  );
 });
 afterAll(() => store.close());
 
@@ -49,7 +52,11 @@ it("counts requests by route and status, times rounds, and reports collection la
   const lag = Number(family("pglens_connection_collection_lag_seconds").metrics.find((m) => m.labels?.connection === "watched")?.value);
   expect(lag).toBeGreaterThanOrEqual(30);
   expect(lag).toBeLessThan(120);
-  expect(family("pglens_datastore_connections").metrics.map((m) => m.labels?.state).sort()).toEqual(["idle", "total", "waiting"]);
+  expect(
+    family("pglens_datastore_connections")
+      .metrics.map((m) => m.labels?.state)
+      .sort(),
+  ).toEqual(["idle", "total", "waiting"]);
   expect(family("process_cpu_user_seconds_total")).toBeDefined();
 });
 
@@ -62,14 +69,20 @@ it("answers without a token when metrics.public is set", async () => {
 it("labels collection lag by connection only for callers who may read every connection; others get the worst lag unlabelled", async () => {
   const hidden = await addConnection(store.db, "secret-payroll-db");
   await store.db.query("UPDATE connections SET is_monitored = true WHERE id = $1", [hidden]);
-  await store.db.query("INSERT INTO probe_schedule (connection_id, probe_name, last_success_at) VALUES ($1, 'pg_stat_database', now() - interval '90 seconds')", [hidden]);
+  await store.db.query(
+    "INSERT INTO probe_schedule (connection_id, probe_name, last_success_at) VALUES ($1, 'pg_stat_database', now() - interval '90 seconds')",
+    [hidden],
+  );
   const lagOf = async (app: ReturnType<typeof appWith>["app"], headers: Record<string, string>) => {
     const text = await (await app.request("/metrics", { headers })).text();
     return { text, lag: (parsePrometheusTextFormat(text) as Family[]).find((f) => f.name === "pglens_connection_collection_lag_seconds")!.metrics };
   };
   const full = await lagOf(appWith(false).app, bearer(token));
   expect(full.lag.map((m) => m.labels?.connection).sort()).toEqual(["secret-payroll-db", "watched"]);
-  for (const [app, headers] of [[appWith(false).app, bearer(narrowToken)], [appWith(true).app, {}]] as const) {
+  for (const [app, headers] of [
+    [appWith(false).app, bearer(narrowToken)],
+    [appWith(true).app, {}],
+  ] as const) {
     const narrow = await lagOf(app, headers);
     expect(narrow.text).not.toContain("secret-payroll-db");
     expect(narrow.text).not.toContain("watched");

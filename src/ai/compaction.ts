@@ -75,7 +75,8 @@ export type MessageClass = "anchor" | "important" | "contextual" | "routine" | "
 export function classify(m: CompactMessage, o: CompactionOptions): { cls: MessageClass; importance: number } {
   const text = messageText(m);
   if (o.preserveToolResults && (toolUseIds(m).length || toolResultIds(m).length)) return { cls: "important", importance: 0.8 };
-  if (o.preserveSchemaInfo && /\b(create table|alter table|primary key|foreign key|column|schema|index on)\b/i.test(text)) return { cls: "important", importance: 0.75 };
+  if (o.preserveSchemaInfo && /\b(create table|alter table|primary key|foreign key|column|schema|index on)\b/i.test(text))
+    return { cls: "important", importance: 0.75 };
   // Anchors (errors, rules, things to remember) rank just below the keep-always line: keep_anchors decides.
   if (/\b(error|failed|exception|must|always|never|remember)\b/i.test(text)) return { cls: "anchor", importance: 0.65 };
   if (text.trim().length < 20) return { cls: "transient", importance: 0.1 };
@@ -130,18 +131,33 @@ export interface CompactionResult {
 export function summarize(dropped: CompactMessage[]): CompactionSummary {
   const unique = (xs: string[], n: number) => [...new Set(xs)].slice(0, n);
   const topics = unique(
-    dropped.filter((m) => m.role === "user").map(messageText).filter((t) => t.trim().split(/\s+/).length >= 5).map((t) => t.trim().split(/\s+/).slice(0, 5).join(" ")),
+    dropped
+      .filter((m) => m.role === "user")
+      .map(messageText)
+      .filter((t) => t.trim().split(/\s+/).length >= 5)
+      .map((t) => t.trim().split(/\s+/).slice(0, 5).join(" ")),
     5,
   );
   const tables = unique(
     dropped
       .map(messageText)
       .filter((t) => SQL_STATEMENT.test(t))
-      .flatMap((t) => [...t.matchAll(/\b(?:from|join|into|update|(?:create|alter|drop|truncate)\s+table(?:\s+if\s+(?:not\s+)?exists)?)\s+([A-Za-z_][\w.]*)/gi)].map((x) => x[1].toLowerCase())),
+      .flatMap((t) =>
+        [...t.matchAll(/\b(?:from|join|into|update|(?:create|alter|drop|truncate)\s+table(?:\s+if\s+(?:not\s+)?exists)?)\s+([A-Za-z_][\w.]*)/gi)].map((x) =>
+          x[1].toLowerCase(),
+        ),
+      ),
     10,
   );
-  const tools = unique(dropped.flatMap((m) => blocks(m).flatMap((b) => (b.type === "tool_use" && b.name ? [b.name] : []))), 10);
-  const parts = [topics.length ? `Topics: ${topics.join("; ")}` : "", tables.length ? `Tables: ${tables.join(", ")}` : "", tools.length ? `Tools used: ${tools.join(", ")}` : ""].filter(Boolean);
+  const tools = unique(
+    dropped.flatMap((m) => blocks(m).flatMap((b) => (b.type === "tool_use" && b.name ? [b.name] : []))),
+    10,
+  );
+  const parts = [
+    topics.length ? `Topics: ${topics.join("; ")}` : "",
+    tables.length ? `Tables: ${tables.join(", ")}` : "",
+    tools.length ? `Tools used: ${tools.join(", ")}` : "",
+  ].filter(Boolean);
   return { topics, tables, tools, description: `[Compressed context: ${[...parts, `${dropped.length} messages compressed`].join(". ")}]` };
 }
 
@@ -163,7 +179,8 @@ export function compact(messages: CompactMessage[], o: CompactionOptions = DEFAU
   const weight = (u: number[]) => u.reduce((s, i) => s + cost[i], 0);
   const classes = messages.map((m) => classify(m, o));
   const importance = (u: number[]) => Math.max(...u.map((i) => classes[i].importance));
-  const isImportant = (u: number[]) => u.some((i) => classes[i].cls === "important" || (o.keepAnchors && classes[i].cls === "anchor") || classes[i].importance >= 0.7);
+  const isImportant = (u: number[]) =>
+    u.some((i) => classes[i].cls === "important" || (o.keepAnchors && classes[i].cls === "anchor") || classes[i].importance >= 0.7);
 
   // Priority order: the first and last messages' units; the recent window, newest first; the middle's
   // important units, most important first; then others topping up to min_important. Lower priorities are
@@ -171,16 +188,28 @@ export function compact(messages: CompactMessage[], o: CompactionOptions = DEFAU
   const mandatory = [...new Set([unitOf.get(0)!, unitOf.get(n - 1)!])];
   const recentStart = Math.max(1, n - o.recentWindow);
   const taken = new Set(mandatory);
-  const recent = [...new Set(messages.map((_, i) => i).filter((i) => i >= recentStart).reverse().map((i) => unitOf.get(i)!))].filter((u) => !taken.has(u));
+  const recent = [
+    ...new Set(
+      messages
+        .map((_, i) => i)
+        .filter((i) => i >= recentStart)
+        .reverse()
+        .map((i) => unitOf.get(i)!),
+    ),
+  ].filter((u) => !taken.has(u));
   for (const u of recent) taken.add(u);
   const middle = all.filter((u) => !taken.has(u)).sort((a, b) => importance(b) - importance(a) || b[0] - a[0]);
   const important = middle.filter(isImportant);
-  const topUp = middle.filter((u) => !isImportant(u) && u.some((i) => classes[i].cls !== "transient")).slice(0, Math.max(0, o.minImportantMessages - important.reduce((s, u) => s + u.length, 0)));
+  const topUp = middle
+    .filter((u) => !isImportant(u) && u.some((i) => classes[i].cls !== "transient"))
+    .slice(0, Math.max(0, o.minImportantMessages - important.reduce((s, u) => s + u.length, 0)));
   const optional = [...recent, ...important, ...topUp];
 
   // Take optional units while they fit beside the mandatory ones, leaving room for the summary (its size
   // as if everything optional were dropped: its lists are bounded, so that is about as long as it gets).
-  const reserve = o.enableSummarization ? estimateTokens({ role: "assistant", content: summarize(messages.filter((_, i) => !mandatory.some((u) => u.includes(i)))).description }, o.tokenCounter) : 0;
+  const reserve = o.enableSummarization
+    ? estimateTokens({ role: "assistant", content: summarize(messages.filter((_, i) => !mandatory.some((u) => u.includes(i)))).description }, o.tokenCounter)
+    : 0;
   let used = mandatory.reduce((s, u) => s + weight(u), 0);
   const kept = new Set<number>(mandatory.flat());
   for (const u of optional) {

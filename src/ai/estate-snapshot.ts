@@ -37,7 +37,14 @@ export async function estateSnapshot(db: Queryable, connections: readonly Connec
     [ids],
   );
   const windows = (await listBlackouts(db, { limit: 1000, offset: 0 }, visible)).blackouts;
-  const events = await timelineEvents(db, { connectionIds: ids, names: new Map(connections.map((c) => [c.id, c.name])), visible, from: new Date(now.getTime() - DAY_MS), to: now, types: new Set(EVENT_TYPES) });
+  const events = await timelineEvents(db, {
+    connectionIds: ids,
+    names: new Map(connections.map((c) => [c.id, c.name])),
+    visible,
+    from: new Date(now.getTime() - DAY_MS),
+    to: now,
+    types: new Set(EVENT_TYPES),
+  });
 
   const alertsOf = (id: number) => alerts.filter((a) => a.connection_id === id).length;
   const servers = connections.map((c) => {
@@ -46,7 +53,12 @@ export async function estateSnapshot(db: Queryable, connections: readonly Connec
     return { id: c.id, name: c.name, status, role: c.role, active_alert_count: count };
   });
   const name = new Map(connections.map((c) => [c.id, c.name]));
-  const window = (b: (typeof windows)[number]) => ({ scope: b.scope, reason: b.reason, start_time: b.start_time.toISOString(), end_time: b.end_time.toISOString() });
+  const window = (b: (typeof windows)[number]) => ({
+    scope: b.scope,
+    reason: b.reason,
+    start_time: b.start_time.toISOString(),
+    end_time: b.end_time.toISOString(),
+  });
   const t = now.getTime();
   return {
     timestamp: now.toISOString(),
@@ -65,12 +77,30 @@ export async function estateSnapshot(db: Queryable, connections: readonly Connec
       .map((a) => ({ title: a.title, server_name: name.get(a.connection_id) ?? "unknown", severity: a.severity })),
     active_blackouts: windows.filter((b) => b.start_time.getTime() <= t && t <= b.end_time.getTime()).map(window),
     upcoming_blackouts: windows.filter((b) => b.start_time.getTime() > t && b.start_time.getTime() <= t + DAY_MS).map(window),
-    recent_events: events.slice(0, 10).map((e) => ({ event_type: e.event_type, server_name: e.server_name, occurred_at: e.occurred_at, severity: e.severity, title: e.title, summary: e.summary })),
+    recent_events: events.slice(0, 10).map((e) => ({
+      event_type: e.event_type,
+      server_name: e.server_name,
+      occurred_at: e.occurred_at,
+      severity: e.severity,
+      title: e.title,
+      summary: e.summary,
+    })),
   };
 }
 
 /** What must change for a new summary: any count, the set of active windows, or a new restart. */
 export function fingerprint(s: EstateSnapshot): string {
   const lastRestart = s.recent_events.find((e) => e.event_type === "restart")?.occurred_at ?? null;
-  return JSON.stringify([s.server_total, s.server_online, s.server_offline, s.server_warning, s.alert_total, s.alert_critical, s.alert_warning, s.alert_info, s.active_blackouts.length, lastRestart]);
+  return JSON.stringify([
+    s.server_total,
+    s.server_online,
+    s.server_offline,
+    s.server_warning,
+    s.alert_total,
+    s.alert_critical,
+    s.alert_warning,
+    s.alert_info,
+    s.active_blackouts.length,
+    lastRestart,
+  ]);
 }

@@ -39,6 +39,9 @@ export async function overviewFor(db: Queryable, a: Authority, llm: LlmConfig, l
   }
   if ((scope.connectionIds || scope.scopeType) && chosen.length === 0) throw new NotFoundError("none of the servers asked for is visible to you");
   // One summary per set of servers, whoever asks: it says nothing about the asker.
-  const scopeKey = `connections:${chosen.map((row) => row.id).sort((x, y) => x - y).join(",")}`;
+  const scopeKey = `connections:${chosen
+    .map((row) => row.id)
+    .sort((x, y) => x - y)
+    .join(",")}`;
   return overview(db, llm, log, scopeKey, await estateSnapshot(db, chosen, windowsOf(chosen, clusters)), refreshBy);
 }

@@ -34,7 +34,14 @@ export type Overview =
 
 function shown(row: SummaryRow | undefined, snapshot: EstateSnapshot, status: "ready" | "generating"): Overview {
   const at = row?.generated_at ?? null;
-  return { status, summary: row?.summary ?? null, generated_at: at?.toISOString() ?? null, stale_at: at ? new Date(at.getTime() + STALE_AFTER_MS).toISOString() : null, llm: "configured", snapshot };
+  return {
+    status,
+    summary: row?.summary ?? null,
+    generated_at: at?.toISOString() ?? null,
+    stale_at: at ? new Date(at.getTime() + STALE_AFTER_MS).toISOString() : null,
+    llm: "configured",
+    snapshot,
+  };
 }
 
 /** `refreshBy`: the person who asked for a new summary now (they pay for it). */

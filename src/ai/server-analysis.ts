@@ -36,14 +36,36 @@ export function analysisFingerprint(info: ServerInfo): string {
   ]);
 }
 
-export async function analyseServer(db: Queryable, llm: LlmConfig, log: Logger, info: ServerInfo, alerts: string[], refreshBy?: Payer): Promise<ServerAnalysis> {
+export async function analyseServer(
+  db: Queryable,
+  llm: LlmConfig,
+  log: Logger,
+  info: ServerInfo,
+  alerts: string[],
+  refreshBy?: Payer,
+): Promise<ServerAnalysis> {
   const base = { connection_id: info.connection_id, analysis: null, generated_at: null };
   if (!llm.server_analysis) return { ...base, status: "ready", llm: "disabled" };
   if (!defaultProvider(llm, "chat")) return { ...base, status: "ready", llm: "unconfigured" };
   if (!info.postgresql.collected_at) return { ...base, status: "no_data", llm: "configured" };
-  const facts = { server: info.name, postgresql: info.postgresql.data, uptime: info.uptime.data, databases: info.databases.data, extensions: info.extensions.data, key_settings: info.key_settings.data, system: info.system, active_alerts: alerts };
+  const facts = {
+    server: info.name,
+    postgresql: info.postgresql.data,
+    uptime: info.uptime.data,
+    databases: info.databases.data,
+    extensions: info.extensions.data,
+    key_settings: info.key_settings.data,
+    system: info.system,
+    active_alerts: alerts,
+  };
   const { row, status } = await sharedSummary(db, `server-analysis:${info.connection_id}`, analysisFingerprint(info), refreshBy, (payer) =>
     askForText(llm, log, "server-analysis", ANALYSIS_PROMPT, `Server facts (JSON):\n${JSON.stringify(facts)}`, payer),
   );
-  return { connection_id: info.connection_id, status, analysis: row?.summary ?? null, generated_at: row?.generated_at?.toISOString() ?? null, llm: "configured" };
+  return {
+    connection_id: info.connection_id,
+    status,
+    analysis: row?.summary ?? null,
+    generated_at: row?.generated_at?.toISOString() ?? null,
+    llm: "configured",
+  };
 }

@@ -27,13 +27,22 @@ export const REFRESH_INTERVAL_SECONDS = 60;
  * The text under `key`, written again when the facts' fingerprint changed, or when someone asked (`refreshBy`,
  * who then pays for the call, and at most once a minute per key whoever asks).
  */
-export async function sharedSummary(db: Queryable, key: string, print: string, refreshBy: Payer | undefined, write: (payer?: Payer) => Promise<string>): Promise<Shared> {
+export async function sharedSummary(
+  db: Queryable,
+  key: string,
+  print: string,
+  refreshBy: Payer | undefined,
+  write: (payer?: Payer) => Promise<string>,
+): Promise<Shared> {
   const cached = await readSummary(db, key);
   if (refreshBy && cached?.summary && cached.generated_at) {
     const age = (Date.now() - cached.generated_at.getTime()) / 1000;
     if (age < REFRESH_INTERVAL_SECONDS) {
       const wait = Math.ceil(REFRESH_INTERVAL_SECONDS - age);
-      throw new TooSoonError(`this text was written ${Math.floor(age)} s ago: a refresh is allowed once every ${REFRESH_INTERVAL_SECONDS} s; try again in ${wait} s`, wait);
+      throw new TooSoonError(
+        `this text was written ${Math.floor(age)} s ago: a refresh is allowed once every ${REFRESH_INTERVAL_SECONDS} s; try again in ${wait} s`,
+        wait,
+      );
     }
   }
   if (cached?.summary && cached.fingerprint === print && !refreshBy) return { row: cached, status: "ready" };
@@ -60,7 +69,17 @@ export async function askForText(llm: LlmConfig, log: Logger, endpoint: string, 
     reply = await charged(await reserve(payer, endpoint, estimateTokens(system + content) + MAX_TOKENS), ask, (r) => r.token_usage);
   } else {
     reply = await ask();
-    log.info("llm usage", { user: "(pglens)", endpoint, provider: choice.provider, model: choice.model, prompt_tokens: reply.token_usage.prompt_tokens, completion_tokens: reply.token_usage.completion_tokens });
+    log.info("llm usage", {
+      user: "(pglens)",
+      endpoint,
+      provider: choice.provider,
+      model: choice.model,
+      prompt_tokens: reply.token_usage.prompt_tokens,
+      completion_tokens: reply.token_usage.completion_tokens,
+    });
   }
-  return reply.content.flatMap((b) => (b.type === "text" ? [b.text] : [])).join("").trim();
+  return reply.content
+    .flatMap((b) => (b.type === "text" ? [b.text] : []))
+    .join("")
+    .trim();
 }

@@ -50,7 +50,13 @@ export interface RoundResult {
 export const alerterSettings = async (db: Driver) => (await db.query<AlerterSettings>("SELECT * FROM alerter_settings WHERE id = 1"))[0];
 
 /** Tier 1: the current value of each baseline metric against its most specific baseline; tiers 2-3 (the reviewer) may suppress it. */
-async function findAnomalies(db: Driver, connections: readonly RoundConnection[], sensitivity: number, now: Date, review?: AnomalyReviewer): Promise<AnomalyCandidate[]> {
+async function findAnomalies(
+  db: Driver,
+  connections: readonly RoundConnection[],
+  sensitivity: number,
+  now: Date,
+  review?: AnomalyReviewer,
+): Promise<AnomalyCandidate[]> {
   const connectionIds = connections.map((c) => c.connectionId);
   const names = new Map(connections.map((c) => [c.connectionId, c.name]));
   const baselines = await storedBaselines(db, connectionIds);
@@ -95,7 +101,12 @@ export async function evaluateAndApply(
   const availability = await ruleAvailability(db, rules);
   const roundRules: RoundRule[] = rules.map((r) => ({ ...r, available: availability.get(r.id)!.available }));
   const metrics = [...new Set(roundRules.filter((r) => r.available).map((r) => r.metric_name))].map((m) => findAlertMetric(m)!);
-  const readings = await loadReadings(db, connections.map((c) => c.connectionId), metrics, now);
+  const readings = await loadReadings(
+    db,
+    connections.map((c) => c.connectionId),
+    metrics,
+    now,
+  );
   const changes = evaluateRound({
     rules: roundRules,
     overrides: await listOverrides(db),
@@ -129,7 +140,8 @@ export async function alerterOnce(db: Driver, config: Config, log: Logger): Prom
   // A little under the interval, so a timer's drift never skips a round.
   const round = await withMaintenance(db, "alerter", Math.max(1, config.alerter.interval_seconds * 0.9), async () => {
     // Baselines first, so a first round already has them; claimed apart, as they are due less often.
-    if (settings.anomaly_enabled) baselines = (await withMaintenance(db, "baselines", settings.baseline_refresh_minutes * 60, () => refreshBaselines(db))) ?? null;
+    if (settings.anomaly_enabled)
+      baselines = (await withMaintenance(db, "baselines", settings.baseline_refresh_minutes * 60, () => refreshBaselines(db))) ?? null;
     // Scheduled maintenance windows open before the round, so their first minute is already quiet.
     const opened = await materialiseSchedules(db);
     if (opened.length) log.info("scheduled blackouts opened", { blackouts: opened });
@@ -149,7 +161,12 @@ export async function alerterOnce(db: Driver, config: Config, log: Logger): Prom
 }
 
 /** An alerter round (if this instance wins it), then a delivery pass (every instance sends what is due). */
-export async function alertAndDeliver(db: Driver, config: Config, log: Logger, transports: Transports): Promise<{ round: RoundResult; delivery: DeliveryResult }> {
+export async function alertAndDeliver(
+  db: Driver,
+  config: Config,
+  log: Logger,
+  transports: Transports,
+): Promise<{ round: RoundResult; delivery: DeliveryResult }> {
   const round = await alerterOnce(db, config, log);
   const delivery = await deliverOnce(db, config, log, transports);
   return { round, delivery };

@@ -73,8 +73,21 @@ export function classificationRequest(c: ReviewCandidate, similar: readonly Simi
     value: round(c.value),
     z_score: round(z),
     severity,
-    baseline: { period: baseline.period_type, period_value: baseline.period_value, mean: round(baseline.mean), stddev: round(baseline.stddev), min: round(baseline.min), max: round(baseline.max), samples: baseline.sample_count },
-    similar_past_reviews: similar.map((s) => ({ description: s.description, decision: s.decision, similarity: round(s.similarity), marked_false_positive: s.false_positive })),
+    baseline: {
+      period: baseline.period_type,
+      period_value: baseline.period_value,
+      mean: round(baseline.mean),
+      stddev: round(baseline.stddev),
+      min: round(baseline.min),
+      max: round(baseline.max),
+      samples: baseline.sample_count,
+    },
+    similar_past_reviews: similar.map((s) => ({
+      description: s.description,
+      decision: s.decision,
+      similarity: round(s.similarity),
+      marked_false_positive: s.false_positive,
+    })),
   };
   return `Anomaly candidate (JSON):\n${JSON.stringify(facts)}`;
 }

@@ -6,7 +6,15 @@
  */
 import type { Queryable } from "../../drivers/types.ts";
 import { askForText } from "../ai/shared-summary.ts";
-import { type NewReview, type ReviewRow, type SimilarReview, hasReviewEmbeddings, reviewState, saveReview, similarReviews } from "../datastore/anomaly-reviews.ts";
+import {
+  type NewReview,
+  type ReviewRow,
+  type SimilarReview,
+  hasReviewEmbeddings,
+  reviewState,
+  saveReview,
+  similarReviews,
+} from "../datastore/anomaly-reviews.ts";
 import { embedTexts } from "../llm/embed.ts";
 import type { LlmConfig } from "../llm-config.ts";
 import { choose, defaultProvider } from "../llm/providers.ts";
@@ -66,7 +74,14 @@ export function anomalyReviewer(db: Queryable, llm: LlmConfig, log: Logger): Ano
     // A false-positive mark made after the last review overrules it.
     if (latest && !(falsePositive && latest.decision === "alert")) return outcome(latest as ReviewRow, true);
     const description = describeCandidate(c);
-    const base = { connection_id: c.connection_id, database_name: c.database_name, metric_name: c.metric_name, metric_value: c.value, z_score: c.anomaly.z, description };
+    const base = {
+      connection_id: c.connection_id,
+      database_name: c.database_name,
+      metric_name: c.metric_name,
+      metric_value: c.value,
+      z_score: c.anomaly.z,
+      description,
+    };
     let review: NewReview;
     if (falsePositive) {
       review = { ...base, decision: "suppress", decided_by: "false_positive", tier2_score: null, tier3_result: null };

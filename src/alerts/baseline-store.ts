@@ -17,7 +17,20 @@ const CURRENT_INTERVALS = 3;
 
 /** The metrics pglens keeps baselines of and watches for anomalies. */
 export const BASELINE_METRICS: ReadonlyArray<{ probe: string; metrics: readonly string[] }> = [
-  { probe: "pg_stat_database", metrics: ["xact_commit_per_sec", "xact_rollback_per_sec", "blks_read_per_sec", "tup_returned_per_sec", "tup_inserted_per_sec", "tup_updated_per_sec", "tup_deleted_per_sec", "temp_bytes_per_sec", "numbackends"] },
+  {
+    probe: "pg_stat_database",
+    metrics: [
+      "xact_commit_per_sec",
+      "xact_rollback_per_sec",
+      "blks_read_per_sec",
+      "tup_returned_per_sec",
+      "tup_inserted_per_sec",
+      "tup_updated_per_sec",
+      "tup_deleted_per_sec",
+      "temp_bytes_per_sec",
+      "numbackends",
+    ],
+  },
   { probe: "pg_stat_wal", metrics: ["wal_bytes_per_sec"] },
 ];
 
@@ -36,7 +49,15 @@ export interface History {
  * The history of each metric of `probe` per connection over [from, to]; for probes with a database_name key,
  * per database when `byDatabase`, else summed over the server's entities (as the metrics query does).
  */
-export async function loadHistories(db: Queryable, probeName: string, metricNames: readonly string[], connectionIds: readonly number[], from: number, to: number, byDatabase = true): Promise<History[]> {
+export async function loadHistories(
+  db: Queryable,
+  probeName: string,
+  metricNames: readonly string[],
+  connectionIds: readonly number[],
+  from: number,
+  to: number,
+  byDatabase = true,
+): Promise<History[]> {
   const probe = findProbe(probeName)!;
   const metrics = metricNames.map((m) => parseMetricName(m, probe));
   const rows = await fetchSampleRows(db, { probe, connectionIds, from, to, columns: neededColumns(probe, metrics), filters: {} });
@@ -49,7 +70,8 @@ export async function loadHistories(db: Queryable, probeName: string, metricName
     const interval = configs.get(id)!.get(probeName)!.collection_interval_seconds;
     for (const database of databases) {
       const samples = groupSamples(probe, split ? mine.filter((r) => r.database_name === database) : mine);
-      for (const metric of metrics) histories.push({ connection_id: id, database_name: database, metric, points: metricHistory(probe, metric, samples, interval) });
+      for (const metric of metrics)
+        histories.push({ connection_id: id, database_name: database, metric, points: metricHistory(probe, metric, samples, interval) });
     }
   }
   return histories;
@@ -62,7 +84,8 @@ export async function refreshBaselines(db: Driver, now = Date.now()): Promise<nu
   const rows: Array<Baseline & { connection_id: number; database_name: string; metric_name: string }> = [];
   for (const { probe, metrics } of BASELINE_METRICS) {
     for (const h of await loadHistories(db, probe, metrics, ids, now - LOOKBACK_MS, now)) {
-      for (const b of baselinesOf(h.points)) rows.push({ ...b, connection_id: h.connection_id, database_name: h.database_name, metric_name: baselineName(probe, h.metric.name) });
+      for (const b of baselinesOf(h.points))
+        rows.push({ ...b, connection_id: h.connection_id, database_name: h.database_name, metric_name: baselineName(probe, h.metric.name) });
     }
   }
   // Upsert, then drop what this refresh did not recompute: instances refreshing at once update the same rows
@@ -75,7 +98,21 @@ export async function refreshBaselines(db: Driver, now = Date.now()): Promise<nu
        ON CONFLICT (connection_id, database_name, metric_name, period_type, period_value) DO UPDATE
          SET mean = EXCLUDED.mean, stddev = EXCLUDED.stddev, min = EXCLUDED.min, max = EXCLUDED.max, p50 = EXCLUDED.p50, p95 = EXCLUDED.p95,
              p99 = EXCLUDED.p99, sample_count = EXCLUDED.sample_count, calculated_at = now()`,
-      [column("connection_id"), column("database_name"), column("metric_name"), column("period_type"), column("period_value"), column("mean"), column("stddev"), column("min"), column("max"), column("p50"), column("p95"), column("p99"), column("sample_count")],
+      [
+        column("connection_id"),
+        column("database_name"),
+        column("metric_name"),
+        column("period_type"),
+        column("period_value"),
+        column("mean"),
+        column("stddev"),
+        column("min"),
+        column("max"),
+        column("p50"),
+        column("p95"),
+        column("p99"),
+        column("sample_count"),
+      ],
     );
     await tx.query("DELETE FROM metric_baselines WHERE connection_id = ANY($1::int[]) AND calculated_at < now()", [ids]);
   });
@@ -105,7 +142,14 @@ export async function currentValues(db: Queryable, connectionIds: readonly numbe
     // Far enough back for the sample before the latest (a rate needs both), but only a recent value counts.
     for (const h of await loadHistories(db, probe, metrics, connectionIds, now - 2 * CURRENT_INTERVALS * longest, now)) {
       const last = h.points.at(-1);
-      if (last && now - last.t <= CURRENT_INTERVALS * interval(h.connection_id)) values.push({ connection_id: h.connection_id, database_name: h.database_name, metric_name: baselineName(probe, h.metric.name), t: last.t, value: last.value });
+      if (last && now - last.t <= CURRENT_INTERVALS * interval(h.connection_id))
+        values.push({
+          connection_id: h.connection_id,
+          database_name: h.database_name,
+          metric_name: baselineName(probe, h.metric.name),
+          t: last.t,
+          value: last.value,
+        });
     }
   }
   return values;

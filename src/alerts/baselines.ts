@@ -23,7 +23,10 @@ const GAP_INTERVALS = 3;
 /** The history of one metric over `samples` (one connection, already narrowed to a database if wanted). */
 export function metricHistory(probe: ProbeDefinition, metric: MetricRequest, samples: readonly Sample[], intervalSeconds: number): Point[] {
   if (metric.form === "raw" || metric.form === "dead_tuple_ratio") {
-    return samples.map((s) => levelPointOf(metric, s)).filter((p) => p.count > 0).map((p) => ({ t: p.t, value: p.sum / p.count }));
+    return samples
+      .map((s) => levelPointOf(metric, s))
+      .filter((p) => p.count > 0)
+      .map((p) => ({ t: p.t, value: p.sum / p.count }));
   }
   const spacing = samples.slice(1).map((s, i) => s.t - samples[i].t);
   const gap = GAP_INTERVALS * Math.max(intervalSeconds * 1000, median(spacing) ?? 0);
@@ -31,7 +34,14 @@ export function metricHistory(probe: ProbeDefinition, metric: MetricRequest, sam
   for (const i of intervalsFor(probe, metric.metric, samples)) {
     const ms = i.to - i.from;
     if (i.change === null || ms <= 0 || ms > gap) continue;
-    const value = metric.form === "per_sec" ? i.change / (ms / 1000) : metric.form === "pct" ? (100 * i.change) / ms : metric.form === "sessions" ? i.change / ms : i.change;
+    const value =
+      metric.form === "per_sec"
+        ? i.change / (ms / 1000)
+        : metric.form === "pct"
+          ? (100 * i.change) / ms
+          : metric.form === "sessions"
+            ? i.change / ms
+            : i.change;
     points.push({ t: i.to, value });
   }
   return points;
@@ -56,7 +66,16 @@ export function summarize(values: readonly number[]): Stats | null {
   const sorted = [...values].sort((a, b) => a - b);
   const mean = values.reduce((s, v) => s + v, 0) / values.length;
   const variance = values.length > 1 ? values.reduce((s, v) => s + (v - mean) ** 2, 0) / (values.length - 1) : 0;
-  return { mean, stddev: Math.sqrt(variance), min: sorted[0], max: sorted[sorted.length - 1], p50: percentile(sorted, 50), p95: percentile(sorted, 95), p99: percentile(sorted, 99), sample_count: values.length };
+  return {
+    mean,
+    stddev: Math.sqrt(variance),
+    min: sorted[0],
+    max: sorted[sorted.length - 1],
+    p50: percentile(sorted, 50),
+    p95: percentile(sorted, 95),
+    p99: percentile(sorted, 99),
+    sample_count: values.length,
+  };
 }
 
 export type PeriodType = "all" | "hourly" | "daily";
@@ -77,9 +96,23 @@ export function baselinesOf(points: readonly Point[]): Baseline[] {
     const stats = summarize(values);
     if (stats) result.push({ period_type, period_value, ...stats });
   };
-  add("all", 0, points.map((p) => p.value));
-  for (let h = 0; h < 24; h++) add("hourly", h, points.filter((p) => hourOf(p.t) === h).map((p) => p.value));
-  for (let d = 0; d < 7; d++) add("daily", d, points.filter((p) => dayOf(p.t) === d).map((p) => p.value));
+  add(
+    "all",
+    0,
+    points.map((p) => p.value),
+  );
+  for (let h = 0; h < 24; h++)
+    add(
+      "hourly",
+      h,
+      points.filter((p) => hourOf(p.t) === h).map((p) => p.value),
+    );
+  for (let d = 0; d < 7; d++)
+    add(
+      "daily",
+      d,
+      points.filter((p) => dayOf(p.t) === d).map((p) => p.value),
+    );
   return result;
 }
 

@@ -35,7 +35,8 @@ export interface EffectiveSetting {
 
 export function effectiveSetting(rule: RuleDefaults, overrides: readonly Override[], where: Placement, database: string): EffectiveSetting {
   const mine = overrides.filter((o) => o.rule_id === rule.id);
-  const find = (scope: Override["scope"], id: number | null, db = "") => (id === null ? undefined : mine.find((o) => o.scope === scope && o.scope_id === id && o.database_name === db));
+  const find = (scope: Override["scope"], id: number | null, db = "") =>
+    id === null ? undefined : mine.find((o) => o.scope === scope && o.scope_id === id && o.database_name === db);
   const candidates: Array<[EffectiveSetting["source"], Override | undefined]> = [
     ["server_database", database ? find("server", where.connectionId, database) : undefined],
     ["server", find("server", where.connectionId)],
@@ -45,9 +46,26 @@ export function effectiveSetting(rule: RuleDefaults, overrides: readonly Overrid
   const forMinutes = rule.default_for_minutes ?? 0;
   const clearDelay = rule.default_clear_delay_minutes ?? 0;
   for (const [source, o] of candidates) {
-    if (o) return { operator: o.operator, threshold: o.threshold, severity: o.severity, enabled: o.enabled, for_minutes: o.for_minutes ?? forMinutes, clear_delay_minutes: o.clear_delay_minutes ?? clearDelay, source };
+    if (o)
+      return {
+        operator: o.operator,
+        threshold: o.threshold,
+        severity: o.severity,
+        enabled: o.enabled,
+        for_minutes: o.for_minutes ?? forMinutes,
+        clear_delay_minutes: o.clear_delay_minutes ?? clearDelay,
+        source,
+      };
   }
-  return { operator: rule.default_operator, threshold: rule.default_threshold, severity: rule.default_severity, enabled: rule.default_enabled, for_minutes: forMinutes, clear_delay_minutes: clearDelay, source: "default" };
+  return {
+    operator: rule.default_operator,
+    threshold: rule.default_threshold,
+    severity: rule.default_severity,
+    enabled: rule.default_enabled,
+    for_minutes: forMinutes,
+    clear_delay_minutes: clearDelay,
+    source: "default",
+  };
 }
 
 export function violates(value: number, operator: Operator, threshold: number): boolean {

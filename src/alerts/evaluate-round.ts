@@ -79,7 +79,6 @@ export interface RoundChanges {
   clearing: Array<{ id: number; since: number }>;
 }
 
-
 const STALENESS_METRIC = "probe_staleness_ratio";
 const round = (v: number) => Number(v.toPrecision(4));
 const CONNECTION_METRIC = "";
@@ -140,8 +139,22 @@ export function evaluateRound(input: RoundInput): RoundChanges {
         const setting = effectiveSetting(rule, input.overrides, conn, r.database_name);
         if (!setting.enabled || !violates(r.value, setting.operator, setting.threshold)) continue;
         fire(
-          { alert_type: "threshold", rule_id: rule.id, metric_name: rule.metric_name, connection_id: conn.connectionId, database_name: r.database_name, object_name: r.object_name },
-          { metric_value: r.value, threshold_value: setting.threshold, operator: setting.operator, severity: setting.severity, title: thresholdTitle(rule, conn, r), description: rule.description },
+          {
+            alert_type: "threshold",
+            rule_id: rule.id,
+            metric_name: rule.metric_name,
+            connection_id: conn.connectionId,
+            database_name: r.database_name,
+            object_name: r.object_name,
+          },
+          {
+            metric_value: r.value,
+            threshold_value: setting.threshold,
+            operator: setting.operator,
+            severity: setting.severity,
+            title: thresholdTitle(rule, conn, r),
+            description: rule.description,
+          },
           { forMinutes: setting.for_minutes, clearDelayMinutes: setting.clear_delay_minutes },
         );
       }
@@ -151,7 +164,8 @@ export function evaluateRound(input: RoundInput): RoundChanges {
   for (const a of input.anomalies ?? []) {
     const { z, baseline } = a.anomaly;
     const where = a.database_name ? ` (${a.database_name})` : "";
-    const period = baseline.period_type === "all" ? "7-day" : baseline.period_type === "hourly" ? `hour-${baseline.period_value} UTC` : `weekday-${baseline.period_value}`;
+    const period =
+      baseline.period_type === "all" ? "7-day" : baseline.period_type === "hourly" ? `hour-${baseline.period_value} UTC` : `weekday-${baseline.period_value}`;
     fire(
       { alert_type: "anomaly", rule_id: null, metric_name: a.metric_name, connection_id: a.connection_id, database_name: a.database_name, object_name: "" },
       {
@@ -162,7 +176,17 @@ export function evaluateRound(input: RoundInput): RoundChanges {
         title: `Anomaly: ${a.metric_name}${where}`,
         description: `${round(a.value)} is ${round(z)} standard deviations from its ${period} baseline (mean ${round(baseline.mean)}, stddev ${round(baseline.stddev)}, ${baseline.sample_count} samples)`,
         anomaly_score: z,
-        anomaly_details: { z_score: z, baseline: { period_type: baseline.period_type, period_value: baseline.period_value, mean: baseline.mean, stddev: baseline.stddev, sample_count: baseline.sample_count }, ...a.review },
+        anomaly_details: {
+          z_score: z,
+          baseline: {
+            period_type: baseline.period_type,
+            period_value: baseline.period_value,
+            mean: baseline.mean,
+            stddev: baseline.stddev,
+            sample_count: baseline.sample_count,
+          },
+          ...a.review,
+        },
       },
     );
   }
@@ -182,7 +206,11 @@ export function evaluateRound(input: RoundInput): RoundChanges {
 
 const NO_DAMPERS: Dampers = { forMinutes: 0, clearDelayMinutes: 0 };
 
-const damperState = (a: OpenAlert): DamperState => ({ status: a.status, pendingSince: a.pending_since?.getTime() ?? null, clearingSince: a.clearing_since?.getTime() ?? null });
+const damperState = (a: OpenAlert): DamperState => ({
+  status: a.status,
+  pendingSince: a.pending_since?.getTime() ?? null,
+  clearingSince: a.clearing_since?.getTime() ?? null,
+});
 
 /** Where a threshold alert's rule stands now: the rule, if pglens evaluates it, and its setting on the alert's server. */
 function ruleNow(alert: OpenAlert, input: RoundInput) {
@@ -205,7 +233,10 @@ function whyCleared(alert: OpenAlert, input: RoundInput): Omit<ClearedAlert, "id
   const ruled = ruleNow(alert, input);
   if (!ruled?.rule.available) return { reason: "the rule is no longer evaluated", value: null };
   if (!ruled.setting.enabled) return { reason: "the rule was disabled", value: null };
-  const reading = input.readings.get(alert.connection_id)?.get(alert.metric_name)?.find((r) => r.database_name === alert.database_name && r.object_name === alert.object_name);
+  const reading = input.readings
+    .get(alert.connection_id)
+    ?.get(alert.metric_name)
+    ?.find((r) => r.database_name === alert.database_name && r.object_name === alert.object_name);
   if (!reading) return { reason: "no current value (the data is stale or the object is gone)", value: null };
   return { reason: "back within the threshold", value: reading.value };
 }

@@ -26,11 +26,23 @@ async function latestTwo(db: Queryable, probe: string, connectionIds: readonly n
   );
   const byConnection = new Map<number, Sample[]>();
   const definition = findProbe(probe)!;
-  for (const id of connectionIds) byConnection.set(id, groupSamples(definition, rows.filter((r) => r.connection_id === id)));
+  for (const id of connectionIds)
+    byConnection.set(
+      id,
+      groupSamples(
+        definition,
+        rows.filter((r) => r.connection_id === id),
+      ),
+    );
   return byConnection;
 }
 
-export async function loadReadings(db: Queryable, connectionIds: readonly number[], metrics: readonly AlertMetric[], now: Date): Promise<Map<number, Map<string, Reading[]>>> {
+export async function loadReadings(
+  db: Queryable,
+  connectionIds: readonly number[],
+  metrics: readonly AlertMetric[],
+  now: Date,
+): Promise<Map<number, Map<string, Reading[]>>> {
   const result = new Map<number, Map<string, Reading[]>>();
   if (connectionIds.length === 0) return result;
   const configs = await effectiveProbeConfigs(db, connectionIds);

@@ -8,7 +8,17 @@ import { ForbiddenError } from "../errors.ts";
 import type { User } from "../datastore/users.ts";
 import { type Grants, effectiveGroupGrants } from "../datastore/groups.ts";
 import { ACCESS_LEVELS, ADMIN_PERMISSIONS, ALL } from "../vocabulary/permissions.ts";
-import { type Authority, RANK, actsAsSuperuser, connectionAccess, hasAdminPermission, holdsAllConnections, loadAuthority, mayUseTool, type ConnectionOwnership } from "./rbac.ts";
+import {
+  type Authority,
+  RANK,
+  actsAsSuperuser,
+  connectionAccess,
+  hasAdminPermission,
+  holdsAllConnections,
+  loadAuthority,
+  mayUseTool,
+  type ConnectionOwnership,
+} from "./rbac.ts";
 
 const NOBODY = { userId: 0, username: "", isSuperuser: false, via: "session" as const, tokenHash: "" };
 

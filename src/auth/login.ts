@@ -16,7 +16,12 @@ export type LoginOutcome =
   | { ok: false; reason: "invalid" }
   | { ok: false; reason: "throttled"; retryAfterSeconds: number };
 
-export async function login(db: Queryable, config: Config, log: Logger, attempt: { username: string; password: string; clientAddress: string }): Promise<LoginOutcome> {
+export async function login(
+  db: Queryable,
+  config: Config,
+  log: Logger,
+  attempt: { username: string; password: string; clientAddress: string },
+): Promise<LoginOutcome> {
   const rules = config.auth;
   const addressKey = `address:${attempt.clientAddress}`;
   const accountKey = `account:${attempt.username.toLowerCase()}@${attempt.clientAddress}`;

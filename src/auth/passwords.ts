@@ -13,7 +13,11 @@ const MIN_LENGTH = 12;
 const MAX_LENGTH = 1024;
 
 const encoder = new TextEncoder();
-const b64 = (bytes: Uint8Array) => btoa(String.fromCharCode(...bytes)).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+const b64 = (bytes: Uint8Array) =>
+  btoa(String.fromCharCode(...bytes))
+    .replace(/\+/g, "-")
+    .replace(/\//g, "_")
+    .replace(/=+$/, "");
 const unb64 = (text: string) => Uint8Array.from(atob(text.replace(/-/g, "+").replace(/_/g, "/")), (c) => c.charCodeAt(0));
 
 async function derive(password: string, salt: Uint8Array, rounds: number, iterations: number): Promise<Uint8Array> {
@@ -33,7 +37,10 @@ export function constantTimeEqual(a: Uint8Array, b: Uint8Array): boolean {
 }
 
 /** `cost` lowers the work for test fixtures only; real hashes use the default. */
-export async function hashPassword(password: string, cost: { rounds: number; iterations: number } = { rounds: ROUNDS, iterations: ITERATIONS }): Promise<string> {
+export async function hashPassword(
+  password: string,
+  cost: { rounds: number; iterations: number } = { rounds: ROUNDS, iterations: ITERATIONS },
+): Promise<string> {
   const salt = crypto.getRandomValues(new Uint8Array(16));
   const hash = await derive(password, salt, cost.rounds, cost.iterations);
   return `pbkdf2-sha256$${cost.rounds}x${cost.iterations}$${b64(salt)}$${b64(hash)}`;

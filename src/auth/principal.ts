@@ -56,7 +56,14 @@ export async function resolveCaller(db: Queryable, token: string, hash?: string)
     [hash],
   );
   if (!row) return null;
-  const principal: Principal = { userId: row.id, username: row.username, isSuperuser: row.is_superuser, via: session ? "session" : "api_token", tokenId: row.token_id ?? undefined, tokenHash: hash };
+  const principal: Principal = {
+    userId: row.id,
+    username: row.username,
+    isSuperuser: row.is_superuser,
+    via: session ? "session" : "api_token",
+    tokenId: row.token_id ?? undefined,
+    tokenHash: hash,
+  };
   return {
     principal,
     groups: row.groups,

@@ -86,6 +86,7 @@ export function connectionAccess(a: Authority, c: ConnectionOwnership): AccessLe
 
 /** Effective rights of a user (for the privileges endpoints): superusers hold everything. */
 export function effectiveGrants(a: Authority): Grants {
-  if (a.principal.isSuperuser) return { mcp_privileges: [ALL], connection_privileges: [{ connection_id: 0, access_level: "read_write" }], admin_permissions: [ALL] };
+  if (a.principal.isSuperuser)
+    return { mcp_privileges: [ALL], connection_privileges: [{ connection_id: 0, access_level: "read_write" }], admin_permissions: [ALL] };
   return a.grants;
 }

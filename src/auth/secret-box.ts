@@ -4,7 +4,11 @@
  * Stored as `v1.<iv>.<ciphertext+tag>` in base64url; the version prefix leaves room for key rotation.
  */
 const SALT = new TextEncoder().encode("pglens stored secrets v1");
-const b64 = (bytes: Uint8Array) => btoa(String.fromCharCode(...bytes)).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+const b64 = (bytes: Uint8Array) =>
+  btoa(String.fromCharCode(...bytes))
+    .replace(/\+/g, "-")
+    .replace(/\//g, "_")
+    .replace(/=+$/, "");
 const unb64 = (text: string) => Uint8Array.from(atob(text.replace(/-/g, "+").replace(/_/g, "/")), (c) => c.charCodeAt(0));
 
 /** A secret is missing or unusable: the operator must configure PGLENS_SECRET. */
@@ -23,7 +27,10 @@ function keyFor(secret: string): Promise<CryptoKey> {
     key = crypto.subtle
       .importKey("raw", new TextEncoder().encode(secret), "PBKDF2", false, ["deriveKey"])
       .then((material) =>
-        crypto.subtle.deriveKey({ name: "PBKDF2", hash: "SHA-256", salt: SALT, iterations: 100_000 }, material, { name: "AES-GCM", length: 256 }, false, ["encrypt", "decrypt"]),
+        crypto.subtle.deriveKey({ name: "PBKDF2", hash: "SHA-256", salt: SALT, iterations: 100_000 }, material, { name: "AES-GCM", length: 256 }, false, [
+          "encrypt",
+          "decrypt",
+        ]),
       );
     keys.set(secret, key);
   }
@@ -31,7 +38,8 @@ function keyFor(secret: string): Promise<CryptoKey> {
 }
 
 function requireSecret(secret: string | undefined): string {
-  if (!secret) throw new SecretUnavailableError("PGLENS_SECRET is not set, so stored passwords cannot be encrypted or read; set it (16+ characters) and restart");
+  if (!secret)
+    throw new SecretUnavailableError("PGLENS_SECRET is not set, so stored passwords cannot be encrypted or read; set it (16+ characters) and restart");
   return secret;
 }
 
@@ -45,7 +53,11 @@ export async function open(sealed: string, secret: string | undefined): Promise<
   const [version, iv, data] = sealed.split(".");
   if (version !== "v1" || !iv || !data) throw new SecretUnavailableError("a stored secret has an unknown format");
   try {
-    const plain = await crypto.subtle.decrypt({ name: "AES-GCM", iv: unb64(iv) as BufferSource }, await keyFor(requireSecret(secret)), unb64(data) as BufferSource);
+    const plain = await crypto.subtle.decrypt(
+      { name: "AES-GCM", iv: unb64(iv) as BufferSource },
+      await keyFor(requireSecret(secret)),
+      unb64(data) as BufferSource,
+    );
     return new TextDecoder().decode(plain);
   } catch (err) {
     if (err instanceof SecretUnavailableError) throw err;

@@ -9,7 +9,10 @@ export const SESSION_TOKEN_PREFIX = "pglens_session_";
 
 function randomSecret(): string {
   const bytes = crypto.getRandomValues(new Uint8Array(32));
-  return btoa(String.fromCharCode(...bytes)).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+  return btoa(String.fromCharCode(...bytes))
+    .replace(/\+/g, "-")
+    .replace(/\//g, "_")
+    .replace(/=+$/, "");
 }
 
 export const newApiToken = () => API_TOKEN_PREFIX + randomSecret();

@@ -18,7 +18,8 @@ export function checkTimezone(timezone: string): void {
 /** A parsed schedule; throws InputError naming the problem with the expression or the timezone. */
 export function parseSchedule(expression: string, timezone: string): Cron {
   checkTimezone(timezone);
-  if (expression.trim().startsWith("@")) throw new InputError(`cron_expression: give 5 fields (minute hour day-of-month month day-of-week), not a shorthand like ${expression.trim()}`);
+  if (expression.trim().startsWith("@"))
+    throw new InputError(`cron_expression: give 5 fields (minute hour day-of-month month day-of-week), not a shorthand like ${expression.trim()}`);
   try {
     return new Cron(expression, { mode: "5-part", timezone, paused: true });
   } catch (err) {

@@ -16,11 +16,21 @@ export interface ScopeTarget {
   database_name: string | null;
 }
 
-const ID_OF: Record<Exclude<BlackoutScope, "estate">, "group_id" | "cluster_id" | "connection_id"> = { group: "group_id", cluster: "cluster_id", server: "connection_id" };
+const ID_OF: Record<Exclude<BlackoutScope, "estate">, "group_id" | "cluster_id" | "connection_id"> = {
+  group: "group_id",
+  cluster: "cluster_id",
+  server: "connection_id",
+};
 const IDS = ["group_id", "cluster_id", "connection_id"] as const;
 
 /** The scope and ids as given, checked for consistency; throws InputError saying what to change. */
-export function checkScope(input: { scope: BlackoutScope; group_id?: number | null; cluster_id?: number | null; connection_id?: number | null; database_name?: string | null }): ScopeTarget {
+export function checkScope(input: {
+  scope: BlackoutScope;
+  group_id?: number | null;
+  cluster_id?: number | null;
+  connection_id?: number | null;
+  database_name?: string | null;
+}): ScopeTarget {
   const given = IDS.filter((k) => input[k] !== undefined && input[k] !== null);
   if (input.scope === "estate") {
     if (given.length) throw new InputError(`estate scope takes no ${given.join(", ")}: it covers every server`);

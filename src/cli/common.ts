@@ -18,5 +18,11 @@ export async function withDatastore<T>(work: (db: Driver) => Promise<T>): Promis
 /** Prints rows as aligned columns. */
 export function printTable(header: string[], rows: Array<Array<string | number>>): void {
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => String(r[i]).length)));
-  for (const line of [header, ...rows]) console.log(line.map((cell, i) => String(cell).padEnd(widths[i])).join("  ").trimEnd());
+  for (const line of [header, ...rows])
+    console.log(
+      line
+        .map((cell, i) => String(cell).padEnd(widths[i]))
+        .join("  ")
+        .trimEnd(),
+    );
 }

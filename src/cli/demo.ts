@@ -68,7 +68,9 @@ async function monitorRole(url: string, create: boolean): Promise<string> {
     const [{ rolsuper }] = (await client.query<{ rolsuper: boolean }>("SELECT rolsuper FROM pg_roles WHERE rolname = current_user")).rows;
     if (!rolsuper) return url;
     if (!create) {
-      console.error(`warning: ${decodeURIComponent(new URL(url).username || "postgres")} is a superuser; the live tools will refuse this connection. Run again with --monitor-role to monitor as a pg_monitor role, or give the connection a pg_monitor live_username`);
+      console.error(
+        `warning: ${decodeURIComponent(new URL(url).username || "postgres")} is a superuser; the live tools will refuse this connection. Run again with --monitor-role to monitor as a pg_monitor role, or give the connection a pg_monitor live_username`,
+      );
       return url;
     }
     const password = randomBytes(24).toString("base64url");
@@ -105,8 +107,8 @@ export async function demoCommand(args: string[]): Promise<number> {
         sslmode: "disable",
         ssl_root_cert: null,
         allow_cleartext_password: false,
-    live_username: null,
-    live_password_secret: null,
+        live_username: null,
+        live_password_secret: null,
         is_monitored: true,
         is_shared: true,
         description: "Registered by pglens demo",

@@ -14,11 +14,15 @@ import { UsageError } from "./usage-error.ts";
 const USAGE = "usage: pglens group grant NAME [--member USER]... [--mcp TOOL[,TOOL...]|'*'] [--connections ID[:read|read_write][,...]] (connection 0: all)";
 
 function parseConnections(list: string[]): Array<{ connection_id: number; access_level: AccessLevel }> {
-  return list.flatMap((v) => v.split(",")).filter(Boolean).map((item) => {
-    const [id, level = "read"] = item.split(":");
-    if (!/^\d+$/.test(id) || !(ACCESS_LEVELS as readonly string[]).includes(level)) throw new UsageError(`--connections: ${JSON.stringify(item)} is not ID[:read|read_write]\n${USAGE}`);
-    return { connection_id: Number(id), access_level: level as AccessLevel };
-  });
+  return list
+    .flatMap((v) => v.split(","))
+    .filter(Boolean)
+    .map((item) => {
+      const [id, level = "read"] = item.split(":");
+      if (!/^\d+$/.test(id) || !(ACCESS_LEVELS as readonly string[]).includes(level))
+        throw new UsageError(`--connections: ${JSON.stringify(item)} is not ID[:read|read_write]\n${USAGE}`);
+      return { connection_id: Number(id), access_level: level as AccessLevel };
+    });
 }
 
 export async function groupCommand(args: string[]): Promise<number> {
@@ -31,7 +35,12 @@ export async function groupCommand(args: string[]): Promise<number> {
   const { values, positionals } = parseArgs({
     args: rest,
     allowPositionals: true,
-    options: { member: { type: "string", multiple: true }, mcp: { type: "string", multiple: true }, connections: { type: "string", multiple: true }, help: { type: "boolean", short: "h" } },
+    options: {
+      member: { type: "string", multiple: true },
+      mcp: { type: "string", multiple: true },
+      connections: { type: "string", multiple: true },
+      help: { type: "boolean", short: "h" },
+    },
   });
   if (values.help) {
     console.log(USAGE);
@@ -39,7 +48,10 @@ export async function groupCommand(args: string[]): Promise<number> {
   }
   const [name] = positionals;
   if (!name || positionals.length > 1) throw new UsageError(USAGE);
-  const mcp = (values.mcp ?? []).flatMap((v) => v.split(",")).map((s) => s.trim()).filter(Boolean);
+  const mcp = (values.mcp ?? [])
+    .flatMap((v) => v.split(","))
+    .map((s) => s.trim())
+    .filter(Boolean);
   const connections = parseConnections(values.connections ?? []);
   return withDatastore((db) =>
     db.transaction(async (tx) => {
@@ -56,7 +68,10 @@ export async function groupCommand(args: string[]): Promise<number> {
         await setMcpGrants(tx, group.id, [...current.mcp_privileges, ...mcp]);
       }
       if (connections.length) {
-        await checkConnectionIds(tx, connections.map((c) => c.connection_id));
+        await checkConnectionIds(
+          tx,
+          connections.map((c) => c.connection_id),
+        );
         const merged = new Map(current.connection_privileges.map((c) => [c.connection_id, c]));
         for (const c of connections) merged.set(c.connection_id, c);
         await setConnectionGrants(tx, group.id, [...merged.values()]);

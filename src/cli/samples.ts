@@ -35,7 +35,9 @@ export async function samplesCommand(args: string[]): Promise<number> {
         console.error(`imported ${n.toLocaleString("en-US")} rows so far...`);
       },
     });
-    console.error(`imported ${rows.toLocaleString("en-US")} rows into ${values.probe} for connection ${connectionId} in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+    console.error(
+      `imported ${rows.toLocaleString("en-US")} rows into ${values.probe} for connection ${connectionId} in ${((Date.now() - started) / 1000).toFixed(1)} s`,
+    );
     return 0;
   });
 }

@@ -9,7 +9,10 @@ export async function tokenCommand(args: string[]): Promise<number> {
   const [sub, ...rest] = args;
   switch (sub) {
     case "create": {
-      const { values } = parseArgs({ args: rest, options: { user: { type: "string" }, expires: { type: "string" }, note: { type: "string" }, json: { type: "boolean" } } });
+      const { values } = parseArgs({
+        args: rest,
+        options: { user: { type: "string" }, expires: { type: "string" }, note: { type: "string" }, json: { type: "boolean" } },
+      });
       if (!values.user) throw new UsageError("usage: pglens token create --user NAME [--expires 30d|12h|2w|6m|1y|never] [--note TEXT] [--json]");
       return withDatastore(async (db) => {
         const t = await issueApiToken(db, { owner: values.user!, note: values.note, expires: values.expires });
@@ -25,12 +28,31 @@ export async function tokenCommand(args: string[]): Promise<number> {
       const { values } = parseArgs({ args: rest, options: { json: { type: "boolean" } } });
       return withDatastore(async (db) => {
         const tokens = await listApiTokens(db);
-        if (values.json) console.log(JSON.stringify(tokens.map((t) => ({ id: t.id, owner: t.username, note: t.note, token_prefix: t.token_prefix, created_at: t.created_at, expires_at: t.expires_at }))));
+        if (values.json)
+          console.log(
+            JSON.stringify(
+              tokens.map((t) => ({
+                id: t.id,
+                owner: t.username,
+                note: t.note,
+                token_prefix: t.token_prefix,
+                created_at: t.created_at,
+                expires_at: t.expires_at,
+              })),
+            ),
+          );
         else {
           const now = Date.now();
           printTable(
             ["ID", "OWNER", "PREFIX", "EXPIRES", "STATE", "NOTE"],
-            tokens.map((t) => [t.id, t.username, t.token_prefix, t.expires_at?.toISOString() ?? "never", t.expires_at && t.expires_at.getTime() < now ? "expired" : "active", t.note]),
+            tokens.map((t) => [
+              t.id,
+              t.username,
+              t.token_prefix,
+              t.expires_at?.toISOString() ?? "never",
+              t.expires_at && t.expires_at.getTime() < now ? "expired" : "active",
+              t.note,
+            ]),
           );
         }
         return 0;

@@ -13,7 +13,14 @@ export async function userCommand(args: string[]): Promise<number> {
       const users = await listUsers(db);
       printTable(
         ["ID", "USERNAME", "SUPERUSER", "SERVICE", "STATE", "LAST LOGIN"],
-        users.map((u) => [u.id, u.username, u.is_superuser ? "yes" : "", u.is_service_account ? "yes" : "", u.locked ? "locked" : u.enabled ? "enabled" : "disabled", u.last_login?.toISOString() ?? ""]),
+        users.map((u) => [
+          u.id,
+          u.username,
+          u.is_superuser ? "yes" : "",
+          u.is_service_account ? "yes" : "",
+          u.locked ? "locked" : u.enabled ? "enabled" : "disabled",
+          u.last_login?.toISOString() ?? "",
+        ]),
       );
       return 0;
     });
@@ -32,7 +39,8 @@ export async function userCommand(args: string[]): Promise<number> {
     },
   });
   const [username] = positionals;
-  if (!username || positionals.length > 1) throw new UsageError("usage: pglens user create NAME [--superuser] [--service-account] [--password-file FILE|-] [--display-name TEXT] [--email ADDRESS]");
+  if (!username || positionals.length > 1)
+    throw new UsageError("usage: pglens user create NAME [--superuser] [--service-account] [--password-file FILE|-] [--display-name TEXT] [--email ADDRESS]");
   let passwordHash: string | null = null;
   if (!values["service-account"]) {
     const password = await readPassword({ file: values["password-file"], argv: values.password });

@@ -44,7 +44,11 @@ export interface ReplicationCluster {
 const LOOPBACK = new Set(["localhost", "127.0.0.1", "::1"]);
 const sameHost = (a: string, b: string) => a.toLowerCase() === b.toLowerCase() || (LOOPBACK.has(a.toLowerCase()) && LOOPBACK.has(b.toLowerCase()));
 
-export function detectReplicationClusters(nodes: readonly NodeRole[], subscriptions: readonly Subscription[] = [], servers: readonly ServerAddress[] = nodes): ReplicationCluster[] {
+export function detectReplicationClusters(
+  nodes: readonly NodeRole[],
+  subscriptions: readonly Subscription[] = [],
+  servers: readonly ServerAddress[] = nodes,
+): ReplicationCluster[] {
   const bySystem = new Map<string, NodeRole[]>();
   for (const n of nodes) {
     if (!n.system_identifier) continue;
@@ -60,13 +64,24 @@ export function detectReplicationClusters(nodes: readonly NodeRole[], subscripti
     const ordered = [...group].sort((a, b) => Number(b.connection_id === primary) - Number(a.connection_id === primary) || a.connection_id - b.connection_id);
     const edges: ReplicationCluster["edges"] = [];
     for (const standby of group.filter((n) => n.is_in_recovery)) {
-      const upstream = group.find((m) => m !== standby && standby.sender_host !== null && sameHost(m.host, standby.sender_host) && m.port === standby.sender_port);
+      const upstream = group.find(
+        (m) => m !== standby && standby.sender_host !== null && sameHost(m.host, standby.sender_host) && m.port === standby.sender_port,
+      );
       const target = upstream?.connection_id ?? primary;
       if (target !== null && target !== standby.connection_id) edges.push({ source: standby.connection_id, target, type: "streams_from" });
     }
-    clusters.push({ prefix, kind: "physical", primary, members: ordered.map((n) => ({ connection_id: n.connection_id, role: n.is_in_recovery ? "standby" : "primary" })), edges });
+    clusters.push({
+      prefix,
+      kind: "physical",
+      primary,
+      members: ordered.map((n) => ({ connection_id: n.connection_id, role: n.is_in_recovery ? "standby" : "primary" })),
+      edges,
+    });
   }
-  return [...clusters.sort((a, b) => a.prefix.localeCompare(b.prefix)), ...logicalClusters(subscriptions, servers, new Set(clusters.flatMap((c) => c.members.map((m) => m.connection_id))))];
+  return [
+    ...clusters.sort((a, b) => a.prefix.localeCompare(b.prefix)),
+    ...logicalClusters(subscriptions, servers, new Set(clusters.flatMap((c) => c.members.map((m) => m.connection_id)))),
+  ];
 }
 
 function logicalClusters(subscriptions: readonly Subscription[], servers: readonly ServerAddress[], taken: ReadonlySet<number>): ReplicationCluster[] {

@@ -52,7 +52,10 @@ async function checkReachability(db: Driver, config: Config, log: Logger, all: r
   await eachLimited(due, 4, async (id) => {
     const conn = all.find((c) => c.id === id);
     if (!conn) return;
-    const answered = await withMonitoredClient(conn, config.secret, (client) => client.query("SELECT 1"), { connectTimeoutMs: 3000, statementTimeoutMs: 3000 }).then(
+    const answered = await withMonitoredClient(conn, config.secret, (client) => client.query("SELECT 1"), {
+      connectTimeoutMs: 3000,
+      statementTimeoutMs: 3000,
+    }).then(
       () => true,
       () => false,
     );
@@ -69,9 +72,14 @@ export async function collectOnce(db: Driver, config: Config, log: Logger, optio
   const waiting = await backingOff(db);
   const connections = all.filter((c) => !waiting.has(c.id));
   if (connections.length) {
-    const effective = await effectiveProbeConfigs(db, connections.map((c) => c.id));
+    const effective = await effectiveProbeConfigs(
+      db,
+      connections.map((c) => c.id),
+    );
     const candidates: Candidate[] = connections.flatMap((c) =>
-      [...effective.get(c.id)!.values()].filter((e) => e.is_enabled).map((e) => ({ connectionId: c.id, probe: e.probe_name, intervalSeconds: e.collection_interval_seconds })),
+      [...effective.get(c.id)!.values()]
+        .filter((e) => e.is_enabled)
+        .map((e) => ({ connectionId: c.id, probe: e.probe_name, intervalSeconds: e.collection_interval_seconds })),
     );
     const claimedAt = Date.now();
     const claimed = await claimDue(db, candidates);
@@ -87,7 +95,11 @@ export async function collectOnce(db: Driver, config: Config, log: Logger, optio
         if (!run.reachable) {
           const shortest = Math.min(...work.map((w) => w.intervalSeconds));
           await recordUnreachable(db, id, run.error!, Math.max(5, Math.min(shortest, 60)));
-          await releaseClaims(db, id, work.map((w) => w.probe));
+          await releaseClaims(
+            db,
+            id,
+            work.map((w) => w.probe),
+          );
           result.unreachable.push({ connectionId: id, error: run.error! });
           log.warn("monitored server unreachable", { connection_id: id, error: run.error });
           return;

@@ -26,7 +26,11 @@ export async function importSamples(db: Driver, options: ImportOptions): Promise
     const flush = async () => {
       if (batch.length === 0) return;
       const lines = lineOf;
-      written += await writeSamplesIn(tx, { connectionId: options.connectionId, probe: options.probe, rows: batch, describeRow: (i) => `line ${lines[i]}` }, written);
+      written += await writeSamplesIn(
+        tx,
+        { connectionId: options.connectionId, probe: options.probe, rows: batch, describeRow: (i) => `line ${lines[i]}` },
+        written,
+      );
       batch = [];
       lineOf = [];
       options.onProgress?.(written);

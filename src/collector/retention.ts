@@ -5,12 +5,21 @@ import { PROBES } from "../probes/index.ts";
 
 /** Partitions whose upper bound lies before now minus the probe's longest retention; returns their names. */
 export async function dropExpiredPartitions(db: Queryable, now = new Date()): Promise<string[]> {
-  const retention = await db.query<{ probe_name: string; days: number }>("SELECT probe_name, max(retention_days) AS days FROM probe_configs GROUP BY probe_name");
+  const retention = await db.query<{ probe_name: string; days: number }>(
+    "SELECT probe_name, max(retention_days) AS days FROM probe_configs GROUP BY probe_name",
+  );
   const dropped: string[] = [];
   for (const probe of PROBES) {
     const days = retention.find((r) => r.probe_name === probe.name)?.days ?? probe.defaultRetentionDays;
     const cutoff = now.getTime() - days * 86_400_000;
-    for (const table of [probe.name, changesTableName(probe.name), irregularTableName(probe.name), levelsTableName(probe.name), changeCellsTableName(probe.name), entityCellsTableName(probe.name)]) {
+    for (const table of [
+      probe.name,
+      changesTableName(probe.name),
+      irregularTableName(probe.name),
+      levelsTableName(probe.name),
+      changeCellsTableName(probe.name),
+      entityCellsTableName(probe.name),
+    ]) {
       const partitions = await db.query<{ name: string; bound: string }>(
         `SELECT c.relname AS name, pg_get_expr(c.relpartbound, c.oid) AS bound
            FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid

@@ -37,7 +37,12 @@ async function installedExtension(client: pg.Client, extension: string): Promise
 const INSUFFICIENT_PRIVILEGE = "42501";
 
 /** Runs a probe's statements in one database, timing it into `g`. */
-async function runProbe(client: pg.Client, probe: ProbeDefinition, major: number, g: Gathered): Promise<{ rows: Record<string, unknown>[] } | { unavailable: string }> {
+async function runProbe(
+  client: pg.Client,
+  probe: ProbeDefinition,
+  major: number,
+  g: Gathered,
+): Promise<{ rows: Record<string, unknown>[] } | { unavailable: string }> {
   const started = performance.now();
   try {
     return await queryProbe(client, probe, major);
@@ -97,24 +102,33 @@ export async function runConnection(
   let databases: string[] = [];
   let major = 0;
   try {
-    await withMonitoredClient(conn, secret, async (client) => {
-      major = Math.floor(Number((await client.query<{ v: string }>(markCollectorSql("SELECT current_setting('server_version_num') AS v"))).rows[0].v) / 10000);
-      databases = (
-        await client.query<{ datname: string }>(
-          markCollectorSql("SELECT datname FROM pg_database WHERE datallowconn AND NOT datistemplate AND has_database_privilege(datname, 'CONNECT') ORDER BY datname"),
-        )
-      ).rows.map((r) => r.datname);
-      for (const probe of serverProbes) {
-        const g = gathered.get(probe.name)!;
-        try {
-          const result = await runProbe(client, probe, major, g);
-          if ("unavailable" in result) g.unavailable = result.unavailable;
-          else g.rows.push(...result.rows);
-        } catch (err) {
-          note(g, conn.database_name, err);
+    await withMonitoredClient(
+      conn,
+      secret,
+      async (client) => {
+        major = Math.floor(
+          Number((await client.query<{ v: string }>(markCollectorSql("SELECT current_setting('server_version_num') AS v"))).rows[0].v) / 10000,
+        );
+        databases = (
+          await client.query<{ datname: string }>(
+            markCollectorSql(
+              "SELECT datname FROM pg_database WHERE datallowconn AND NOT datistemplate AND has_database_privilege(datname, 'CONNECT') ORDER BY datname",
+            ),
+          )
+        ).rows.map((r) => r.datname);
+        for (const probe of serverProbes) {
+          const g = gathered.get(probe.name)!;
+          try {
+            const result = await runProbe(client, probe, major, g);
+            if ("unavailable" in result) g.unavailable = result.unavailable;
+            else g.rows.push(...result.rows);
+          } catch (err) {
+            note(g, conn.database_name, err);
+          }
         }
-      }
-    }, options);
+      },
+      options,
+    );
   } catch (err) {
     if (err instanceof MonitoredServerError) return { reachable: false, error: err.message, outcomes: [] };
     throw err;
@@ -122,17 +136,22 @@ export async function runConnection(
 
   for (const database of databaseProbes.length ? databases : []) {
     try {
-      await withMonitoredClient(conn, secret, async (client) => {
-        for (const probe of databaseProbes) {
-          const g = gathered.get(probe.name)!;
-          try {
-            const result = await runProbe(client, probe, major, g);
-            if ("rows" in result) g.rows.push(...result.rows.map((r) => ({ ...r, database_name: database })));
-          } catch (err) {
-            if (!VANISHED.has((err as { code?: string }).code ?? "")) note(g, database, err);
+      await withMonitoredClient(
+        conn,
+        secret,
+        async (client) => {
+          for (const probe of databaseProbes) {
+            const g = gathered.get(probe.name)!;
+            try {
+              const result = await runProbe(client, probe, major, g);
+              if ("rows" in result) g.rows.push(...result.rows.map((r) => ({ ...r, database_name: database })));
+            } catch (err) {
+              if (!VANISHED.has((err as { code?: string }).code ?? "")) note(g, database, err);
+            }
           }
-        }
-      }, { ...options, database });
+        },
+        { ...options, database },
+      );
     } catch (err) {
       // A database dropped since it was listed is simply gone, not a failure.
       if (VANISHED.has((err as MonitoredServerError).code ?? "")) continue;

@@ -40,10 +40,7 @@ export async function claimDue(db: Queryable, candidates: readonly Candidate[]):
   const ids = candidates.map((c) => c.connectionId);
   const probes = candidates.map((c) => c.probe);
   const intervals = candidates.map((c) => c.intervalSeconds);
-  await db.query(
-    `INSERT INTO probe_schedule (connection_id, probe_name) SELECT * FROM unnest($1::int[], $2::text[]) ON CONFLICT DO NOTHING`,
-    [ids, probes],
-  );
+  await db.query(`INSERT INTO probe_schedule (connection_id, probe_name) SELECT * FROM unnest($1::int[], $2::text[]) ON CONFLICT DO NOTHING`, [ids, probes]);
   const claimed = await db.query<{ connection_id: number; probe_name: string }>(
     `UPDATE probe_schedule s SET claimed_until = now() + make_interval(secs => ${LEASE_SECONDS}), claimed_at = now()
        FROM unnest($1::int[], $2::text[], $3::int[]) AS c(connection_id, probe_name, interval_seconds)

@@ -31,7 +31,13 @@ export interface AlertListFilters {
   server: string;
 }
 export const ALERT_STATUSES = ["open", "active", "acknowledged", "cleared", "all"] as const;
-const STATUS_LABEL: Record<AlertListFilters["status"], string> = { open: "Open", active: "Open, not acknowledged", acknowledged: "Acknowledged", cleared: "Cleared (triggered in the last 7 days)", all: "All (triggered in the last 7 days)" };
+const STATUS_LABEL: Record<AlertListFilters["status"], string> = {
+  open: "Open",
+  active: "Open, not acknowledged",
+  acknowledged: "Acknowledged",
+  cleared: "Cleared (triggered in the last 7 days)",
+  all: "All (triggered in the last 7 days)",
+};
 
 function Select(props: { name: string; label: string; value: string; options: Array<[string, string]> }) {
   return (
@@ -55,7 +61,17 @@ export function AlertListPage(props: { user: string; alerts: Alert[]; filters: A
       <h1>Alerts</h1>
       <form method="get" action="/alerts" class="ranges" aria-label="Filters">
         <Select name="status" label="Status" value={f.status} options={ALERT_STATUSES.map((s) => [s, STATUS_LABEL[s]])} />
-        <Select name="severity" label="Severity" value={f.severity} options={[["", "Any"], ["critical", "Critical"], ["warning", "Warning"], ["info", "Info"]]} />
+        <Select
+          name="severity"
+          label="Severity"
+          value={f.severity}
+          options={[
+            ["", "Any"],
+            ["critical", "Critical"],
+            ["warning", "Warning"],
+            ["info", "Info"],
+          ]}
+        />
         <Select name="server" label="Server" value={f.server} options={[["", "Any"], ...props.servers.map((s): [string, string] => [String(s.id), s.name])]} />
         <button type="submit">Filter</button>
       </form>

@@ -14,7 +14,10 @@ export interface BlackoutView {
   error?: string;
 }
 
-function where(b: { scope: string; connection_id: number | null; cluster_id: number | null; group_id: number | null; database_name: string | null }, names: Map<number, string>) {
+function where(
+  b: { scope: string; connection_id: number | null; cluster_id: number | null; group_id: number | null; database_name: string | null },
+  names: Map<number, string>,
+) {
   if (b.scope === "estate") return "the whole estate";
   if (b.scope === "server") return `${names.get(b.connection_id!) ?? `server ${b.connection_id}`}${b.database_name ? `, database ${b.database_name}` : ""}`;
   return b.scope === "cluster" ? `cluster ${b.cluster_id}` : `group ${b.group_id}`;

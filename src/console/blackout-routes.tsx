@@ -19,7 +19,12 @@ import { crossSite, signIn } from "./page-answers.ts";
 import { hasNul, pageHeaders, sameOrigin } from "./protect.ts";
 
 export const blackoutPageRoutes = newRouter();
-for (const [method, path] of [["GET", "/blackouts"], ["POST", "/blackouts"], ["POST", "/blackouts/:id/stop"]] as const) declareAccess(method, path, PUBLIC);
+for (const [method, path] of [
+  ["GET", "/blackouts"],
+  ["POST", "/blackouts"],
+  ["POST", "/blackouts/:id/stop"],
+] as const)
+  declareAccess(method, path, PUBLIC);
 for (const path of ["/blackouts", "/blackouts/*"]) blackoutPageRoutes.use(path, pageHeaders);
 
 /** The page, with an error above it when a form was refused (the status says why, as in the API). */
@@ -28,7 +33,10 @@ async function page(c: Context<AppEnv>, error?: { message: string; status: 400 |
   const db = c.get("db");
   const visible = await visibleEstate(c);
   const now = Date.now();
-  const [{ blackouts }, { schedules }] = await Promise.all([listBlackouts(db, { notEnded: true, limit: 200, offset: 0 }, visible), listSchedules(db, { limit: 200, offset: 0 }, visible)]);
+  const [{ blackouts }, { schedules }] = await Promise.all([
+    listBlackouts(db, { notEnded: true, limit: 200, offset: 0 }, visible),
+    listSchedules(db, { limit: 200, offset: 0 }, visible),
+  ]);
   const next = (s: (typeof schedules)[number]) => {
     try {
       return nextStarts(parseSchedule(s.cron_expression, s.timezone), 1, new Date(now))[0] ?? null;
@@ -63,7 +71,8 @@ async function formOf(c: Context<AppEnv>) {
   if (!sameOrigin(c)) return { answer: crossSite(c) };
   if (!c.get("principal")) return { answer: signIn(c) };
   const { a } = await estateView(c);
-  if (!hasAdminPermission(a, "manage_blackouts")) return { answer: await page(c, { message: "starting or stopping a maintenance window needs the manage_blackouts permission", status: 403 }) };
+  if (!hasAdminPermission(a, "manage_blackouts"))
+    return { answer: await page(c, { message: "starting or stopping a maintenance window needs the manage_blackouts permission", status: 403 }) };
   const form = await c.req.parseBody();
   if (hasNul(form)) return { answer: await page(c, { message: "the form held a character pglens cannot store (NUL)", status: 400 }) };
   const text = (name: string) => (typeof form[name] === "string" ? (form[name] as string).trim() : "");
@@ -82,7 +91,13 @@ blackoutPageRoutes.post("/blackouts", async (c) => {
     const target = checkScope({ scope: "server", connection_id: Number(id), database_name: text("database_name") || null });
     await assertMayPlace(c, target);
     const start = new Date();
-    await createBlackout(c.get("db"), { ...target, reason: text("reason").slice(0, 500), start_time: start, end_time: new Date(start.getTime() + minutes * 60_000), created_by: c.get("principal")!.username });
+    await createBlackout(c.get("db"), {
+      ...target,
+      reason: text("reason").slice(0, 500),
+      start_time: start,
+      end_time: new Date(start.getTime() + minutes * 60_000),
+      created_by: c.get("principal")!.username,
+    });
   } catch (err) {
     return page(c, refusal(err));
   }

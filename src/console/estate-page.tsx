@@ -28,7 +28,9 @@ export function EstatePage(props: { user: string; rows: EstateRow[]; llm: boolea
         </section>
       ) : null}
       {props.rows.length === 0 ? (
-        <p>You can read no server yet. Register one with <code>POST /api/v1/connections</code> or <code>npx pglens demo</code>.</p>
+        <p>
+          You can read no server yet. Register one with <code>POST /api/v1/connections</code> or <code>npx pglens demo</code>.
+        </p>
       ) : (
         <table>
           <thead>
@@ -36,7 +38,9 @@ export function EstatePage(props: { user: string; rows: EstateRow[]; llm: boolea
               <th scope="col">Server</th>
               <th scope="col">Status</th>
               <th scope="col">Transactions/s, 24 h</th>
-              <th scope="col" class="num">Sessions</th>
+              <th scope="col" class="num">
+                Sessions
+              </th>
               <th scope="col">Open alerts</th>
               <th scope="col">Last sample</th>
             </tr>

@@ -64,7 +64,14 @@ export async function estateRows(db: Queryable, access: Authority, connections: 
   const stand = await standings(db, connections);
   const tps = new Map<number, Array<number | null>>();
   await eachLimited(connections, 4, async ({ id }) => {
-    const result = await runMetricsQuery(db, { access, probeName: "pg_stat_database", connectionIds: [id], window: { start: now - DAY_MS, end: now }, buckets: SPARKLINE_POINTS, metrics: "xact_commit_per_sec" });
+    const result = await runMetricsQuery(db, {
+      access,
+      probeName: "pg_stat_database",
+      connectionIds: [id],
+      window: { start: now - DAY_MS, end: now },
+      buckets: SPARKLINE_POINTS,
+      metrics: "xact_commit_per_sec",
+    });
     tps.set(id, result.series[0]?.data.map((p) => p.value) ?? []);
   });
   return connections.map((c) => ({ id: c.id, name: c.name, ...stand.get(c.id)!, tps: tps.get(c.id) ?? [] }));

@@ -10,36 +10,36 @@ export function Page(props: { title: string; signedInAs?: string; children: Chil
     <>
       {raw("<!DOCTYPE html>")}
       <html lang="en">
-      <head>
-        <meta charset="utf-8" />
-        <meta name="viewport" content="width=device-width, initial-scale=1" />
-        <title>{`${props.title} · pglens`}</title>
-        <link rel="stylesheet" href={STYLESHEET} />
-        {(props.styles ?? []).map((href) => (
-          <link rel="stylesheet" href={href} />
-        ))}
-        {(props.scripts ?? []).map((src) => (
-          <script src={src} defer></script>
-        ))}
-      </head>
-      <body>
-        <header>
-          <a class="brand" href="/">
-            pglens
-          </a>
-          {props.signedInAs ? (
-            <nav aria-label="Pages">
-              <a href="/">Estate</a> <a href="/alerts">Alerts</a> <a href="/blackouts">Blackouts</a> <a href="/api/v1/docs">API</a>
-            </nav>
-          ) : null}
-          {props.signedInAs ? (
-            <form method="post" action="/sign-out" class="who">
-              <span>{props.signedInAs}</span> <button type="submit">Sign out</button>
-            </form>
-          ) : null}
-        </header>
-        <main>{props.children}</main>
-      </body>
+        <head>
+          <meta charset="utf-8" />
+          <meta name="viewport" content="width=device-width, initial-scale=1" />
+          <title>{`${props.title} · pglens`}</title>
+          <link rel="stylesheet" href={STYLESHEET} />
+          {(props.styles ?? []).map((href) => (
+            <link rel="stylesheet" href={href} />
+          ))}
+          {(props.scripts ?? []).map((src) => (
+            <script src={src} defer></script>
+          ))}
+        </head>
+        <body>
+          <header>
+            <a class="brand" href="/">
+              pglens
+            </a>
+            {props.signedInAs ? (
+              <nav aria-label="Pages">
+                <a href="/">Estate</a> <a href="/alerts">Alerts</a> <a href="/blackouts">Blackouts</a> <a href="/api/v1/docs">API</a>
+              </nav>
+            ) : null}
+            {props.signedInAs ? (
+              <form method="post" action="/sign-out" class="who">
+                <span>{props.signedInAs}</span> <button type="submit">Sign out</button>
+              </form>
+            ) : null}
+          </header>
+          <main>{props.children}</main>
+        </body>
       </html>
     </>
   );

@@ -6,7 +6,8 @@
 import type { Context, MiddlewareHandler } from "hono";
 import type { AppEnv } from "../http/context.ts";
 
-const CSP = "default-src 'none'; script-src 'self'; connect-src 'self'; style-src 'self'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
+const CSP =
+  "default-src 'none'; script-src 'self'; connect-src 'self'; style-src 'self'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
 
 export const pageHeaders: MiddlewareHandler<AppEnv> = async (c, next) => {
   await next();

@@ -28,10 +28,19 @@ import { hasNul, localPath, pageHeaders, sameOrigin } from "./protect.ts";
 import { SignInPage } from "./sign-in.tsx";
 
 export const consoleRoutes = newRouter();
-const PAGES = [["GET", "/"], ["GET", "/sign-in"], ["POST", "/sign-in"], ["POST", "/sign-out"], ["GET", "/alerts"], ["GET", "/alerts/:id"], ["GET", "/servers/:id"], ["GET", STYLESHEET], ["GET", `${CONSOLE_ASSET_PATH}/:file`]] as const;
+const PAGES = [
+  ["GET", "/"],
+  ["GET", "/sign-in"],
+  ["POST", "/sign-in"],
+  ["POST", "/sign-out"],
+  ["GET", "/alerts"],
+  ["GET", "/alerts/:id"],
+  ["GET", "/servers/:id"],
+  ["GET", STYLESHEET],
+  ["GET", `${CONSOLE_ASSET_PATH}/:file`],
+] as const;
 for (const [method, path] of PAGES) declareAccess(method, path, PUBLIC); // pages check the session themselves, and send the browser to sign in
 for (const path of ["/", "/sign-in", "/sign-out", "/alerts", "/alerts/*", "/servers/*"]) consoleRoutes.use(path, pageHeaders);
-
 
 consoleRoutes.get(STYLESHEET, (c) => c.body(CONSOLE_CSS, 200, { "content-type": "text/css; charset=utf-8", "cache-control": "max-age=3600" }));
 consoleRoutes.get(`${CONSOLE_ASSET_PATH}/:file`, async (c) => {
@@ -58,7 +67,13 @@ consoleRoutes.get("/servers/:id", async (c) => {
   const { a, connections } = await estateView(c);
   const conn = /^\d{1,9}$/.test(param) ? connections.find((row) => row.id === Number(param)) : undefined;
   if (!conn) return c.html(<NotFoundPage user={principal.username} what={`Server ${param} was not found among the servers you can see.`} />, 404);
-  const view = await serverView(c.get("db"), a, conn, { range: c.req.query("range"), from: c.req.query("from"), to: c.req.query("to") }, c.req.query("by") === "database");
+  const view = await serverView(
+    c.get("db"),
+    a,
+    conn,
+    { range: c.req.query("range"), from: c.req.query("from"), to: c.req.query("to") },
+    c.req.query("by") === "database",
+  );
   return c.html(<ServerPage user={principal.username} v={view} />);
 });
 
@@ -147,7 +162,13 @@ for (const action of ["acknowledge", "unacknowledge"] as const) {
     if (hasNul(form)) return c.text("refused: the note holds a character pglens cannot store (NUL)", 400);
     const done =
       action === "acknowledge"
-        ? acknowledgeAlert(c.get("db"), alert.id, principal.username, typeof form.message === "string" ? form.message.slice(0, 2000) : "", form.false_positive === "true")
+        ? acknowledgeAlert(
+            c.get("db"),
+            alert.id,
+            principal.username,
+            typeof form.message === "string" ? form.message.slice(0, 2000) : "",
+            form.false_positive === "true",
+          )
         : unacknowledgeAlert(c.get("db"), alert.id);
     await done.catch((err: Error) => {
       if (err.name !== "ConflictError") throw err; // someone else was quicker: the page shows how it stands

@@ -64,7 +64,13 @@ function Chart(props: { chart: ChartSpec; perDatabase: boolean }) {
   const query = new URLSearchParams({ probe_name: c.probe, metrics: c.metrics.join(",") });
   if (props.perDatabase && c.perDatabase) query.set("group_by", "database_name");
   return (
-    <figure class="chart" data-chart={c.id} data-query={query.toString()} data-unit={c.unit} data-ratio={c.ratio ? `${c.ratio.part},${c.ratio.rest}` : undefined}>
+    <figure
+      class="chart"
+      data-chart={c.id}
+      data-query={query.toString()}
+      data-unit={c.unit}
+      data-ratio={c.ratio ? `${c.ratio.part},${c.ratio.rest}` : undefined}
+    >
       <figcaption>{`${c.title}${props.perDatabase && c.perDatabase ? ", per database" : ""}`}</figcaption>
       <p class="muted">Loading…</p>
     </figure>
@@ -83,7 +89,9 @@ function Info(props: { info: ServerInfo }) {
         <dt>Role</dt>
         <dd>{postgresql.data.role ?? "unknown"}</dd>
         <dt>Up since</dt>
-        <dd>{uptime.data.started_at ? `${utc(uptime.data.started_at)} (${days! < 1 ? `${Math.round(days! * 24)} h` : `${days!.toFixed(1)} d`})` : "unknown"}</dd>
+        <dd>
+          {uptime.data.started_at ? `${utc(uptime.data.started_at)} (${days! < 1 ? `${Math.round(days! * 24)} h` : `${days!.toFixed(1)} d`})` : "unknown"}
+        </dd>
         <dt>Databases</dt>
         <dd>{databases.data.map((d) => `${d.name} (${short(d.size_bytes)}B)`).join(", ") || "none sampled"}</dd>
         <dt>Extensions</dt>
@@ -136,7 +144,8 @@ export function ServerPage(props: { user: string; v: ServerView }) {
           <ul>
             {v.alerts.map((a) => (
               <li>
-                <span class={`severity-${a.severity}`}>{String(a.severity)}</span> <a href={`/alerts/${a.id}`}>{String(a.title)}</a> ({a.status}, since {utc(a.triggered_at as Date)})
+                <span class={`severity-${a.severity}`}>{String(a.severity)}</span> <a href={`/alerts/${a.id}`}>{String(a.title)}</a> ({a.status}, since{" "}
+                {utc(a.triggered_at as Date)})
               </li>
             ))}
           </ul>
@@ -152,9 +161,15 @@ export function ServerPage(props: { user: string; v: ServerView }) {
               <tr>
                 <th scope="col">Statement</th>
                 <th scope="col">Database</th>
-                <th scope="col" class="num">Calls</th>
-                <th scope="col" class="num">Total ms</th>
-                <th scope="col" class="num">Mean ms</th>
+                <th scope="col" class="num">
+                  Calls
+                </th>
+                <th scope="col" class="num">
+                  Total ms
+                </th>
+                <th scope="col" class="num">
+                  Mean ms
+                </th>
               </tr>
             </thead>
             <tbody>

@@ -15,7 +15,14 @@ import { timeRange } from "./time-range.ts";
 
 const TIMELINE_LIMIT = 50;
 
-export async function serverView(db: Queryable, access: Authority, conn: ConnectionRow, rangeQuery: { range?: string; from?: string; to?: string }, perDatabase: boolean, now = Date.now()): Promise<ServerView> {
+export async function serverView(
+  db: Queryable,
+  access: Authority,
+  conn: ConnectionRow,
+  rangeQuery: { range?: string; from?: string; to?: string },
+  perDatabase: boolean,
+  now = Date.now(),
+): Promise<ServerView> {
   const range = timeRange(rangeQuery, now);
   const optional = SERVER_CHARTS.filter((c) => c.onlyWithSamples);
   const [stand, alerts, top, events, info, sampled] = await Promise.all([
@@ -23,7 +30,14 @@ export async function serverView(db: Queryable, access: Authority, conn: Connect
     listAlerts(db, { connectionIds: [conn.id], excludeCleared: true, limit: 50, offset: 0 }),
     topQueries(db, { access, connectionId: conn.id, limit: 10, orderBy: "total_exec_time", order: "desc", excludeCollector: true, window: range.window }),
     visibleTo(db, access).then((visible) =>
-      timelineEvents(db, { connectionIds: [conn.id], names: new Map([[conn.id, conn.name]]), visible, from: new Date(range.window.start), to: new Date(range.window.end), types: new Set(EVENT_TYPES) }),
+      timelineEvents(db, {
+        connectionIds: [conn.id],
+        names: new Map([[conn.id, conn.name]]),
+        visible,
+        from: new Date(range.window.start),
+        to: new Date(range.window.end),
+        types: new Set(EVENT_TYPES),
+      }),
     ),
     serverInfo(db, conn),
     Promise.all(optional.map(async (c) => [c.id, (await latestSample(db, c.probe, conn.id)).collected_at !== null] as const)),

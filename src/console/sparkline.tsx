@@ -22,7 +22,15 @@ export function sparklineRuns(values: ReadonlyArray<number | null>): string[] {
 export function Sparkline(props: { values: ReadonlyArray<number | null>; label: string }) {
   const runs = sparklineRuns(props.values);
   return (
-    <svg class="sparkline" width={WIDTH} height={HEIGHT} viewBox={`0 0 ${WIDTH} ${HEIGHT}`} role="img" aria-label={props.label} data-points={String(props.values.filter((v) => v !== null).length)}>
+    <svg
+      class="sparkline"
+      width={WIDTH}
+      height={HEIGHT}
+      viewBox={`0 0 ${WIDTH} ${HEIGHT}`}
+      role="img"
+      aria-label={props.label}
+      data-points={String(props.values.filter((v) => v !== null).length)}
+    >
       {runs.map((points) => (points.includes(" ") ? <polyline points={points} /> : <circle cx={points.split(",")[0]} cy={points.split(",")[1]} r="1.2" />))}
     </svg>
   );

@@ -36,7 +36,9 @@ export async function getAlertRule(db: Queryable, id: number): Promise<AlertRule
   return row;
 }
 
-export type RuleChanges = Partial<Pick<AlertRuleRow, "default_operator" | "default_threshold" | "default_severity" | "default_enabled" | "default_for_minutes" | "default_clear_delay_minutes">>;
+export type RuleChanges = Partial<
+  Pick<AlertRuleRow, "default_operator" | "default_threshold" | "default_severity" | "default_enabled" | "default_for_minutes" | "default_clear_delay_minutes">
+>;
 
 export async function updateAlertRule(db: Queryable, id: number, changes: RuleChanges): Promise<AlertRuleRow> {
   await getAlertRule(db, id);
@@ -45,7 +47,15 @@ export async function updateAlertRule(db: Queryable, id: number, changes: RuleCh
             default_severity = coalesce($4, default_severity), default_enabled = coalesce($5, default_enabled),
             default_for_minutes = coalesce($6, default_for_minutes), default_clear_delay_minutes = coalesce($7, default_clear_delay_minutes)
       WHERE id = $1 RETURNING *`,
-    [id, changes.default_operator ?? null, changes.default_threshold ?? null, changes.default_severity ?? null, changes.default_enabled ?? null, changes.default_for_minutes ?? null, changes.default_clear_delay_minutes ?? null],
+    [
+      id,
+      changes.default_operator ?? null,
+      changes.default_threshold ?? null,
+      changes.default_severity ?? null,
+      changes.default_enabled ?? null,
+      changes.default_for_minutes ?? null,
+      changes.default_clear_delay_minutes ?? null,
+    ],
   );
   return row;
 }
@@ -85,10 +95,26 @@ export async function upsertAlertOverride(db: Queryable, o: Omit<Override, "data
   await db.query(
     `INSERT INTO alert_overrides (rule_id, scope, scope_id, database_name, operator, threshold, severity, enabled, for_minutes, clear_delay_minutes) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
      ON CONFLICT (rule_id, scope, scope_id, database_name) DO UPDATE SET operator = $5, threshold = $6, severity = $7, enabled = $8, for_minutes = $9, clear_delay_minutes = $10, updated_at = now()`,
-    [o.rule_id, o.scope, o.scope_id, o.database_name ?? "", o.operator, o.threshold, o.severity, o.enabled, o.for_minutes ?? null, o.clear_delay_minutes ?? null],
+    [
+      o.rule_id,
+      o.scope,
+      o.scope_id,
+      o.database_name ?? "",
+      o.operator,
+      o.threshold,
+      o.severity,
+      o.enabled,
+      o.for_minutes ?? null,
+      o.clear_delay_minutes ?? null,
+    ],
   );
 }
 
 export async function deleteAlertOverride(db: Queryable, ruleId: number, scope: Override["scope"], scopeId: number, databaseName = ""): Promise<void> {
-  await db.query("DELETE FROM alert_overrides WHERE rule_id = $1 AND scope = $2 AND scope_id = $3 AND database_name = $4", [ruleId, scope, scopeId, databaseName]);
+  await db.query("DELETE FROM alert_overrides WHERE rule_id = $1 AND scope = $2 AND scope_id = $3 AND database_name = $4", [
+    ruleId,
+    scope,
+    scopeId,
+    databaseName,
+  ]);
 }

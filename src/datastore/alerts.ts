@@ -24,7 +24,11 @@ export async function recentlyClearedKeys(db: Queryable, seconds: number): Promi
  * per key) settles races between alerters: a second insert for a key is dropped. The cooldown is checked again
  * here, against what is stored now. Answers the ids inserted, with their status.
  */
-export async function raiseAlerts(db: Queryable, alerts: readonly NewAlert[], cooldownSeconds: number): Promise<Array<{ id: number; status: "pending" | "active" }>> {
+export async function raiseAlerts(
+  db: Queryable,
+  alerts: readonly NewAlert[],
+  cooldownSeconds: number,
+): Promise<Array<{ id: number; status: "pending" | "active" }>> {
   const raised: Array<{ id: number; status: "pending" | "active" }> = [];
   for (const a of alerts) {
     const rows = await db.query<{ id: number }>(
@@ -34,7 +38,24 @@ export async function raiseAlerts(db: Queryable, alerts: readonly NewAlert[], co
                             AND database_name = $5 AND object_name = $6 AND cleared_at > now() - make_interval(secs => $13))
        ON CONFLICT (${KEY_COLUMNS}) WHERE cleared_at IS NULL DO NOTHING
        RETURNING id::int AS id`,
-      [a.alert_type, a.rule_id, a.metric_name, a.connection_id, a.database_name, a.object_name, a.metric_value, a.threshold_value, a.operator, a.severity, a.title, a.description, cooldownSeconds, a.anomaly_score ?? null, a.anomaly_details ? JSON.stringify(a.anomaly_details) : null, a.status],
+      [
+        a.alert_type,
+        a.rule_id,
+        a.metric_name,
+        a.connection_id,
+        a.database_name,
+        a.object_name,
+        a.metric_value,
+        a.threshold_value,
+        a.operator,
+        a.severity,
+        a.title,
+        a.description,
+        cooldownSeconds,
+        a.anomaly_score ?? null,
+        a.anomaly_details ? JSON.stringify(a.anomaly_details) : null,
+        a.status,
+      ],
     );
     raised.push(...rows.map((r) => ({ id: r.id, status: a.status })));
   }
@@ -61,7 +82,17 @@ export async function updateAlerts(db: Driver, updates: readonly AlertUpdate[]):
                 anomaly_score = coalesce($7, anomaly_score), anomaly_details = coalesce($8::jsonb, anomaly_details),
                 clearing_since = CASE WHEN $9 THEN NULL ELSE clearing_since END
           WHERE id = $1 AND cleared_at IS NULL`,
-        [u.id, u.metric_value, u.threshold_value, u.operator, u.severity, u.description, u.anomaly_score ?? null, u.anomaly_details ? JSON.stringify(u.anomaly_details) : null, u.resetClearing ?? false],
+        [
+          u.id,
+          u.metric_value,
+          u.threshold_value,
+          u.operator,
+          u.severity,
+          u.description,
+          u.anomaly_score ?? null,
+          u.anomaly_details ? JSON.stringify(u.anomaly_details) : null,
+          u.resetClearing ?? false,
+        ],
       );
       if (u.activate) {
         // Only the alerter that actually flips it reports it, so it is notified once.
@@ -162,7 +193,10 @@ export async function getAlert(db: Queryable, id: number): Promise<AlertRow> {
 
 /** "severity: title" of a connection's open alerts, newest first. */
 export async function openAlertTitles(db: Queryable, connectionId: number, limit = 20): Promise<string[]> {
-  const rows = await db.query<{ line: string }>("SELECT severity || ': ' || title AS line FROM alerts WHERE connection_id = $1 AND cleared_at IS NULL ORDER BY triggered_at DESC LIMIT $2", [connectionId, limit]);
+  const rows = await db.query<{ line: string }>(
+    "SELECT severity || ': ' || title AS line FROM alerts WHERE connection_id = $1 AND cleared_at IS NULL ORDER BY triggered_at DESC LIMIT $2",
+    [connectionId, limit],
+  );
   return rows.map((r) => r.line);
 }
 
@@ -178,7 +212,12 @@ export async function acknowledgeAlert(db: Driver, id: number, by: string, messa
   await db.transaction(async (tx) => {
     const rows = await tx.query("UPDATE alerts SET status = 'acknowledged', last_updated = now() WHERE id = $1 AND status = 'active' RETURNING id", [id]);
     if (rows.length === 0) throw new ConflictError(`alert ${id} is not active; only an active alert can be acknowledged`);
-    await tx.query("INSERT INTO alert_acknowledgments (alert_id, acknowledged_by, message, false_positive) VALUES ($1, $2, $3, $4)", [id, by, message, falsePositive]);
+    await tx.query("INSERT INTO alert_acknowledgments (alert_id, acknowledged_by, message, false_positive) VALUES ($1, $2, $3, $4)", [
+      id,
+      by,
+      message,
+      falsePositive,
+    ]);
   });
 }
 

@@ -37,7 +37,8 @@ export interface SimilarReview {
   false_positive: boolean;
 }
 
-const COLUMNS = "id, connection_id, database_name, metric_name, metric_value, z_score, description, decision, decided_by, tier2_score, tier3_result, reviewed_at";
+const COLUMNS =
+  "id, connection_id, database_name, metric_name, metric_value, z_score, description, decision, decided_by, tier2_score, tier3_result, reviewed_at";
 
 /** Whether an anomaly alert of the key in `r` was marked a false positive within the last 24 hours. */
 const FALSE_POSITIVE = (r: string) => `EXISTS (
@@ -74,7 +75,18 @@ export async function similarReviews(db: Queryable, embedding: readonly number[]
 }
 
 export async function saveReview(db: Queryable, r: NewReview, withEmbedding: boolean): Promise<void> {
-  const params: unknown[] = [r.connection_id, r.database_name, r.metric_name, r.metric_value, r.z_score, r.description, r.decision, r.decided_by, r.tier2_score, r.tier3_result === null ? null : JSON.stringify(r.tier3_result)];
+  const params: unknown[] = [
+    r.connection_id,
+    r.database_name,
+    r.metric_name,
+    r.metric_value,
+    r.z_score,
+    r.description,
+    r.decision,
+    r.decided_by,
+    r.tier2_score,
+    r.tier3_result === null ? null : JSON.stringify(r.tier3_result),
+  ];
   const vector = withEmbedding && r.embedding ? vectorLiteral(r.embedding) : undefined;
   await db.query(
     `INSERT INTO anomaly_reviews (connection_id, database_name, metric_name, metric_value, z_score, description, decision, decided_by, tier2_score, tier3_result${vector ? ", embedding" : ""})

@@ -17,14 +17,14 @@ export interface ApiTokenRow {
   token_prefix: string;
 }
 
-export async function createApiToken(db: Queryable, t: { tokenHash: string; userId: number; note: string; expiresAt: Date | null; createdBy?: number }): Promise<number> {
-  const [row] = await db.query<{ id: number }>("INSERT INTO api_tokens (token_hash, user_id, note, expires_at, created_by) VALUES ($1, $2, $3, $4, $5) RETURNING id", [
-    t.tokenHash,
-    t.userId,
-    t.note,
-    t.expiresAt?.toISOString() ?? null,
-    t.createdBy ?? null,
-  ]);
+export async function createApiToken(
+  db: Queryable,
+  t: { tokenHash: string; userId: number; note: string; expiresAt: Date | null; createdBy?: number },
+): Promise<number> {
+  const [row] = await db.query<{ id: number }>(
+    "INSERT INTO api_tokens (token_hash, user_id, note, expires_at, created_by) VALUES ($1, $2, $3, $4, $5) RETURNING id",
+    [t.tokenHash, t.userId, t.note, t.expiresAt?.toISOString() ?? null, t.createdBy ?? null],
+  );
   return row.id;
 }
 
@@ -65,9 +65,18 @@ export async function getTokenScopes(db: Queryable, tokenIds: readonly number[])
   const ids = [tokenIds];
   const [tokens, connections, mcp, admin] = await Promise.all([
     db.query<{ id: number; scoped: boolean }>("SELECT id, scoped FROM api_tokens WHERE id = ANY($1::int[])", ids),
-    db.query<{ token_id: number; connection_id: number; access_level: AccessLevel }>("SELECT token_id, connection_id, access_level FROM token_connection_scope WHERE token_id = ANY($1::int[]) ORDER BY token_id, connection_id", ids),
-    db.query<{ token_id: number; identifier: string }>("SELECT token_id, identifier FROM token_mcp_scope WHERE token_id = ANY($1::int[]) ORDER BY token_id, identifier", ids),
-    db.query<{ token_id: number; permission: string }>("SELECT token_id, permission FROM token_admin_scope WHERE token_id = ANY($1::int[]) ORDER BY token_id, permission", ids),
+    db.query<{ token_id: number; connection_id: number; access_level: AccessLevel }>(
+      "SELECT token_id, connection_id, access_level FROM token_connection_scope WHERE token_id = ANY($1::int[]) ORDER BY token_id, connection_id",
+      ids,
+    ),
+    db.query<{ token_id: number; identifier: string }>(
+      "SELECT token_id, identifier FROM token_mcp_scope WHERE token_id = ANY($1::int[]) ORDER BY token_id, identifier",
+      ids,
+    ),
+    db.query<{ token_id: number; permission: string }>(
+      "SELECT token_id, permission FROM token_admin_scope WHERE token_id = ANY($1::int[]) ORDER BY token_id, permission",
+      ids,
+    ),
   ]);
   const scopes = new Map<number, TokenScope>();
   for (const t of tokens) {

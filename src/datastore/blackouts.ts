@@ -66,7 +66,10 @@ export async function listBlackouts(db: Queryable, f: BlackoutFilters, visible: 
   if (f.notEnded) where.push("end_time > now()");
   const sql = where.join(" AND ");
   const [{ total }] = await db.query<{ total: number }>(`SELECT count(*)::int AS total FROM blackouts WHERE ${sql}`, params);
-  const blackouts = await db.query<BlackoutRow>(`SELECT * FROM blackouts WHERE ${sql} ORDER BY start_time DESC, id DESC LIMIT ${f.limit} OFFSET ${f.offset}`, params);
+  const blackouts = await db.query<BlackoutRow>(
+    `SELECT * FROM blackouts WHERE ${sql} ORDER BY start_time DESC, id DESC LIMIT ${f.limit} OFFSET ${f.offset}`,
+    params,
+  );
   return { blackouts, total };
 }
 
@@ -76,7 +79,10 @@ export async function getBlackout(db: Queryable, id: number, visible: Visible): 
   return row;
 }
 
-export async function createBlackout(db: Queryable, b: ScopeTarget & { reason: string; start_time: Date; end_time: Date; created_by: string }): Promise<BlackoutRow> {
+export async function createBlackout(
+  db: Queryable,
+  b: ScopeTarget & { reason: string; start_time: Date; end_time: Date; created_by: string },
+): Promise<BlackoutRow> {
   const [row] = await db.query<BlackoutRow>(
     `INSERT INTO blackouts (scope, group_id, cluster_id, connection_id, database_name, reason, start_time, end_time, created_by)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING *`,
@@ -100,13 +106,20 @@ export async function deleteBlackout(db: Queryable, id: number): Promise<void> {
 
 /** Ends an active blackout now; null when it is not active. */
 export async function stopBlackout(db: Queryable, id: number): Promise<BlackoutRow | null> {
-  const [row] = await db.query<BlackoutRow>("UPDATE blackouts SET end_time = now() WHERE id = $1 AND now() BETWEEN start_time AND end_time AND start_time < now() RETURNING *", [id]);
+  const [row] = await db.query<BlackoutRow>(
+    "UPDATE blackouts SET end_time = now() WHERE id = $1 AND now() BETWEEN start_time AND end_time AND start_time < now() RETURNING *",
+    [id],
+  );
   return row ?? null;
 }
 
 export const activeBlackouts = (db: Queryable) => db.query<BlackoutRow>("SELECT * FROM blackouts WHERE now() BETWEEN start_time AND end_time");
 
-export async function listSchedules(db: Queryable, f: { scope?: string; enabled?: boolean; limit: number; offset: number }, visible: Visible): Promise<{ schedules: ScheduleRow[]; total: number }> {
+export async function listSchedules(
+  db: Queryable,
+  f: { scope?: string; enabled?: boolean; limit: number; offset: number },
+  visible: Visible,
+): Promise<{ schedules: ScheduleRow[]; total: number }> {
   const params: unknown[] = visibleParams(visible);
   const where = [VISIBLE(1)];
   if (f.scope) {
@@ -135,7 +148,20 @@ export async function createSchedule(db: Queryable, s: ScheduleFields & { create
   const [row] = await db.query<ScheduleRow>(
     `INSERT INTO blackout_schedules (scope, group_id, cluster_id, connection_id, database_name, name, cron_expression, duration_minutes, timezone, reason, enabled, created_by)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) RETURNING *`,
-    [s.scope, s.group_id, s.cluster_id, s.connection_id, s.database_name, s.name, s.cron_expression, s.duration_minutes, s.timezone, s.reason, s.enabled, s.created_by],
+    [
+      s.scope,
+      s.group_id,
+      s.cluster_id,
+      s.connection_id,
+      s.database_name,
+      s.name,
+      s.cron_expression,
+      s.duration_minutes,
+      s.timezone,
+      s.reason,
+      s.enabled,
+      s.created_by,
+    ],
   );
   return row;
 }
@@ -167,7 +193,17 @@ export async function materialiseSchedules(db: Queryable, now = new Date()): Pro
       `INSERT INTO blackouts (scope, group_id, cluster_id, connection_id, database_name, reason, start_time, end_time, created_by, schedule_id)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 'scheduler', $9)
        ON CONFLICT (schedule_id, start_time) WHERE schedule_id IS NOT NULL DO NOTHING RETURNING id`,
-      [s.scope, s.group_id, s.cluster_id, s.connection_id, s.database_name, `Scheduled: ${s.name}`, start.toISOString(), new Date(start.getTime() + s.duration_minutes * 60_000).toISOString(), s.id],
+      [
+        s.scope,
+        s.group_id,
+        s.cluster_id,
+        s.connection_id,
+        s.database_name,
+        `Scheduled: ${s.name}`,
+        start.toISOString(),
+        new Date(start.getTime() + s.duration_minutes * 60_000).toISOString(),
+        s.id,
+      ],
     );
     opened.push(...rows.map((r) => r.id));
   }

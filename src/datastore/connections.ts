@@ -69,14 +69,45 @@ export async function findConnection(db: Queryable, id: number): Promise<Connect
   return (await db.query<ConnectionRow>(`${SELECT} WHERE c.id = $1`, [id]))[0];
 }
 
-
 /** What a caller stores on a connection; the rest is the datastore's. */
 export type ConnectionFields = Pick<
   ConnectionRow,
-  "name" | "host" | "port" | "database_name" | "username" | "password_secret" | "sslmode" | "ssl_root_cert" | "allow_cleartext_password" | "live_username" | "live_password_secret" | "is_monitored" | "is_shared" | "description" | "cluster_id" | "owner_user_id"
+  | "name"
+  | "host"
+  | "port"
+  | "database_name"
+  | "username"
+  | "password_secret"
+  | "sslmode"
+  | "ssl_root_cert"
+  | "allow_cleartext_password"
+  | "live_username"
+  | "live_password_secret"
+  | "is_monitored"
+  | "is_shared"
+  | "description"
+  | "cluster_id"
+  | "owner_user_id"
 >;
 
-const FIELDS: ReadonlyArray<keyof ConnectionFields> = ["name", "host", "port", "database_name", "username", "password_secret", "sslmode", "ssl_root_cert", "allow_cleartext_password", "live_username", "live_password_secret", "is_monitored", "is_shared", "description", "cluster_id", "owner_user_id"];
+const FIELDS: ReadonlyArray<keyof ConnectionFields> = [
+  "name",
+  "host",
+  "port",
+  "database_name",
+  "username",
+  "password_secret",
+  "sslmode",
+  "ssl_root_cert",
+  "allow_cleartext_password",
+  "live_username",
+  "live_password_secret",
+  "is_monitored",
+  "is_shared",
+  "description",
+  "cluster_id",
+  "owner_user_id",
+];
 
 async function mapConflicts<T>(work: () => Promise<T>, name: string | undefined): Promise<T> {
   try {
@@ -91,7 +122,11 @@ async function mapConflicts<T>(work: () => Promise<T>, name: string | undefined)
 
 export async function createConnection(db: Queryable, f: ConnectionFields): Promise<ConnectionRow> {
   const [{ id }] = await mapConflicts(
-    () => db.query<{ id: number }>(`INSERT INTO connections (${FIELDS.join(", ")}) VALUES (${FIELDS.map((_, i) => `$${i + 1}`).join(", ")}) RETURNING id`, FIELDS.map((k) => f[k])),
+    () =>
+      db.query<{ id: number }>(
+        `INSERT INTO connections (${FIELDS.join(", ")}) VALUES (${FIELDS.map((_, i) => `$${i + 1}`).join(", ")}) RETURNING id`,
+        FIELDS.map((k) => f[k]),
+      ),
     f.name,
   );
   return (await findConnection(db, id))!;
@@ -101,7 +136,9 @@ export async function updateConnection(db: Queryable, id: number, changes: Parti
   const keys = FIELDS.filter((k) => changes[k] !== undefined);
   if (keys.length) {
     // A changed address or credential starts from a clean slate: the collector reports anew.
-    const resetsError = keys.some((k) => ["host", "port", "database_name", "username", "password_secret", "sslmode", "ssl_root_cert", "allow_cleartext_password"].includes(k));
+    const resetsError = keys.some((k) =>
+      ["host", "port", "database_name", "username", "password_secret", "sslmode", "ssl_root_cert", "allow_cleartext_password"].includes(k),
+    );
     await mapConflicts(
       () =>
         db.query(

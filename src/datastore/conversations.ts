@@ -25,8 +25,19 @@ export interface ConversationFields {
 }
 
 export async function listConversations(db: Queryable, userId: number, limit: number, offset: number) {
-  const rows = await db.query<ConversationRow>("SELECT * FROM conversations WHERE user_id = $1 ORDER BY updated_at DESC, id DESC LIMIT $2 OFFSET $3", [userId, limit, offset]);
-  return rows.map((r) => ({ id: r.id, title: r.title, connection: r.connection, created_at: r.created_at, updated_at: r.updated_at, preview: conversationPreview(r.messages) }));
+  const rows = await db.query<ConversationRow>("SELECT * FROM conversations WHERE user_id = $1 ORDER BY updated_at DESC, id DESC LIMIT $2 OFFSET $3", [
+    userId,
+    limit,
+    offset,
+  ]);
+  return rows.map((r) => ({
+    id: r.id,
+    title: r.title,
+    connection: r.connection,
+    created_at: r.created_at,
+    updated_at: r.updated_at,
+    preview: conversationPreview(r.messages),
+  }));
 }
 
 export async function createConversation(db: Queryable, userId: number, f: ConversationFields): Promise<ConversationRow> {

@@ -26,7 +26,10 @@ async function unique<T>(work: () => Promise<T>, message: string): Promise<T> {
 }
 
 export async function createGroup(db: Queryable, name: string, description: string): Promise<Group> {
-  return unique(async () => (await db.query<Group>("INSERT INTO user_groups (name, description) VALUES ($1, $2) RETURNING *", [name, description]))[0], `a group named \`${name}\` already exists`);
+  return unique(
+    async () => (await db.query<Group>("INSERT INTO user_groups (name, description) VALUES ($1, $2) RETURNING *", [name, description]))[0],
+    `a group named \`${name}\` already exists`,
+  );
 }
 
 export async function getGroup(db: Queryable, id: number): Promise<Group> {
@@ -44,7 +47,13 @@ export async function updateGroup(db: Queryable, id: number, changes: { name?: s
   const current = await getGroup(db, id);
   return unique(
     async () =>
-      (await db.query<Group>("UPDATE user_groups SET name = $2, description = $3 WHERE id = $1 RETURNING *", [id, changes.name ?? current.name, changes.description ?? current.description]))[0],
+      (
+        await db.query<Group>("UPDATE user_groups SET name = $2, description = $3 WHERE id = $1 RETURNING *", [
+          id,
+          changes.name ?? current.name,
+          changes.description ?? current.description,
+        ])
+      )[0],
     `a group named \`${changes.name}\` already exists`,
   );
 }
@@ -74,7 +83,10 @@ export async function addMember(db: Queryable, groupId: number, member: { type: 
     if (ancestors.some((a) => a.id === member.id)) throw new InputError(`adding group ${member.id} to group ${groupId} would create a cycle`);
   } else if ((await db.query("SELECT 1 FROM users WHERE id = $1", [member.id])).length === 0) throw new NotFoundError(`user ${member.id} not found`);
   const column = member.type === "user" ? "member_user_id" : "member_group_id";
-  await unique(() => db.query(`INSERT INTO group_members (group_id, ${column}) VALUES ($1, $2)`, [groupId, member.id]), `${member.type} ${member.id} is already a member of group ${groupId}`);
+  await unique(
+    () => db.query(`INSERT INTO group_members (group_id, ${column}) VALUES ($1, $2)`, [groupId, member.id]),
+    `${member.type} ${member.id} is already a member of group ${groupId}`,
+  );
 }
 
 export async function removeMember(db: Queryable, groupId: number, member: { type: "user" | "group"; id: number }): Promise<void> {
@@ -105,7 +117,10 @@ export async function directGrants(db: Queryable, groupId: number): Promise<Gran
 /** What members of a group receive: its own grants and those of every group it belongs to. */
 export async function effectiveGroupGrants(db: Queryable, groupId: number): Promise<Grants> {
   await getGroup(db, groupId);
-  return grantsOf(db, (await db.query<{ id: number }>(ANCESTORS, [groupId])).map((g) => g.id));
+  return grantsOf(
+    db,
+    (await db.query<{ id: number }>(ANCESTORS, [groupId])).map((g) => g.id),
+  );
 }
 
 /** Every group a user belongs to, directly or through nesting, and the grants they add up to. */
@@ -116,7 +131,13 @@ export async function userGroupsAndGrants(db: Queryable, userId: number): Promis
      SELECT g.id, g.name FROM up JOIN user_groups g ON g.id = up.id ORDER BY g.name`,
     [userId],
   );
-  return { groups: groups.map((g) => g.name), grants: await grantsOf(db, groups.map((g) => g.id)) };
+  return {
+    groups: groups.map((g) => g.name),
+    grants: await grantsOf(
+      db,
+      groups.map((g) => g.id),
+    ),
+  };
 }
 
 export async function setMcpGrants(db: Queryable, groupId: number, identifiers: readonly string[]): Promise<void> {
@@ -129,7 +150,10 @@ export async function setConnectionGrants(db: Queryable, groupId: number, grants
   await getGroup(db, groupId);
   await db.query("DELETE FROM group_connection_privileges WHERE group_id = $1", [groupId]);
   for (const g of grants) {
-    await unique(() => db.query("INSERT INTO group_connection_privileges VALUES ($1, $2, $3)", [groupId, g.connection_id, g.access_level]), `connection ${g.connection_id} is listed twice`);
+    await unique(
+      () => db.query("INSERT INTO group_connection_privileges VALUES ($1, $2, $3)", [groupId, g.connection_id, g.access_level]),
+      `connection ${g.connection_id} is listed twice`,
+    );
   }
 }
 
@@ -141,5 +165,7 @@ export async function setAdminGrants(db: Queryable, groupId: number, permissions
 
 /** Every MCP privilege a group can be granted (tools and other items), by identifier. */
 export function listMcpPrivileges(db: Queryable) {
-  return db.query<{ id: number; identifier: string; item_type: "tool" | "resource" | "prompt"; description: string; is_public: boolean }>("SELECT id, identifier, item_type, description, is_public FROM mcp_privileges ORDER BY identifier");
+  return db.query<{ id: number; identifier: string; item_type: "tool" | "resource" | "prompt"; description: string; is_public: boolean }>(
+    "SELECT id, identifier, item_type, description, is_public FROM mcp_privileges ORDER BY identifier",
+  );
 }

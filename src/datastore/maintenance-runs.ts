@@ -26,7 +26,10 @@ export async function withMaintenance<T>(db: Queryable, task: string, everySecon
     [task, everySeconds, lease, token],
   );
   if (claimed.length === 0) return undefined;
-  const renew = () => db.query("UPDATE maintenance_runs SET claimed_until = now() + make_interval(secs => $2) WHERE task = $1 AND claimed_by = $3", [task, lease, token]).catch(() => {});
+  const renew = () =>
+    db
+      .query("UPDATE maintenance_runs SET claimed_until = now() + make_interval(secs => $2) WHERE task = $1 AND claimed_by = $3", [task, lease, token])
+      .catch(() => {});
   const renewal = setInterval(renew, (lease * 1000) / 3);
   try {
     return await work();

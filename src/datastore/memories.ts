@@ -89,7 +89,11 @@ export interface RecallQuery {
  * Memories that match a query, best first: by cosine distance when the query has an embedding, else by
  * text rank (any of its words, 'simple' dictionary). Pinned memories come along whether or not they match.
  */
-export async function recallMemories(db: Queryable, userId: number, q: RecallQuery): Promise<Array<MemoryRow & { score: number | null; pinned_only: boolean }>> {
+export async function recallMemories(
+  db: Queryable,
+  userId: number,
+  q: RecallQuery,
+): Promise<Array<MemoryRow & { score: number | null; pinned_only: boolean }>> {
   const filters = "AND ($2::text IS NULL OR category = $2) AND ($3::text IS NULL OR scope = $3)";
   const matches = q.embedding
     ? await db.query<MemoryRow & { score: number }>(

@@ -41,9 +41,31 @@ export interface ChannelRow {
 /** Columns a caller may set (secrets already sealed). */
 export type ChannelFields = Omit<ChannelRow, "id" | "created_by" | "created_at" | "updated_at">;
 const SETTABLE: ReadonlyArray<keyof ChannelFields> = [
-  "name", "description", "channel_type", "enabled", "is_estate_default", "webhook_url_secret", "endpoint_url", "endpoint_url_secret", "http_method", "headers_secret", "header_names",
-  "auth_type", "auth_credentials_secret", "smtp_host", "smtp_port", "smtp_username_secret", "smtp_password_secret", "smtp_use_tls", "from_address", "from_name",
-  "template_alert_fire", "template_alert_clear", "template_reminder", "reminder_enabled", "reminder_interval_hours",
+  "name",
+  "description",
+  "channel_type",
+  "enabled",
+  "is_estate_default",
+  "webhook_url_secret",
+  "endpoint_url",
+  "endpoint_url_secret",
+  "http_method",
+  "headers_secret",
+  "header_names",
+  "auth_type",
+  "auth_credentials_secret",
+  "smtp_host",
+  "smtp_port",
+  "smtp_username_secret",
+  "smtp_password_secret",
+  "smtp_use_tls",
+  "from_address",
+  "from_name",
+  "template_alert_fire",
+  "template_alert_clear",
+  "template_reminder",
+  "reminder_enabled",
+  "reminder_interval_hours",
 ];
 
 export const listChannels = (db: Queryable) => db.query<ChannelRow>("SELECT * FROM notification_channels ORDER BY lower(name), id");
@@ -73,7 +95,8 @@ export async function updateChannel(db: Queryable, id: number, f: ChannelFields)
 }
 
 export async function deleteChannel(db: Queryable, id: number): Promise<void> {
-  if ((await db.query("DELETE FROM notification_channels WHERE id = $1 RETURNING id", [id])).length === 0) throw new NotFoundError(`notification channel ${id} not found`);
+  if ((await db.query("DELETE FROM notification_channels WHERE id = $1 RETURNING id", [id])).length === 0)
+    throw new NotFoundError(`notification channel ${id} not found`);
 }
 
 export interface RecipientRow {
@@ -90,7 +113,9 @@ export const listRecipients = (db: Queryable, channelId: number) =>
 
 /** The recipients of several channels in one statement, per channel (a channel without any: absent). */
 export async function recipientsOf(db: Queryable, channelIds: readonly number[]): Promise<Map<number, RecipientRow[]>> {
-  const rows = channelIds.length ? await db.query<RecipientRow>("SELECT * FROM email_recipients WHERE channel_id = ANY($1::int[]) ORDER BY channel_id, lower(email_address)", [channelIds]) : [];
+  const rows = channelIds.length
+    ? await db.query<RecipientRow>("SELECT * FROM email_recipients WHERE channel_id = ANY($1::int[]) ORDER BY channel_id, lower(email_address)", [channelIds])
+    : [];
   const byChannel = new Map<number, RecipientRow[]>();
   for (const r of rows) {
     const list = byChannel.get(r.channel_id);
@@ -100,30 +125,35 @@ export async function recipientsOf(db: Queryable, channelIds: readonly number[])
   return byChannel;
 }
 
-export async function addRecipient(db: Queryable, channelId: number, r: { email_address: string; display_name: string; enabled: boolean }): Promise<RecipientRow> {
-  const [row] = await db.query<RecipientRow>("INSERT INTO email_recipients (channel_id, email_address, display_name, enabled) VALUES ($1, $2, $3, $4) RETURNING *", [
-    channelId,
-    r.email_address,
-    r.display_name,
-    r.enabled,
-  ]);
+export async function addRecipient(
+  db: Queryable,
+  channelId: number,
+  r: { email_address: string; display_name: string; enabled: boolean },
+): Promise<RecipientRow> {
+  const [row] = await db.query<RecipientRow>(
+    "INSERT INTO email_recipients (channel_id, email_address, display_name, enabled) VALUES ($1, $2, $3, $4) RETURNING *",
+    [channelId, r.email_address, r.display_name, r.enabled],
+  );
   return row;
 }
 
-export async function updateRecipient(db: Queryable, channelId: number, id: number, r: { email_address: string; display_name: string; enabled: boolean }): Promise<RecipientRow> {
-  const [row] = await db.query<RecipientRow>("UPDATE email_recipients SET email_address = $3, display_name = $4, enabled = $5 WHERE channel_id = $1 AND id = $2 RETURNING *", [
-    channelId,
-    id,
-    r.email_address,
-    r.display_name,
-    r.enabled,
-  ]);
+export async function updateRecipient(
+  db: Queryable,
+  channelId: number,
+  id: number,
+  r: { email_address: string; display_name: string; enabled: boolean },
+): Promise<RecipientRow> {
+  const [row] = await db.query<RecipientRow>(
+    "UPDATE email_recipients SET email_address = $3, display_name = $4, enabled = $5 WHERE channel_id = $1 AND id = $2 RETURNING *",
+    [channelId, id, r.email_address, r.display_name, r.enabled],
+  );
   if (!row) throw new NotFoundError(`recipient ${id} of channel ${channelId} not found`);
   return row;
 }
 
 export async function deleteRecipient(db: Queryable, channelId: number, id: number): Promise<void> {
-  if ((await db.query("DELETE FROM email_recipients WHERE channel_id = $1 AND id = $2 RETURNING id", [channelId, id])).length === 0) throw new NotFoundError(`recipient ${id} of channel ${channelId} not found`);
+  if ((await db.query("DELETE FROM email_recipients WHERE channel_id = $1 AND id = $2 RETURNING id", [channelId, id])).length === 0)
+    throw new NotFoundError(`recipient ${id} of channel ${channelId} not found`);
 }
 
 export interface ChannelOverride {

@@ -18,7 +18,9 @@ export async function openMigratedDatastore(config: Config, log: Logger): Promis
   const settings = datastoreSettings(config);
   if (chooseDriver(settings) === "pglite") {
     const first = !existsSync(join(settings.dataDir, "PG_VERSION"));
-    log.info(first ? `initialising the embedded datastore in ${settings.dataDir} (first start only) ...` : `opening the embedded datastore in ${settings.dataDir} ...`);
+    log.info(
+      first ? `initialising the embedded datastore in ${settings.dataDir} (first start only) ...` : `opening the embedded datastore in ${settings.dataDir} ...`,
+    );
   }
   const driver = await openDriver(settings);
   const where = describeDatastore(settings, driver.kind);

@@ -109,8 +109,22 @@ export async function effectiveProbeConfigs(db: Queryable, connectionIds: readon
       configs.set(
         probe.name,
         best
-          ? { probe_name: probe.name, is_enabled: best.is_enabled, collection_interval_seconds: best.collection_interval_seconds, retention_days: best.retention_days, source: best.scope, config_id: best.id }
-          : { probe_name: probe.name, is_enabled: true, collection_interval_seconds: FALLBACK_INTERVAL_SECONDS, retention_days: probe.defaultRetentionDays, source: "default", config_id: null },
+          ? {
+              probe_name: probe.name,
+              is_enabled: best.is_enabled,
+              collection_interval_seconds: best.collection_interval_seconds,
+              retention_days: best.retention_days,
+              source: best.scope,
+              config_id: best.id,
+            }
+          : {
+              probe_name: probe.name,
+              is_enabled: true,
+              collection_interval_seconds: FALLBACK_INTERVAL_SECONDS,
+              retention_days: probe.defaultRetentionDays,
+              source: "default",
+              config_id: null,
+            },
       );
     }
     result.set(id, configs);

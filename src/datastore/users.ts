@@ -58,7 +58,16 @@ export async function createUser(db: Queryable, u: NewUser): Promise<User> {
     const [row] = await db.query<User>(
       `INSERT INTO users (username, password_hash, display_name, email, annotation, enabled, is_superuser, is_service_account)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING *`,
-      [u.username, u.passwordHash, u.displayName ?? "", u.email ?? "", u.annotation ?? "", u.enabled ?? true, u.isSuperuser ?? false, u.isServiceAccount ?? false],
+      [
+        u.username,
+        u.passwordHash,
+        u.displayName ?? "",
+        u.email ?? "",
+        u.annotation ?? "",
+        u.enabled ?? true,
+        u.isSuperuser ?? false,
+        u.isServiceAccount ?? false,
+      ],
     );
     return row;
   } catch (err) {

@@ -11,11 +11,7 @@ import type { AppEnv } from "./context.ts";
 import { ApiError } from "./errors.ts";
 import { rejectNul } from "./storable-text.ts";
 
-export type Access =
-  | { kind: "public" }
-  | { kind: "user" }
-  | { kind: "admin"; permission: AdminPermission }
-  | { kind: "superuser" };
+export type Access = { kind: "public" } | { kind: "user" } | { kind: "admin"; permission: AdminPermission } | { kind: "superuser" };
 
 export const PUBLIC: Access = { kind: "public" };
 /** Any authenticated caller; the handler filters what it shows by the caller's rights. */
@@ -61,8 +57,10 @@ export function requireAccess(access: Access): MiddlewareHandler<AppEnv> {
       const message = c.get("credentialRejected") ? "invalid or expired token" : "authentication required: send `Authorization: Bearer <token>`";
       throw new ApiError(401, message, UNAUTHENTICATED);
     }
-    if (access.kind === "superuser" && !actsAsSuperuser(await authority(c))) throw new ApiError(403, "this requires a superuser (with a session or an unscoped token)");
-    if (access.kind === "admin" && !hasAdminPermission(await authority(c), access.permission)) throw new ApiError(403, `this requires the ${access.permission} permission`);
+    if (access.kind === "superuser" && !actsAsSuperuser(await authority(c)))
+      throw new ApiError(403, "this requires a superuser (with a session or an unscoped token)");
+    if (access.kind === "admin" && !hasAdminPermission(await authority(c), access.permission))
+      throw new ApiError(403, `this requires the ${access.permission} permission`);
     return next();
   };
 }

@@ -28,7 +28,10 @@ export async function mayChangeAlert(c: Context<AppEnv>, alert: AlertRow): Promi
 export async function writableAlert(c: Context<AppEnv>, id: number): Promise<AlertRow> {
   const alert = await visibleAlert(c, id);
   if (!(await mayChangeAlert(c, alert))) {
-    throw new ApiError(403, `changing alert ${id} needs read_write on its connection ${alert.connection_id}: be its owner, hold manage_connections or a read_write grant (and a token scoped to read_write)`);
+    throw new ApiError(
+      403,
+      `changing alert ${id} needs read_write on its connection ${alert.connection_id}: be its owner, hold manage_connections or a read_write grant (and a token scoped to read_write)`,
+    );
   }
   return alert;
 }

@@ -41,7 +41,8 @@ export async function assertMayPlace(c: Context<AppEnv>, t: ScopeTarget): Promis
     return;
   }
   if (t.scope === "estate") {
-    if (!holdsAllConnections(a, "read")) throw new ApiError(403, "an estate-wide window silences every server: it needs read on all connections (connection 0)");
+    if (!holdsAllConnections(a, "read"))
+      throw new ApiError(403, "an estate-wide window silences every server: it needs read on all connections (connection 0)");
     return;
   }
   const visible = await visibleEstate(c);
@@ -50,4 +51,3 @@ export async function assertMayPlace(c: Context<AppEnv>, t: ScopeTarget): Promis
   const inside = await connectionsIn(db, t.scope, id);
   if (inside.some((row) => connectionAccess(a, row) === null)) throw new ApiError(403, `a window on ${t.scope} ${id} would silence servers you cannot read`);
 }
-

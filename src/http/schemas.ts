@@ -32,7 +32,8 @@ export function errorResponses<S extends 400 | 401 | 403 | 404 | 409 | 429 | 502
     503: "Datastore unavailable",
     504: "The upstream provider did not answer in time",
   };
-  return Object.fromEntries(
-    statuses.map((s) => [s, { description: text[s], content: { "application/json": { schema: ErrorSchema } } }]),
-  ) as Record<S, { description: string; content: { "application/json": { schema: typeof ErrorSchema } } }>;
+  return Object.fromEntries(statuses.map((s) => [s, { description: text[s], content: { "application/json": { schema: ErrorSchema } } }])) as Record<
+    S,
+    { description: string; content: { "application/json": { schema: typeof ErrorSchema } } }
+  >;
 }

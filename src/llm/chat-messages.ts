@@ -44,14 +44,21 @@ export function toModelMessages(messages: ChatMessage[]): ModelMessage[] {
           const toolName = toolNames.get(r.tool_use_id);
           if (!toolName) throw new InputError(`messages[${i}]: tool_result for "${r.tool_use_id}" answers no tool_use of an earlier assistant message`);
           const value = typeof r.content === "string" ? r.content : r.content.map((t) => t.text).join("\n");
-          return { type: "tool-result" as const, toolCallId: r.tool_use_id, toolName, output: r.is_error ? { type: "error-text" as const, value } : { type: "text" as const, value } };
+          return {
+            type: "tool-result" as const,
+            toolCallId: r.tool_use_id,
+            toolName,
+            output: r.is_error ? { type: "error-text" as const, value } : { type: "text" as const, value },
+          };
         }),
       });
     }
-    const texts = m.content.filter((b) => b.type !== "tool_result").map((b) => {
-      if (b.type === "tool_use") throw new InputError(`messages[${i}]: a user message cannot hold a tool_use block`);
-      return { type: "text" as const, text: b.text };
-    });
+    const texts = m.content
+      .filter((b) => b.type !== "tool_result")
+      .map((b) => {
+        if (b.type === "tool_use") throw new InputError(`messages[${i}]: a user message cannot hold a tool_use block`);
+        return { type: "text" as const, text: b.text };
+      });
     if (texts.length) out.push({ role: "user", content: texts });
   });
   return out;
@@ -76,7 +83,14 @@ export function toReplyBlocks(parts: ReadonlyArray<ResultPart>): ReplyBlock[] {
 
 /** Stop reasons in the contract's (Anthropic's) words. */
 export function stopReason(reason: FinishReason): string {
-  const map: Record<FinishReason, string> = { stop: "end_turn", "tool-calls": "tool_use", length: "max_tokens", "content-filter": "refusal", error: "error", other: "other" };
+  const map: Record<FinishReason, string> = {
+    stop: "end_turn",
+    "tool-calls": "tool_use",
+    length: "max_tokens",
+    "content-filter": "refusal",
+    error: "error",
+    other: "other",
+  };
   return map[reason] ?? "other";
 }
 

@@ -57,7 +57,11 @@ export async function chat(llm: LlmConfig, choice: Choice, turn: ChatTurn, signa
   const settings = callSettings(llm, choice, turn, signal);
   try {
     const result = await generateText(settings);
-    return { content: toReplyBlocks(result.content), stop_reason: stopReason(result.finishReason), token_usage: tokenUsage(choice.provider, choice.model, result.totalUsage) };
+    return {
+      content: toReplyBlocks(result.content),
+      stop_reason: stopReason(result.finishReason),
+      token_usage: tokenUsage(choice.provider, choice.model, result.totalUsage),
+    };
   } catch (err) {
     throw providerFailure(llm, choice.provider, err, llm.timeout_seconds);
   }
@@ -83,7 +87,10 @@ export async function* chatStream(llm: LlmConfig, choice: Choice, turn: ChatTurn
       } else if (part.type === "tool-call") {
         inText = false;
         index++;
-        yield { event: "tool_use", data: { index, type: "tool_use", id: part.toolCallId, name: part.toolName, input: (part.input ?? {}) as Record<string, unknown> } };
+        yield {
+          event: "tool_use",
+          data: { index, type: "tool_use", id: part.toolCallId, name: part.toolName, input: (part.input ?? {}) as Record<string, unknown> },
+        };
       } else if (part.type === "error") {
         throw part.error;
       } else if (part.type === "abort") {
@@ -91,7 +98,10 @@ export async function* chatStream(llm: LlmConfig, choice: Choice, turn: ChatTurn
         if (signal?.aborted) return;
         throw Object.assign(new Error("deadline passed"), { name: "TimeoutError" });
       } else if (part.type === "finish") {
-        yield { event: "message_end", data: { stop_reason: stopReason(part.finishReason), token_usage: tokenUsage(choice.provider, choice.model, part.totalUsage) } };
+        yield {
+          event: "message_end",
+          data: { stop_reason: stopReason(part.finishReason), token_usage: tokenUsage(choice.provider, choice.model, part.totalUsage) },
+        };
       }
     }
   } catch (err) {

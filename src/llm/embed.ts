@@ -34,7 +34,13 @@ function dimensionOptions(provider: LlmProviderName, dimensions: number | undefi
 
 export async function embedTexts(llm: LlmConfig, choice: Choice, values: string[], dimensions?: number, signal?: AbortSignal): Promise<Embeddings> {
   return run(llm, choice, () =>
-    embedMany({ model: embeddingModel(llm, choice), values, maxRetries: 0, abortSignal: deadline(llm, signal), providerOptions: dimensionOptions(choice.provider, dimensions) }),
+    embedMany({
+      model: embeddingModel(llm, choice),
+      values,
+      maxRetries: 0,
+      abortSignal: deadline(llm, signal),
+      providerOptions: dimensionOptions(choice.provider, dimensions),
+    }),
   );
 }
 
@@ -45,10 +51,18 @@ export async function embedMultimodal(llm: LlmConfig, choice: Choice, inputs: Mu
   const values = inputs.map((i) => (i.type === "text" ? i.text : ""));
   const content = inputs.map((i) => {
     if (i.type === "text") return null;
-    return i.data ? [{ type: "image_base64" as const, image_base64: `data:${i.mime_type};base64,${i.data}` }] : [{ type: "image_url" as const, image_url: i.url! }];
+    return i.data
+      ? [{ type: "image_base64" as const, image_base64: `data:${i.mime_type};base64,${i.data}` }]
+      : [{ type: "image_url" as const, image_url: i.url! }];
   });
   return run(llm, choice, () =>
-    embedMany({ model: embeddingModel(llm, choice, true), values, maxRetries: 0, abortSignal: deadline(llm, signal), providerOptions: { voyage: { content } } }),
+    embedMany({
+      model: embeddingModel(llm, choice, true),
+      values,
+      maxRetries: 0,
+      abortSignal: deadline(llm, signal),
+      providerOptions: { voyage: { content } },
+    }),
   );
 }
 

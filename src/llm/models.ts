@@ -21,7 +21,13 @@ export async function listModels(llm: LlmConfig, provider: LlmProviderName, sett
   const bearer: Record<string, string> = key ? { authorization: `Bearer ${key}` } : {};
   switch (provider) {
     case "anthropic": {
-      const body = await getJson(llm, provider, `${base}/models?limit=1000`, { "x-api-key": key ?? "", "anthropic-version": "2023-06-01", ...settings.headers }, signal);
+      const body = await getJson(
+        llm,
+        provider,
+        `${base}/models?limit=1000`,
+        { "x-api-key": key ?? "", "anthropic-version": "2023-06-01", ...settings.headers },
+        signal,
+      );
       return (body.data ?? []).map((m: { id: string; display_name?: string }) => ({ name: m.id, description: m.display_name }));
     }
     case "openai": {
@@ -50,7 +56,12 @@ async function getJson(llm: LlmConfig, provider: LlmProviderName, url: string, h
   try {
     res = await fetch(url, { headers, signal });
   } catch (err) {
-    throw providerFailure(llm, provider, Object.assign(new Error(`${provider} could not be reached`), { cause: err, name: (err as Error).name === "TimeoutError" ? "TimeoutError" : "Error" }), llm.timeout_seconds);
+    throw providerFailure(
+      llm,
+      provider,
+      Object.assign(new Error(`${provider} could not be reached`), { cause: err, name: (err as Error).name === "TimeoutError" ? "TimeoutError" : "Error" }),
+      llm.timeout_seconds,
+    );
   }
   const text = await res.text();
   if (!res.ok) throw new LlmProviderError(provider, 502, redact(llm, `${provider} answered HTTP ${res.status}: ${errorMessage(text)}`));

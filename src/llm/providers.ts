@@ -23,7 +23,13 @@ interface ProviderInfo {
 }
 
 export const PROVIDER_INFO: Record<LlmProviderName, ProviderInfo> = {
-  anthropic: { display: "Anthropic Claude", defaultBaseUrl: "https://api.anthropic.com/v1", capabilities: ["chat"], keyOptional: false, defaults: { chat: "claude-sonnet-4-5" } },
+  anthropic: {
+    display: "Anthropic Claude",
+    defaultBaseUrl: "https://api.anthropic.com/v1",
+    capabilities: ["chat"],
+    keyOptional: false,
+    defaults: { chat: "claude-sonnet-4-5" },
+  },
   openai: {
     display: "OpenAI",
     defaultBaseUrl: "https://api.openai.com/v1",
@@ -38,7 +44,13 @@ export const PROVIDER_INFO: Record<LlmProviderName, ProviderInfo> = {
     keyOptional: false,
     defaults: { chat: "gemini-2.5-flash", embed: "gemini-embedding-001" },
   },
-  ollama: { display: "Ollama", defaultBaseUrl: "http://127.0.0.1:11434", capabilities: ["chat", "embed"], keyOptional: true, defaults: { chat: "llama3.2", embed: "nomic-embed-text" } },
+  ollama: {
+    display: "Ollama",
+    defaultBaseUrl: "http://127.0.0.1:11434",
+    capabilities: ["chat", "embed"],
+    keyOptional: true,
+    defaults: { chat: "llama3.2", embed: "nomic-embed-text" },
+  },
   voyage: {
     display: "Voyage AI",
     defaultBaseUrl: "https://api.voyageai.com/v1",
@@ -85,12 +97,20 @@ export interface Choice {
 
 /** Validates a request's provider and model for one capability, filling in the defaults; 400s say what to set. */
 export function choose(llm: LlmConfig, capability: Capability, provider?: string, model?: string): Choice {
-  if (provider !== undefined && !(LLM_PROVIDERS as readonly string[]).includes(provider)) throw new InputError(`unsupported provider "${provider}"; supported: ${LLM_PROVIDERS.join(", ")}`);
+  if (provider !== undefined && !(LLM_PROVIDERS as readonly string[]).includes(provider))
+    throw new InputError(`unsupported provider "${provider}"; supported: ${LLM_PROVIDERS.join(", ")}`);
   const name = (provider as LlmProviderName | undefined) ?? defaultProvider(llm, capability);
-  if (!name) throw new InputError(`no LLM provider that can ${describe(capability)} is configured: set llm.providers.<name>.api_key (or PGLENS_LLM_<NAME>_API_KEY)`);
-  if (!PROVIDER_INFO[name].capabilities.includes(capability)) throw new InputError(`provider ${name} cannot ${describe(capability)}; providers that can: ${LLM_PROVIDERS.filter((p) => PROVIDER_INFO[p].capabilities.includes(capability)).join(", ")}`);
+  if (!name)
+    throw new InputError(`no LLM provider that can ${describe(capability)} is configured: set llm.providers.<name>.api_key (or PGLENS_LLM_<NAME>_API_KEY)`);
+  if (!PROVIDER_INFO[name].capabilities.includes(capability))
+    throw new InputError(
+      `provider ${name} cannot ${describe(capability)}; providers that can: ${LLM_PROVIDERS.filter((p) => PROVIDER_INFO[p].capabilities.includes(capability)).join(", ")}`,
+    );
   const settings = settingsOf(llm, name);
-  if (!settings) throw new InputError(`provider ${name} is not configured: set PGLENS_LLM_${name.toUpperCase()}_${PROVIDER_INFO[name].keyOptional ? "BASE_URL" : "API_KEY"}`);
+  if (!settings)
+    throw new InputError(
+      `provider ${name} is not configured: set PGLENS_LLM_${name.toUpperCase()}_${PROVIDER_INFO[name].keyOptional ? "BASE_URL" : "API_KEY"}`,
+    );
   const chosenModel = model ?? defaultModel(llm, name, capability);
   if (!chosenModel) throw new InputError(`no default model for ${name}: name one in the request`);
   if (!MODEL_NAME.test(chosenModel)) throw new InputError("model must be 1-256 characters of letters, digits and - . _ : / (no . or .. path segments)");

@@ -28,7 +28,14 @@ export function rerankLocally(query: string, documents: string[], topN = documen
   return { method: "bm25", results: results.slice(0, topN) };
 }
 
-export async function rerankWithProvider(llm: LlmConfig, choice: Choice, query: string, documents: string[], topN?: number, signal?: AbortSignal): Promise<Reranking> {
+export async function rerankWithProvider(
+  llm: LlmConfig,
+  choice: Choice,
+  query: string,
+  documents: string[],
+  topN?: number,
+  signal?: AbortSignal,
+): Promise<Reranking> {
   try {
     const { ranking } = await rerank({ model: rerankingModel(llm, choice), query, documents, topN, maxRetries: 0, abortSignal: deadline(llm, signal) });
     return { method: `${choice.provider}/${choice.model}`, results: ranking.map((r) => ({ index: r.originalIndex, score: r.score, document: r.document })) };

@@ -19,7 +19,8 @@ export class TokenBudgetError extends Error {
   }
 }
 
-const secondsToUtcMidnight = (now: Date) => Math.max(1, Math.ceil((Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() + 1) - now.getTime()) / 1000));
+const secondsToUtcMidnight = (now: Date) =>
+  Math.max(1, Math.ceil((Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() + 1) - now.getTime()) / 1000));
 
 /** About four characters a token: what a call is charged before (or without) the provider's report. */
 export const estimateTokens = (text: string) => Math.ceil(text.length / 4);

@@ -30,7 +30,14 @@ export async function callTool(name: string, args: unknown, ctx: ToolContext): P
     const result = await tool.run(parsed.data, ctx);
     return text(tool.dataFrom ? fence(`Result of ${tool.name}.`, result, "", tool.dataFrom) : result);
   } catch (err) {
-    if (err instanceof ToolError || err instanceof InputError || err instanceof NotFoundError || err instanceof ForbiddenError || err instanceof MonitoredServerError) return text((err as Error).message, true);
+    if (
+      err instanceof ToolError ||
+      err instanceof InputError ||
+      err instanceof NotFoundError ||
+      err instanceof ForbiddenError ||
+      err instanceof MonitoredServerError
+    )
+      return text((err as Error).message, true);
     throw err; // datastore outages and bugs reach the caller's error handling
   }
 }

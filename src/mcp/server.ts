@@ -23,12 +23,16 @@ const noToolsInstructions = (username: string) =>
 export function buildMcpServer(ctx: ToolContext): McpServer {
   const tools = enabledTools(ctx.config);
   const usable = tools.some((t) => mayUseTool(ctx.access, t.name));
-  const server = new McpServer({ name: "pglens", version: VERSION }, { instructions: usable ? INSTRUCTIONS : noToolsInstructions(ctx.access.principal.username) });
+  const server = new McpServer(
+    { name: "pglens", version: VERSION },
+    { instructions: usable ? INSTRUCTIONS : noToolsInstructions(ctx.access.principal.username) },
+  );
   for (const tool of tools) {
     const registered = server.registerTool(
       tool.name,
       { title: tool.title, description: tool.description, inputSchema: tool.inputSchema, annotations: { title: tool.title, ...tool.annotations } },
-      async (args: Record<string, unknown>) => (await callTool(tool.name, args, { ...ctx, now: Date.now() })) as { content: Array<{ type: "text"; text: string }>; isError: boolean },
+      async (args: Record<string, unknown>) =>
+        (await callTool(tool.name, args, { ...ctx, now: Date.now() })) as { content: Array<{ type: "text"; text: string }>; isError: boolean },
     );
     if (!mayUseTool(ctx.access, tool.name)) registered.disable();
   }

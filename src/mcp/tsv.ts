@@ -6,8 +6,7 @@ export type Cell = string | number | boolean | Date | null | undefined | object;
 
 function cell(value: Cell): string {
   if (value === null || value === undefined) return "";
-  const text =
-    value instanceof Date ? value.toISOString() : typeof value === "object" ? JSON.stringify(value) : String(value);
+  const text = value instanceof Date ? value.toISOString() : typeof value === "object" ? JSON.stringify(value) : String(value);
   return text.replace(/[\\\t\n\r]/g, (ch) => ({ "\\": "\\\\", "\t": "\\t", "\n": "\\n", "\r": "\\r" })[ch]!);
 }
 

@@ -92,12 +92,17 @@ export function parseMetricName(name: string, probe: ProbeDefinition): MetricReq
     }
     return { name, metric: base, form, unit: unitOf(form, baseColumn.kind), kind: baseColumn.kind };
   }
-  throw new InputError(`metric \`${name}\` not found in probe \`${probe.name}\`: it is neither a column of the probe nor a derived name (<column>_per_sec, _delta, _pct, _sessions, dead_tuple_ratio)`);
+  throw new InputError(
+    `metric \`${name}\` not found in probe \`${probe.name}\`: it is neither a column of the probe nor a derived name (<column>_per_sec, _delta, _pct, _sessions, dead_tuple_ratio)`,
+  );
 }
 
 /** A comma-separated `metrics` parameter; empty means every metric column of the probe. */
 export function parseMetricList(list: string | undefined, probe: ProbeDefinition): MetricRequest[] {
-  const names = (list ?? "").split(",").map((s) => s.trim()).filter(Boolean);
+  const names = (list ?? "")
+    .split(",")
+    .map((s) => s.trim())
+    .filter(Boolean);
   if (names.length === 0) return metricColumns(probe).map((c) => parseMetricName(c.name, probe));
   return names.map((n) => parseMetricName(n, probe));
 }

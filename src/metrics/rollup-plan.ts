@@ -78,7 +78,13 @@ export function planRollupReads(b: Buckets, completeFrom: number, sizes: readonl
  * the raw rest, planned as `plan` was (with `subtract` or not). The span's end instant is the window's start, read
  * by the plan already.
  */
-export function withSpanBefore(plan: RollupPlan, b: Buckets, from: number, completeFrom: number, { subtract = false, sizes = ROLLUP_CELLS_MS }: { subtract?: boolean; sizes?: readonly number[] } = {}): RollupPlan {
+export function withSpanBefore(
+  plan: RollupPlan,
+  b: Buckets,
+  from: number,
+  completeFrom: number,
+  { subtract = false, sizes = ROLLUP_CELLS_MS }: { subtract?: boolean; sizes?: readonly number[] } = {},
+): RollupPlan {
   const span: Buckets = { start: from, end: b.start, n: 1, width: b.start - from };
   if (span.width <= 0) return plan;
   const before = subtract ? planComplementReads(span, completeFrom, sizes) : planRollupReads(span, completeFrom, sizes);

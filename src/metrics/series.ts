@@ -49,7 +49,10 @@ function context(input: SeriesInput): Context {
     input,
     inWindow,
     prior: before[before.length - 1],
-    judgedInterval: judgedIntervalMs(input.intervalSeconds, inWindow.slice(1).map((s, i) => s.t - inWindow[i].t)),
+    judgedInterval: judgedIntervalMs(
+      input.intervalSeconds,
+      inWindow.slice(1).map((s, i) => s.t - inWindow[i].t),
+    ),
   };
 }
 

@@ -26,6 +26,9 @@ export function prettySize(bytes: number): string {
 }
 
 /** The series' values by name for one connection: `of("blks_hit_delta")[k]` is point k's value. */
-export function seriesValues(series: ReadonlyArray<{ name: string; connection_id: number; data: ReadonlyArray<{ value: number | null }> }>, connectionId: number) {
+export function seriesValues(
+  series: ReadonlyArray<{ name: string; connection_id: number; data: ReadonlyArray<{ value: number | null }> }>,
+  connectionId: number,
+) {
   return (name: string): Array<number | null> => series.find((s) => s.name === name && s.connection_id === connectionId)!.data.map((p) => p.value);
 }

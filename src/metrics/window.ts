@@ -54,7 +54,10 @@ function parseIso(value: string, name: string): number {
   if (ISO_DATE_ONLY.test(text)) text = `${text}T00:00:00Z`;
   else if (ISO_NO_ZONE.test(text)) text = `${text.replace(" ", "T")}Z`;
   const ms = /^\d{4}-\d{2}-\d{2}T/.test(text) ? Date.parse(text) : Number.NaN;
-  if (Number.isNaN(ms)) throw new InputError(`\`${name}\` must be an ISO 8601 timestamp${name === "time_start" ? " or a relative duration such as 1h, 24h, 7d" : " or now"}; got ${JSON.stringify(value)}`);
+  if (Number.isNaN(ms))
+    throw new InputError(
+      `\`${name}\` must be an ISO 8601 timestamp${name === "time_start" ? " or a relative duration such as 1h, 24h, 7d" : " or now"}; got ${JSON.stringify(value)}`,
+    );
   return ms;
 }
 

@@ -21,7 +21,8 @@ const SMALL_CATEGORIES = new Set(["N", "B", "D", "T", "E", "I"]);
 const SMALL_VALUE_BYTES = 200;
 
 /** About how many bytes a row takes as text. */
-const rowBytes = (row: unknown[]) => row.reduce<number>((n, v) => n + (v === null ? 0 : typeof v === "string" ? v.length : JSON.stringify(v)?.length ?? 0), 0);
+const rowBytes = (row: unknown[]) =>
+  row.reduce<number>((n, v) => n + (v === null ? 0 : typeof v === "string" ? v.length : (JSON.stringify(v)?.length ?? 0)), 0);
 const quoteIdent = (name: string) => `"${name.replace(/"/g, '""')}"`;
 
 /** Which columns (by position) can hold large values. */
@@ -48,7 +49,9 @@ async function declareCut(client: pg.Client, query: string, maxCell: number): Pr
   await client.query("SAVEPOINT pglens_cut");
   try {
     // The newline ends a trailing -- comment; the positional aliases make duplicate or odd names harmless.
-    await client.query(extended(`DECLARE pglens_cut_rows NO SCROLL CURSOR FOR SELECT ${columns.join(", ")} FROM (${inner}\n) AS q(${fields.map((_, i) => `c${i}`).join(", ")})`));
+    await client.query(
+      extended(`DECLARE pglens_cut_rows NO SCROLL CURSOR FOR SELECT ${columns.join(", ")} FROM (${inner}\n) AS q(${fields.map((_, i) => `c${i}`).join(", ")})`),
+    );
     return { cursor: "pglens_cut_rows", worstRow };
   } catch {
     await client.query("ROLLBACK TO SAVEPOINT pglens_cut");

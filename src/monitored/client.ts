@@ -51,13 +51,21 @@ function guardCleartext(client: pg.Client, conn: ConnectionRow, password: string
   connection.on("authenticationCleartextPassword", () => (cleartext = true));
   return async () => {
     if (cleartext && !connection.stream?.encrypted && !conn.allow_cleartext_password) {
-      throw new MonitoredServerError(`refused: ${conn.host}:${conn.port} asked for the password in clear text over a connection without TLS; use sslmode require or stronger, or set allow_cleartext_password on connection ${conn.id}`, "cleartext_refused");
+      throw new MonitoredServerError(
+        `refused: ${conn.host}:${conn.port} asked for the password in clear text over a connection without TLS; use sslmode require or stronger, or set allow_cleartext_password on connection ${conn.id}`,
+        "cleartext_refused",
+      );
     }
     return password;
   };
 }
 
-export async function withMonitoredClient<T>(conn: ConnectionRow, secret: string | undefined, work: (client: pg.Client) => Promise<T>, options: MonitoredOptions = {}): Promise<T> {
+export async function withMonitoredClient<T>(
+  conn: ConnectionRow,
+  secret: string | undefined,
+  work: (client: pg.Client) => Promise<T>,
+  options: MonitoredOptions = {},
+): Promise<T> {
   const password = conn.password_secret ? await unseal(conn.password_secret, secret) : undefined;
   const client = new pg.Client({
     host: conn.host,

@@ -34,7 +34,8 @@ export async function withLiveSlot<T>(db: Queryable, connectionId: number, userI
   const retryAfter = Math.max(1, Math.ceil(limits.holdMs / 4000));
   await db.query("DELETE FROM live_sessions WHERE expires_at < now()");
   const [{ n }] = await db.query<{ n: number }>("SELECT count(*)::int AS n FROM live_sessions WHERE user_id = $1", [userId]);
-  if (n >= limits.perUser) throw new LiveBusyError(`too many live queries: you already have ${n} running (at most ${limits.perUser}); try again when one finishes`, retryAfter);
+  if (n >= limits.perUser)
+    throw new LiveBusyError(`too many live queries: you already have ${n} running (at most ${limits.perUser}); try again when one finishes`, retryAfter);
   let slot: number | undefined;
   for (let attempt = 0; attempt < 3 && slot === undefined; attempt++) {
     const [claimed] = await db.query<{ slot: number }>(
@@ -50,7 +51,8 @@ export async function withLiveSlot<T>(db: Queryable, connectionId: number, userI
       if (used >= limits.perConnection) break;
     }
   }
-  if (slot === undefined) throw new LiveBusyError(`too many live queries on connection ${connectionId} (at most ${limits.perConnection} at once); try again shortly`, retryAfter);
+  if (slot === undefined)
+    throw new LiveBusyError(`too many live queries on connection ${connectionId} (at most ${limits.perConnection} at once); try again shortly`, retryAfter);
   try {
     return await work();
   } finally {

@@ -65,7 +65,9 @@ async function restrictRole(client: pg.Client, conn: ConnectionRow, role: string
   const login = await rolePowers(client);
   if (!login.powers.length) return;
   if (conn.live_username) {
-    throw new PowerfulRoleError(`refused: connection ${conn.id}'s live_username ${login.role} has ${login.powers.join(", ")}, which can act outside a read-only transaction; make it a pg_monitor role without those`);
+    throw new PowerfulRoleError(
+      `refused: connection ${conn.id}'s live_username ${login.role} has ${login.powers.join(", ")}, which can act outside a read-only transaction; make it a pg_monitor role without those`,
+    );
   }
   if (!role) {
     throw new PowerfulRoleError(
@@ -76,7 +78,8 @@ async function restrictRole(client: pg.Client, conn: ConnectionRow, role: string
     throw new PowerfulRoleError(`refused: cannot switch to live_tools.role ${role} on connection ${conn.id}: ${err.message}`);
   });
   const restricted = await rolePowers(client);
-  if (restricted.powers.length) throw new PowerfulRoleError(`refused: live_tools.role ${role} itself has ${restricted.powers.join(", ")}; name a role with pg_monitor and nothing more`);
+  if (restricted.powers.length)
+    throw new PowerfulRoleError(`refused: live_tools.role ${role} itself has ${restricted.powers.join(", ")}; name a role with pg_monitor and nothing more`);
 }
 
 /** The statement grabbed a lock that would block other sessions; the work is rolled back. */
@@ -96,7 +99,12 @@ const BLOCKING_LOCKS = `SELECT l.mode, coalesce(c.relname, l.locktype) AS target
         OR (l.locktype IN ('relation', 'tuple', 'object', 'page')
             AND l.mode IN ('ShareLock', 'ShareRowExclusiveLock', 'ExclusiveLock', 'AccessExclusiveLock', 'ShareUpdateExclusiveLock')))`;
 
-export async function withReadOnlyTransaction<T>(conn: ConnectionRow, secret: string | undefined, options: ReadOnlyOptions, work: (client: pg.Client) => Promise<T>): Promise<T> {
+export async function withReadOnlyTransaction<T>(
+  conn: ConnectionRow,
+  secret: string | undefined,
+  options: ReadOnlyOptions,
+  work: (client: pg.Client) => Promise<T>,
+): Promise<T> {
   return withMonitoredClient(
     liveLogin(conn),
     secret,
@@ -108,7 +116,10 @@ export async function withReadOnlyTransaction<T>(conn: ConnectionRow, secret: st
         await client.query(`SET LOCAL idle_in_transaction_session_timeout = '${Math.max(1000, options.statementTimeoutMs * 2)}ms'`);
         const result = await work(client);
         const held = (await client.query<{ mode: string; target: string }>(BLOCKING_LOCKS)).rows;
-        if (held.length) throw new LockRefusedError(`refused: the statement took ${held.map((l) => `${l.mode} on ${l.target}`).join(", ")}, which would block other sessions; it was rolled back`);
+        if (held.length)
+          throw new LockRefusedError(
+            `refused: the statement took ${held.map((l) => `${l.mode} on ${l.target}`).join(", ")}, which would block other sessions; it was rolled back`,
+          );
         return result;
       } finally {
         await client.query("ROLLBACK").catch(() => {});

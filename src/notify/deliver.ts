@@ -33,13 +33,27 @@ export interface DeliveryOptions {
 const CHANNEL_CONCURRENCY = 8;
 const LEASE_SECONDS = 120;
 
-type AlertRow = Omit<AlertFacts, "server"> & { connection_id: number; server_name: string; host: string; port: number; cluster_id: number | null; group_id: number | null };
+type AlertRow = Omit<AlertFacts, "server"> & {
+  connection_id: number;
+  server_name: string;
+  host: string;
+  port: number;
+  cluster_id: number | null;
+  group_id: number | null;
+};
 type Outcome = "sent" | "failed" | "suppressed" | "lost";
 
 /** The alert's page in the console, where people reach pglens (public_url); none without it. */
 const alertUrl = (config: Config, id: number) => (config.public_url ? `${config.public_url.replace(/\/+$/, "")}/alerts/${id}` : null);
 
-export async function deliverOnce(db: Driver, config: Config, log: Logger, transports: Transports, now = new Date(), options: DeliveryOptions = {}): Promise<DeliveryResult> {
+export async function deliverOnce(
+  db: Driver,
+  config: Config,
+  log: Logger,
+  transports: Transports,
+  now = new Date(),
+  options: DeliveryOptions = {},
+): Promise<DeliveryResult> {
   const result: DeliveryResult = { sent: 0, failed: 0, suppressed: 0, expired: 0 };
   const { max_attempts, retry_minutes, max_age_hours, deny_private_networks } = config.notifications;
   result.expired = await expireOld(db, max_age_hours);
@@ -97,7 +111,11 @@ export async function deliverOnce(db: Driver, config: Config, log: Logger, trans
       if (outcome !== "lost") result[outcome]++;
       // In order: what follows a failed notice waits for its retry.
       if (outcome === "failed") {
-        await releaseClaims(db, rows.slice(i + 1).map((r) => r.id), token);
+        await releaseClaims(
+          db,
+          rows.slice(i + 1).map((r) => r.id),
+          token,
+        );
         break;
       }
     }

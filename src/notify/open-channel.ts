@@ -7,7 +7,9 @@ const unseal = async (sealed: string | null, secret: string | undefined) => (sea
 
 export async function openChannel(row: ChannelRow, secret: string | undefined): Promise<{ channel: OpenChannel; secrets: string[] }> {
   const [webhook_url, endpoint_url, headersJson, auth_credentials, username, password] = await Promise.all(
-    [row.webhook_url_secret, row.endpoint_url_secret, row.headers_secret, row.auth_credentials_secret, row.smtp_username_secret, row.smtp_password_secret].map((s) => unseal(s, secret)),
+    [row.webhook_url_secret, row.endpoint_url_secret, row.headers_secret, row.auth_credentials_secret, row.smtp_username_secret, row.smtp_password_secret].map(
+      (s) => unseal(s, secret),
+    ),
   );
   const headers = headersJson ? (JSON.parse(headersJson) as Record<string, string>) : {};
   const channel: OpenChannel = {
@@ -25,7 +27,9 @@ export async function openChannel(row: ChannelRow, secret: string | undefined): 
     templates: { alert_fire: row.template_alert_fire, alert_clear: row.template_alert_clear, reminder: row.template_reminder },
   };
   // Every secret and its recognisable parts (a basic-auth password, an api_key value) get redacted from errors.
-  const secrets = [webhook_url, endpoint_url, auth_credentials, password, username, ...Object.values(headers), ...(auth_credentials?.split(":") ?? [])].filter((s): s is string => !!s && s.length >= 4);
+  const secrets = [webhook_url, endpoint_url, auth_credentials, password, username, ...Object.values(headers), ...(auth_credentials?.split(":") ?? [])].filter(
+    (s): s is string => !!s && s.length >= 4,
+  );
   if (auth_credentials && row.auth_type === "basic") secrets.push(btoa(auth_credentials));
   return { channel, secrets };
 }

@@ -127,7 +127,8 @@ export function alertView(a: AlertFacts, kind: NotificationKind, reminderCount: 
   };
 }
 
-const headline = (v: AlertView, kind: NotificationKind) => `${v.IsTest ? "[TEST] " : ""}${v.SeverityEmoji} ${EVENT_WORD[kind]}: ${v.AlertTitle} on ${v.ServerName}`.trim();
+const headline = (v: AlertView, kind: NotificationKind) =>
+  `${v.IsTest ? "[TEST] " : ""}${v.SeverityEmoji} ${EVENT_WORD[kind]}: ${v.AlertTitle} on ${v.ServerName}`.trim();
 
 /** The value against its threshold: `900 s (> 600 s)`. */
 const reading = (v: AlertView) => `${v.MetricValueText}${v.Operator ? ` (${v.Operator} ${v.ThresholdText})` : ""}`;
@@ -167,7 +168,13 @@ function http(c: OpenChannel, body: unknown | undefined): Message {
   const method = c.channel_type === "webhook" ? c.http_method : "POST";
   const headers = c.channel_type === "webhook" ? webhookHeaders(c) : {};
   if (body === undefined) return { transport: "http", method, url, headers };
-  return { transport: "http", method, url, headers: { "content-type": "application/json", ...headers }, body: typeof body === "string" ? body : JSON.stringify(body) };
+  return {
+    transport: "http",
+    method,
+    url,
+    headers: { "content-type": "application/json", ...headers },
+    body: typeof body === "string" ? body : JSON.stringify(body),
+  };
 }
 
 export function alertMessage(c: OpenChannel, a: AlertFacts, kind: NotificationKind, reminderCount: number, recipients: string[], now: Date): Message {
@@ -187,7 +194,16 @@ export function alertMessage(c: OpenChannel, a: AlertFacts, kind: NotificationKi
               severity: a.severity,
               server: a.server,
               database: a.database_name || null,
-              metric: a.metric_name ? { name: a.metric_name, value: a.metric_value, threshold: a.threshold_value, operator: a.operator, unit: a.unit ?? null, text: reading(v) || null } : null,
+              metric: a.metric_name
+                ? {
+                    name: a.metric_name,
+                    value: a.metric_value,
+                    threshold: a.threshold_value,
+                    operator: a.operator,
+                    unit: a.unit ?? null,
+                    text: reading(v) || null,
+                  }
+                : null,
               resolution: kind === "alert_clear" ? { reason: a.clear_reason ?? null, value: a.clear_value ?? null, text: resolution(v) } : null,
               triggered_at: v.TriggeredAt,
               cleared_at: a.cleared_at?.toISOString() ?? null,
@@ -203,7 +219,9 @@ export function alertMessage(c: OpenChannel, a: AlertFacts, kind: NotificationKi
         { title: "Severity", value: v.Severity, short: true },
         { title: "Server", value: `${v.ServerName}${v.DatabaseName ? ` / ${v.DatabaseName}` : ""}`, short: true },
         ...(kind === "alert_clear" ? [{ title: "Resolved", value: resolution(v), short: false }] : []),
-        ...(v.MetricName && v.MetricValueText ? [{ title: kind === "alert_clear" ? "Fired with" : "Value", value: `${v.MetricName} = ${reading(v)}`, short: false }] : []),
+        ...(v.MetricName && v.MetricValueText
+          ? [{ title: kind === "alert_clear" ? "Fired with" : "Value", value: `${v.MetricName} = ${reading(v)}`, short: false }]
+          : []),
         ...(kind === "alert_fire" ? [] : [{ title: "Open for", value: v.Duration, short: true }]),
         ...(v.AlertURL ? [{ title: "In pglens", value: v.AlertURL, short: false }] : []),
       ];

@@ -33,12 +33,10 @@ export async function queueNotifications(db: Queryable, items: readonly Queued[]
     const place = places.find((p) => p.id === item.alert_id);
     if (!place) continue;
     for (const channelId of channelsFor(channels, overrides, place)) {
-      const rows = await db.query("INSERT INTO notifications (channel_id, alert_id, kind, sequence) VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING RETURNING id", [
-        channelId,
-        item.alert_id,
-        item.kind,
-        item.sequence,
-      ]);
+      const rows = await db.query(
+        "INSERT INTO notifications (channel_id, alert_id, kind, sequence) VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING RETURNING id",
+        [channelId, item.alert_id, item.kind, item.sequence],
+      );
       queued += rows.length;
     }
   }
@@ -114,7 +112,10 @@ export async function confirmClaim(db: Queryable, id: number, token: string, lea
 const HELD = "id = $1 AND claimed_by = $2";
 
 export async function recordSent(db: Queryable, id: number, token: string): Promise<void> {
-  await db.query(`UPDATE notifications SET status = 'sent', sent_at = now(), claimed_until = NULL, claimed_by = NULL, last_error = NULL WHERE ${HELD}`, [id, token]);
+  await db.query(`UPDATE notifications SET status = 'sent', sent_at = now(), claimed_until = NULL, claimed_by = NULL, last_error = NULL WHERE ${HELD}`, [
+    id,
+    token,
+  ]);
 }
 
 export async function recordSuppressed(db: Queryable, id: number, token: string, why: string): Promise<void> {
@@ -176,11 +177,19 @@ export async function redeliver(db: Queryable, channelId: number): Promise<numbe
 
 /** Whether the fire this clear ends was delivered on the channel (its clear must then follow, blackout or not). */
 export async function fireWasSent(db: Queryable, alertId: number, channelId: number): Promise<boolean> {
-  return (await db.query("SELECT 1 FROM notifications WHERE alert_id = $1 AND channel_id = $2 AND kind = 'alert_fire' AND status = 'sent' LIMIT 1", [alertId, channelId])).length > 0;
+  return (
+    (
+      await db.query("SELECT 1 FROM notifications WHERE alert_id = $1 AND channel_id = $2 AND kind = 'alert_fire' AND status = 'sent' LIMIT 1", [
+        alertId,
+        channelId,
+      ])
+    ).length > 0
+  );
 }
 
 /** Notices per status, for /metrics. */
-export const notificationCounts = (db: Queryable) => db.query<{ status: string; n: number }>("SELECT status, count(*)::int AS n FROM notifications GROUP BY status");
+export const notificationCounts = (db: Queryable) =>
+  db.query<{ status: string; n: number }>("SELECT status, count(*)::int AS n FROM notifications GROUP BY status");
 
 export const channelHistory = (db: Queryable, channelId: number, limit: number) =>
   db.query<NotificationRow>(`SELECT ${COLUMNS} FROM notifications WHERE channel_id = $1 ORDER BY created_at DESC, id DESC LIMIT $2`, [channelId, limit]);

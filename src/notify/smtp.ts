@@ -20,7 +20,13 @@ export const sendEmail: EmailSender = async (channel, message, address) => {
     socketTimeout: 10_000,
   });
   try {
-    await transport.sendMail({ from: { name: channel.from_name ?? "pglens", address: channel.from_address! }, to: message.to, subject: message.subject, text: message.text, html: message.html });
+    await transport.sendMail({
+      from: { name: channel.from_name ?? "pglens", address: channel.from_address! },
+      to: message.to,
+      subject: message.subject,
+      text: message.text,
+      html: message.html,
+    });
   } catch (err) {
     throw new DeliveryError(`the SMTP server refused: ${(err as Error).message}`);
   } finally {

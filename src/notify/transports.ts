@@ -60,7 +60,8 @@ async function sendHttp(m: Extract<Message, { transport: "http" }>, transports: 
 
 export async function send(channel: OpenChannel, message: Message, transports: Transports, denyPrivate: boolean): Promise<void> {
   if (message.transport === "http") return sendHttp(message, transports, denyPrivate);
-  if (!transports.email) throw new DeliveryError("email cannot be sent from this runtime (Cloudflare Workers has no SMTP); run `pglens alerter` on Node for email channels");
+  if (!transports.email)
+    throw new DeliveryError("email cannot be sent from this runtime (Cloudflare Workers has no SMTP); run `pglens alerter` on Node for email channels");
   if (message.to.length === 0) throw new DeliveryError("no enabled recipients");
   const [address] = await checkOutboundHost(channel.smtp!.host, "smtp_host", denyPrivate, transports.resolve);
   await transports.email(channel, message, address);

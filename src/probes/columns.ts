@@ -18,7 +18,5 @@ export const timestamp = (name: string, description: string): ProbeColumn => dim
 
 /** Marks every cumulative column as reset by `markerName`, except those listed in `overrides`. */
 export function withResets(columns: ProbeColumn[], markerName: string, overrides: Record<string, string> = {}): ProbeColumn[] {
-  return columns.map((c) =>
-    c.kind === "counter" || c.kind === "time_ms" || c.kind === "session_ms" ? { ...c, resetBy: overrides[c.name] ?? markerName } : c,
-  );
+  return columns.map((c) => (c.kind === "counter" || c.kind === "time_ms" || c.kind === "session_ms" ? { ...c, resetBy: overrides[c.name] ?? markerName } : c));
 }

@@ -144,14 +144,25 @@ export function createChangeCellsTable(probe: ProbeDefinition): string[] {
     `${factColumn(c.name, "last_to")} timestamptz`,
   ]);
   // The shortest interval since migration 32 (nullable: cells written before have none).
-  return createCellsTable(changeCellsTableName(probe.name), ["intervals integer NOT NULL", "max_span_ms double precision NOT NULL", "min_span_ms double precision", ...facts], `${probe.name}'s per-sample changes`);
+  return createCellsTable(
+    changeCellsTableName(probe.name),
+    ["intervals integer NOT NULL", "max_span_ms double precision NOT NULL", "min_span_ms double precision", ...facts],
+    `${probe.name}'s per-sample changes`,
+  );
 }
 
 /** Name of the table of a probe's hourly rollups of each entity's changes (see createEntityCellsTable). */
 export const entityCellsTableName = (probe: string) => `${probe}__entity_cells`;
 
 /** Every table the sample writer may fill for a probe, under `metrics`: its raw rows and those derived from them (a probe has only some). */
-export const writtenTables = (probe: string) => [probe, changesTableName(probe), irregularTableName(probe), levelsTableName(probe), changeCellsTableName(probe), entityCellsTableName(probe)];
+export const writtenTables = (probe: string) => [
+  probe,
+  changesTableName(probe),
+  irregularTableName(probe),
+  levelsTableName(probe),
+  changeCellsTableName(probe),
+  entityCellsTableName(probe),
+];
 
 /** The facts an entity cell keeps per cumulative column: fewer than a change cell's, since there is one cell per entity. */
 export const ENTITY_FACTS = ["n", "sum", "ratio_sum"] as const;
@@ -185,7 +196,9 @@ export const recordedGaugeFactColumns = (probe: ProbeDefinition): string[] =>
  * written before migration 25 have none, and a reader takes a cell without them as incomplete.
  */
 export function entityGaugeLevelFactColumns(probe: ProbeDefinition): string[] {
-  return entityGaugeColumns(probe).flatMap((c) => LEVEL_FACTS.map((f) => `${factColumn(c.name, f)} ${f === "n" ? "integer" : f === "last_at" ? "timestamptz" : "double precision"}`));
+  return entityGaugeColumns(probe).flatMap((c) =>
+    LEVEL_FACTS.map((f) => `${factColumn(c.name, f)} ${f === "n" ? "integer" : f === "last_at" ? "timestamptz" : "double precision"}`),
+  );
 }
 
 /** The 5-minute parts of an hour, which the entity cells keep running facts of (PART_FACTS). */
@@ -222,7 +235,11 @@ export function createEntityCellsTable(probe: ProbeDefinition): string[] {
   const columns = cumulativeColumns(probe);
   if (columns.length === 0 || probe.keys.length === 0) return [];
   const table = probeTable(entityCellsTableName(probe.name));
-  const facts = columns.flatMap((c) => [`${factColumn(c.name, "n")} integer NOT NULL`, `${factColumn(c.name, "sum")} double precision`, `${factColumn(c.name, "ratio_sum")} double precision`]);
+  const facts = columns.flatMap((c) => [
+    `${factColumn(c.name, "n")} integer NOT NULL`,
+    `${factColumn(c.name, "sum")} double precision`,
+    `${factColumn(c.name, "ratio_sum")} double precision`,
+  ]);
   return [
     `CREATE TABLE ${table} (
   connection_id integer NOT NULL,

@@ -4,7 +4,8 @@ import type { ProbeDefinition } from "./types.ts";
 /** Where a server stands in physical replication: what the topology's replication clusters are detected from. */
 export const pgNodeRole: ProbeDefinition = {
   name: "pg_node_role",
-  description: "The server's replication role: standby or not, its system identifier (shared by a primary and its physical standbys) and the upstream it streams from",
+  description:
+    "The server's replication role: standby or not, its system identifier (shared by a primary and its physical standbys) and the upstream it streams from",
   scope: "server",
   defaultIntervalSeconds: 300,
   defaultRetentionDays: 7,

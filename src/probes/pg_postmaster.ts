@@ -16,6 +16,8 @@ export const pgPostmaster: ProbeDefinition = {
   ],
   collect: {
     runs: "server",
-    sql: () => [`SELECT pg_postmaster_start_time() AS start_time, pg_conf_load_time() AS conf_load_time, pg_is_in_recovery() AS is_in_recovery, current_setting('server_version') AS server_version`],
+    sql: () => [
+      `SELECT pg_postmaster_start_time() AS start_time, pg_conf_load_time() AS conf_load_time, pg_is_in_recovery() AS is_in_recovery, current_setting('server_version') AS server_version`,
+    ],
   },
 };

@@ -9,7 +9,8 @@ const PORT = `coalesce(substring(s.subconninfo from 'port=''?([0-9]+)'), substri
 /** Where this server's logical subscriptions replicate from: the topology's logical replication clusters. */
 export const pgSubscriptionUpstream: ProbeDefinition = {
   name: "pg_subscription_upstream",
-  description: "Each logical subscription and the publisher address it connects to (reading subscription connection strings needs a superuser login; otherwise unavailable)",
+  description:
+    "Each logical subscription and the publisher address it connects to (reading subscription connection strings needs a superuser login; otherwise unavailable)",
   scope: "server",
   defaultIntervalSeconds: 300,
   defaultRetentionDays: 7,

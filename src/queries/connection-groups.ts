@@ -51,7 +51,10 @@ export async function connectionGroups(
   }
   const inWindow = samples.filter((t) => t >= q.window.start);
   const prior = samples.filter((t) => t < q.window.start).pop();
-  const judged = judgedIntervalMs(intervalSeconds, inWindow.slice(1).map((t, i) => t - inWindow[i]));
+  const judged = judgedIntervalMs(
+    intervalSeconds,
+    inWindow.slice(1).map((t, i) => t - inWindow[i]),
+  );
   const times = pointTimes(buckets);
 
   const groups = [...perGroup].flatMap(([key, byTime]): ConnectionGroup[] => {
@@ -64,13 +67,15 @@ export async function connectionGroups(
       judgedInterval: judged,
       aggregation: "avg",
     });
-    return [{
-      key,
-      current: values[values.length - 1],
-      max: Math.max(...values),
-      avg: round(values.reduce((s, v) => s + v, 0) / values.length, 2),
-      time_series: times.map((time, k) => ({ time, value: series[k] === null ? null : round(series[k]!, 2) })),
-    }];
+    return [
+      {
+        key,
+        current: values[values.length - 1],
+        max: Math.max(...values),
+        avg: round(values.reduce((s, v) => s + v, 0) / values.length, 2),
+        time_series: times.map((time, k) => ({ time, value: series[k] === null ? null : round(series[k]!, 2) })),
+      },
+    ];
   });
   groups.sort((a, b) => b.current - a.current || b.max - a.max || String(a.key).localeCompare(String(b.key)));
   return { group_by: q.groupBy, groups };

@@ -54,8 +54,11 @@ export async function databaseSummaries(db: Queryable, q: { access: Authority; c
     intervalSeconds,
     rates: true,
   });
-  const series = new Map(changes.map((c) => [c.group[0], [bucketValues(c.delta[0], buckets), bucketValues(c.delta[1], buckets), bucketValues(c.rate[2], buckets)]]));
-  const sizes = (await latestSample<{ datname: string; database_size_bytes: number | null }>(db, "pg_database", q.connectionId, "datistemplate IS NOT TRUE")).rows;
+  const series = new Map(
+    changes.map((c) => [c.group[0], [bucketValues(c.delta[0], buckets), bucketValues(c.delta[1], buckets), bucketValues(c.rate[2], buckets)]]),
+  );
+  const sizes = (await latestSample<{ datname: string; database_size_bytes: number | null }>(db, "pg_database", q.connectionId, "datistemplate IS NOT TRUE"))
+    .rows;
   const backends = (await latestSample<{ database_name: string; numbackends: number | null }>(db, "pg_stat_database", q.connectionId)).rows;
   const dead = await deadTupleRatios(db, q.connectionId, q.window);
 

@@ -25,7 +25,10 @@ export const MAX_TOP = 100;
 
 /** The request's names as the probe's key columns; the filter spellings schema_name and table_name are accepted too. */
 export function resolveGroupBy(probe: ProbeDefinition, groupBy: string): string[] {
-  const names = groupBy.split(",").map((s) => s.trim()).filter(Boolean);
+  const names = groupBy
+    .split(",")
+    .map((s) => s.trim())
+    .filter(Boolean);
   if (names.length === 0) throw new InputError("`group_by` names no column; give key columns of the probe, e.g. database_name");
   const alias: Record<string, string[]> = { database_name: ["database_name", "datname"], schema_name: ["schemaname"], table_name: ["relname"] };
   return [
@@ -43,7 +46,11 @@ export function resolveGroupBy(probe: ProbeDefinition, groupBy: string): string[
 }
 
 /** `how`: "pipeline" always computes from raw rows (the reference, for tests). */
-export async function runGroupedMetricsQuery(db: Queryable, q: MetricsQuery & { groupBy: string; top?: number }, how: "auto" | "pipeline" = "auto"): Promise<GroupedSeries[]> {
+export async function runGroupedMetricsQuery(
+  db: Queryable,
+  q: MetricsQuery & { groupBy: string; top?: number },
+  how: "auto" | "pipeline" = "auto",
+): Promise<GroupedSeries[]> {
   const { probe, metrics, aggregation, filters, intervalSeconds, buckets, borrowFrom, levelsFrom } = await prepareMetricsQuery(db, q);
   const columns = resolveGroupBy(probe, q.groupBy);
   // Groups of one entity each: long windows can read the hourly entity cells (once, for every connection).
@@ -51,7 +58,17 @@ export async function runGroupedMetricsQuery(db: Queryable, q: MetricsQuery & { 
   let fromCells: Promise<Map<number, EntitySeries[]> | undefined> | undefined;
   const entityCells = async (id: number) => {
     if (!oneEntityEach) return undefined;
-    fromCells ??= entitySeriesFromCells(db, { probe, metrics, connectionIds: q.connectionIds, buckets, intervalSeconds, aggregation, levelsFrom, filters, borrowFrom });
+    fromCells ??= entitySeriesFromCells(db, {
+      probe,
+      metrics,
+      connectionIds: q.connectionIds,
+      buckets,
+      intervalSeconds,
+      aggregation,
+      levelsFrom,
+      filters,
+      borrowFrom,
+    });
     const found = (await fromCells)?.get(id);
     return found && new Map(found.map((e) => [JSON.stringify(columns.map((c) => e.entity[probe.keys.indexOf(c)])), e.values]));
   };
@@ -105,7 +122,9 @@ export async function runGroupedMetricsQuery(db: Queryable, q: MetricsQuery & { 
     // By difference first (fewest rows read, but only over equally spaced samples), then the entity cells
     // (any spacing, but every row outside whole hours is read), then the pipeline on raw rows.
     const values =
-      (differencing ? (await differencedGroupSeries(db, { probe, metrics, columns, filters, connectionId: id, buckets, intervalSeconds, cellsFrom: levelsFrom }))?.series : undefined) ??
+      (differencing
+        ? (await differencedGroupSeries(db, { probe, metrics, columns, filters, connectionId: id, buckets, intervalSeconds, cellsFrom: levelsFrom }))?.series
+        : undefined) ??
       (await entityCells(id)) ??
       (await pipelineSeries(id));
     let groups = [...values.keys()].sort();

@@ -44,7 +44,10 @@ function orderColumn(probe: ProbeDefinition, orderBy: string | undefined): strin
   throw new InputError(`\`order_by\`: probe \`${probe.name}\` has no column ${JSON.stringify(orderBy)}; describe_probe lists its columns`);
 }
 
-export async function latestSnapshot(db: Queryable, q: LatestSnapshotRequest): Promise<{ collected_at: string | null; rows: SnapshotRow[]; total_count: number }> {
+export async function latestSnapshot(
+  db: Queryable,
+  q: LatestSnapshotRequest,
+): Promise<{ collected_at: string | null; rows: SnapshotRow[]; total_count: number }> {
   const probe = requireProbe(q.probeName);
   const order = orderColumn(probe, q.orderBy);
   const filters = resolveFilters(probe, { database_name: q.databaseName });

@@ -36,7 +36,13 @@ export interface MetricsContext {
  * The context of a metrics request. NotFoundError names the first id that does not exist; with `access`,
  * ForbiddenError the first the caller may not read (SPEC: the metrics endpoints answer 403 there).
  */
-export async function readableContext(db: Queryable, probe: string, ids: readonly number[], access?: Authority, cache?: MetricsContextCache): Promise<MetricsContext> {
+export async function readableContext(
+  db: Queryable,
+  probe: string,
+  ids: readonly number[],
+  access?: Authority,
+  cache?: MetricsContextCache,
+): Promise<MetricsContext> {
   const key = `${probe}:${ids.join(",")}`;
   let rows = cache?.get(key);
   if (!rows) {

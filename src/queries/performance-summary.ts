@@ -38,7 +38,11 @@ export interface ConnectionSummary {
   connection_name: string;
   xid_age: Array<{ database_name: string; age: number; percent: number }>;
   cache_hit_ratio: CacheHitRatio;
-  transactions: { commits_per_sec: number | null; rollback_percent: number | null; time_series: Array<{ time: string; commits_per_sec: number; rollback_percent: number | null }> };
+  transactions: {
+    commits_per_sec: number | null;
+    rollback_percent: number | null;
+    time_series: Array<{ time: string; commits_per_sec: number; rollback_percent: number | null }>;
+  };
   checkpoints: { time_series: Array<{ time: string; write_time_ms: number; sync_time_ms: number }> };
 }
 
@@ -71,11 +75,23 @@ export function blockActivity(series: readonly MetricSeries[], connectionId: num
 
 /** Per connection, its databases' transaction id ages in its latest pg_database sample, oldest first. */
 async function xidAges(db: Queryable, connectionIds: readonly number[]): Promise<Map<number, ConnectionSummary["xid_age"]>> {
-  const samples = await latestSamples<{ datname: string; age_datfrozenxid: number }>(db, "pg_database", connectionIds, "datistemplate IS NOT TRUE AND age_datfrozenxid IS NOT NULL");
+  const samples = await latestSamples<{ datname: string; age_datfrozenxid: number }>(
+    db,
+    "pg_database",
+    connectionIds,
+    "datistemplate IS NOT TRUE AND age_datfrozenxid IS NOT NULL",
+  );
   const ages = new Map<number, ConnectionSummary["xid_age"]>();
   for (const [id, { rows }] of samples) {
-    const perDatabase = rows.map((r) => ({ database_name: r.datname, age: Number(r.age_datfrozenxid), percent: round((100 * Number(r.age_datfrozenxid)) / XID_LIMIT, 2) }));
-    ages.set(id, perDatabase.sort((a, b) => b.age - a.age || a.database_name.localeCompare(b.database_name)));
+    const perDatabase = rows.map((r) => ({
+      database_name: r.datname,
+      age: Number(r.age_datfrozenxid),
+      percent: round((100 * Number(r.age_datfrozenxid)) / XID_LIMIT, 2),
+    }));
+    ages.set(
+      id,
+      perDatabase.sort((a, b) => b.age - a.age || a.database_name.localeCompare(b.database_name)),
+    );
   }
   return ages;
 }
@@ -84,9 +100,19 @@ export async function performanceSummary(
   db: Queryable,
   q: { access: Authority; connectionIds: readonly number[]; window: Window; timeRange: string; contextCache?: MetricsContextCache },
 ): Promise<PerformanceSummary> {
-  const common = { access: q.access, contextCache: q.contextCache, connectionIds: q.connectionIds, window: q.window, layout: summaryBuckets(q.window.start, q.window.end) };
+  const common = {
+    access: q.access,
+    contextCache: q.contextCache,
+    connectionIds: q.connectionIds,
+    window: q.window,
+    layout: summaryBuckets(q.window.start, q.window.end),
+  };
   // The first query checks that the caller may read every connection; the other reads then go out together.
-  const database = await runMetricsQuery(db, { ...common, probeName: "pg_stat_database", metrics: "blks_hit_delta,blks_read_delta,xact_commit_delta,xact_rollback_delta,xact_commit_per_sec" });
+  const database = await runMetricsQuery(db, {
+    ...common,
+    probeName: "pg_stat_database",
+    metrics: "blks_hit_delta,blks_read_delta,xact_commit_delta,xact_rollback_delta,xact_commit_per_sec",
+  });
   const [checkpointer, named, xids] = await Promise.all([
     runMetricsQuery(db, { ...common, probeName: "pg_stat_checkpointer", metrics: "write_time_delta,sync_time_delta" }),
     db.query<{ id: number; name: string }>("SELECT id, name FROM connections WHERE id = ANY($1::int[])", [q.connectionIds]),
@@ -118,7 +144,11 @@ export async function performanceSummary(
       transactions: {
         commits_per_sec: lastTx ? round(lastTx.commits_per_sec, 2) : null,
         rollback_percent: lastTx ? percent(lastTx.rollbacks, lastTx.commits + lastTx.rollbacks) : null,
-        time_series: transactions.map((t) => ({ time: t.time, commits_per_sec: round(t.commits_per_sec, 2), rollback_percent: percent(t.rollbacks, t.commits + t.rollbacks) })),
+        time_series: transactions.map((t) => ({
+          time: t.time,
+          commits_per_sec: round(t.commits_per_sec, 2),
+          rollback_percent: percent(t.rollbacks, t.commits + t.rollbacks),
+        })),
       },
       checkpoints: {
         time_series: times.flatMap((time, k) =>
@@ -142,8 +172,14 @@ export async function performanceSummary(
     const commits = sum(latestTransactions, (t) => t.commits);
     summary.aggregate = {
       cache_hit_ratio: percent(hits, hits + sum(latestActivity, (a) => a.read)),
-      commits_per_sec: round(sum(latestTransactions, (t) => t.commits_per_sec), 2),
-      rollback_percent: percent(sum(latestTransactions, (t) => t.rollbacks), commits + sum(latestTransactions, (t) => t.rollbacks)),
+      commits_per_sec: round(
+        sum(latestTransactions, (t) => t.commits_per_sec),
+        2,
+      ),
+      rollback_percent: percent(
+        sum(latestTransactions, (t) => t.rollbacks),
+        commits + sum(latestTransactions, (t) => t.rollbacks),
+      ),
     };
   }
   return summary;

@@ -12,7 +12,18 @@ import { findProbe } from "../probes/index.ts";
 import { layoutBuckets, pointTimes } from "../metrics/buckets.ts";
 import type { Window } from "../metrics/window.ts";
 
-const TOTALLED = ["calls", "total_exec_time", "rows", "shared_blks_hit", "shared_blks_read", "shared_blks_written", "temp_blks_read", "temp_blks_written", "wal_records", "wal_bytes"] as const;
+const TOTALLED = [
+  "calls",
+  "total_exec_time",
+  "rows",
+  "shared_blks_hit",
+  "shared_blks_read",
+  "shared_blks_written",
+  "temp_blks_read",
+  "temp_blks_written",
+  "wal_records",
+  "wal_bytes",
+] as const;
 /** Figures the server may not have (pg_stat_statements before 1.8): null rather than 0 when never measured. */
 const OPTIONAL = ["wal_records", "wal_bytes"] as const;
 type Optional = (typeof OPTIONAL)[number];
@@ -28,7 +39,10 @@ export interface QueryStats {
   time_series: Array<{ time: string; calls_per_sec: number | null; mean_exec_time: number | null }>;
 }
 
-export async function queryStats(db: Queryable, q: { access: Authority; connectionId: number; queryid: string; window: Window; buckets?: number }): Promise<QueryStats> {
+export async function queryStats(
+  db: Queryable,
+  q: { access: Authority; connectionId: number; queryid: string; window: Window; buckets?: number },
+): Promise<QueryStats> {
   const intervalSeconds = (await readableIntervals(db, "pg_stat_statements", [q.connectionId], q.access)).get(q.connectionId)!;
   const table = probeTable("pg_stat_statements");
   const [latest] = await db.query<{ query: string }>(
@@ -57,7 +71,9 @@ export async function queryStats(db: Queryable, q: { access: Authority; connecti
   const [calls, time] = delta;
   const rate = changes ? bucketValues(changes.rate[0], buckets) : delta[0];
   const sum = (points: ReadonlyArray<number | null>) => points.reduce<number>((s, v) => s + (v ?? 0), 0);
-  const totals = Object.fromEntries(TOTALLED.map((c, i) => [c, (OPTIONAL as readonly string[]).includes(c) && delta[i].every((v) => v === null) ? null : sum(delta[i])])) as QueryStats["totals"];
+  const totals = Object.fromEntries(
+    TOTALLED.map((c, i) => [c, (OPTIONAL as readonly string[]).includes(c) && delta[i].every((v) => v === null) ? null : sum(delta[i])]),
+  ) as QueryStats["totals"];
   totals.mean_exec_time = totals.calls > 0 ? totals.total_exec_time / totals.calls : null;
   return {
     queryid: q.queryid,

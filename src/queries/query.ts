@@ -78,7 +78,8 @@ export function requireProbe(name: string): ProbeDefinition {
 
 export function parseAggregation(value: string | undefined): Aggregation {
   const how = (value ?? "avg").toLowerCase();
-  if (!(AGGREGATIONS as readonly string[]).includes(how)) throw new InputError(`\`aggregation\` must be one of ${AGGREGATIONS.join(", ")}; got ${JSON.stringify(value)}`);
+  if (!(AGGREGATIONS as readonly string[]).includes(how))
+    throw new InputError(`\`aggregation\` must be one of ${AGGREGATIONS.join(", ")}; got ${JSON.stringify(value)}`);
   return how as Aggregation;
 }
 
@@ -138,7 +139,18 @@ export async function runMetricsQuery(db: Queryable, q: MetricsQuery): Promise<M
   const rest = () => metrics.filter((m) => !rollups.has(m));
   const fromCells = async () => answer(await seriesOfOneEntity(db, { ...rollupQuery, metrics: rest(), filters, borrowFrom }));
   const byDifference = async (onlyEven: boolean) => {
-    answer(await seriesOfSteadyEntity(db, { probe, metrics: rest().filter(differencedAt(aggregation)), filters, connectionIds: q.connectionIds, buckets, intervalSeconds, cellsFrom: levelsFrom, onlyEven }));
+    answer(
+      await seriesOfSteadyEntity(db, {
+        probe,
+        metrics: rest().filter(differencedAt(aggregation)),
+        filters,
+        connectionIds: q.connectionIds,
+        buckets,
+        intervalSeconds,
+        cellsFrom: levelsFrom,
+        onlyEven,
+      }),
+    );
   };
   if (unfiltered) {
     answer(await seriesFromLevelCells(db, rollupQuery));
@@ -160,7 +172,14 @@ export async function runMetricsQuery(db: Queryable, q: MetricsQuery): Promise<M
     ? await fetchSampleRows(db, { probe, connectionIds: q.connectionIds, from: borrowFrom, to: q.window.end, columns: neededColumns(probe, fromRows), filters })
     : [];
   const changes = fromChanges.length
-    ? await fetchStoredChanges(db, { probe, connectionIds: q.connectionIds, columns: fromChanges.map((m) => m.metric), from: q.window.start, to: q.window.end, earliestPrevious: borrowFrom })
+    ? await fetchStoredChanges(db, {
+        probe,
+        connectionIds: q.connectionIds,
+        columns: fromChanges.map((m) => m.metric),
+        from: q.window.start,
+        to: q.window.end,
+        earliestPrevious: borrowFrom,
+      })
     : [];
 
   const levels = fromLevels.length
@@ -174,7 +193,10 @@ export async function runMetricsQuery(db: Queryable, q: MetricsQuery): Promise<M
       const points = levels!.get(id)![i];
       const inWindow = points.filter((p) => p.t >= q.window.start);
       const before = points.filter((p) => p.t < q.window.start);
-      const judged = judgedIntervalMs(intervalSeconds, inWindow.slice(1).map((p, j) => p.t - inWindow[j].t));
+      const judged = judgedIntervalMs(
+        intervalSeconds,
+        inWindow.slice(1).map((p, j) => p.t - inWindow[j].t),
+      );
       values.set(`${id}:${metrics.indexOf(m)}`, seriesFromLevels({ inWindow, prior: before[before.length - 1], buckets, judgedInterval: judged, aggregation }));
     });
     const own = rows.filter((r) => r.connection_id === id);

@@ -8,15 +8,37 @@ import { latestSample } from "../samples/read-latest-sample.ts";
 
 /** Settings worth a glance when sizing up a server. */
 export const KEY_SETTINGS = [
-  "shared_buffers", "work_mem", "maintenance_work_mem", "effective_cache_size", "max_connections", "max_worker_processes",
-  "max_parallel_workers", "wal_level", "max_wal_size", "min_wal_size", "checkpoint_timeout", "checkpoint_completion_target",
-  "random_page_cost", "effective_io_concurrency", "autovacuum", "archive_mode", "log_min_duration_statement", "shared_preload_libraries",
+  "shared_buffers",
+  "work_mem",
+  "maintenance_work_mem",
+  "effective_cache_size",
+  "max_connections",
+  "max_worker_processes",
+  "max_parallel_workers",
+  "wal_level",
+  "max_wal_size",
+  "min_wal_size",
+  "checkpoint_timeout",
+  "checkpoint_completion_target",
+  "random_page_cost",
+  "effective_io_concurrency",
+  "autovacuum",
+  "archive_mode",
+  "log_min_duration_statement",
+  "shared_preload_libraries",
 ];
 
 type Row = Record<string, unknown>;
-const figure = (v: unknown): string | number | boolean | null => (v instanceof Date ? v.toISOString() : v === undefined ? null : (v as string | number | boolean | null));
+const figure = (v: unknown): string | number | boolean | null =>
+  v instanceof Date ? v.toISOString() : v === undefined ? null : (v as string | number | boolean | null);
 const strip = (row: Row | undefined) =>
-  row ? Object.fromEntries(Object.entries(row).filter(([k]) => k !== "connection_id" && k !== "collected_at").map(([k, v]) => [k, figure(v)])) : null;
+  row
+    ? Object.fromEntries(
+        Object.entries(row)
+          .filter(([k]) => k !== "connection_id" && k !== "collected_at")
+          .map(([k, v]) => [k, figure(v)]),
+      )
+    : null;
 const numeric = (v: unknown) => (v === null || v === undefined ? null : Number(v));
 
 export async function serverInfo(db: Queryable, conn: ConnectionRow) {
@@ -34,9 +56,7 @@ export async function serverInfo(db: Queryable, conn: ConnectionRow) {
   ]);
   const setting = (name: string) => (settings.rows.find((r) => r.name === name)?.setting as string | undefined) ?? null;
   // The checkpointer starts with the server: its backend_start is the server's start time.
-  const started = activity.rows
-    .filter((r) => r.backend_type === "checkpointer" && r.backend_start)
-    .map((r) => r.backend_start as Date)[0];
+  const started = activity.rows.filter((r) => r.backend_type === "checkpointer" && r.backend_start).map((r) => r.backend_start as Date)[0];
   return {
     connection_id: conn.id,
     name: conn.name,
@@ -52,7 +72,10 @@ export async function serverInfo(db: Queryable, conn: ConnectionRow) {
     },
     uptime: {
       collected_at: activity.collected_at,
-      data: { started_at: started?.toISOString() ?? null, uptime_seconds: started && activity.collected_at ? Math.round((Date.parse(activity.collected_at) - started.getTime()) / 1000) : null },
+      data: {
+        started_at: started?.toISOString() ?? null,
+        uptime_seconds: started && activity.collected_at ? Math.round((Date.parse(activity.collected_at) - started.getTime()) / 1000) : null,
+      },
     },
     databases: {
       collected_at: databases.collected_at,

@@ -51,7 +51,8 @@ const INT64_MAX = 2n ** 63n - 1n;
 export function parseQueryid(value: string | undefined): string | undefined {
   if (value === undefined || value === "") return undefined;
   const n = QUERYID.test(value) ? BigInt(value) : undefined;
-  if (n === undefined || n < INT64_MIN || n > INT64_MAX) throw new InputError(`\`queryid\` must be a pg_stat_statements queryid (a signed 64-bit integer); got ${JSON.stringify(value)}`);
+  if (n === undefined || n < INT64_MIN || n > INT64_MAX)
+    throw new InputError(`\`queryid\` must be a pg_stat_statements queryid (a signed 64-bit integer); got ${JSON.stringify(value)}`);
   return n.toString();
 }
 
@@ -81,7 +82,10 @@ async function windowTotals(db: Queryable, connectionId: number, intervalSeconds
     filters: queryid === undefined ? {} : { queryid },
   });
   const totals: Totals[] = [];
-  for (const { group: [id, database], delta } of changes) {
+  for (const {
+    group: [id, database],
+    delta,
+  } of changes) {
     const sums = delta.map((byBucket) => [...byBucket.values()].reduce<number>((s, v) => s + (v ?? 0), 0));
     if (sums[0] === 0) continue; // no executions in the window
     totals.push({ queryid: id, database_name: database, query: "", ...Object.fromEntries(SUMMED.map((c, i) => [c, sums[i]])) } as Totals);

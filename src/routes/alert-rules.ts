@@ -2,7 +2,18 @@ import { createRoute, z } from "@hono/zod-openapi";
 import { OPERATORS, SEVERITIES } from "../vocabulary/builtin-rules.ts";
 import { effectiveSetting } from "../alerts/effective-setting.ts";
 import { clusterPlace } from "../datastore/clusters.ts";
-import { type AlertRuleRow, type Availability, deleteAlertOverride, getAlertRule, listAlertRules, listOverrides, overridesOfScope, ruleAvailability, updateAlertRule, upsertAlertOverride } from "../datastore/alert-rules.ts";
+import {
+  type AlertRuleRow,
+  type Availability,
+  deleteAlertOverride,
+  getAlertRule,
+  listAlertRules,
+  listOverrides,
+  overridesOfScope,
+  ruleAvailability,
+  updateAlertRule,
+  upsertAlertOverride,
+} from "../datastore/alert-rules.ts";
 import { readableConnection } from "../auth/connection-access.ts";
 import { OVERRIDE_SCOPES } from "../datastore/probe-configs.ts";
 import { InputError } from "../errors.ts";
@@ -27,12 +38,20 @@ const Rule = z
     default_threshold: z.number(),
     default_severity: z.enum(SEVERITIES),
     default_enabled: z.boolean(),
-    default_for_minutes: z.number().int().openapi({ description: "The condition must hold this many minutes before the alert fires (pending until then, not notified); 0: at once" }),
-    default_clear_delay_minutes: z.number().int().openapi({ description: "The alert clears only after the condition has been false this many minutes; 0: at once" }),
+    default_for_minutes: z
+      .number()
+      .int()
+      .openapi({ description: "The condition must hold this many minutes before the alert fires (pending until then, not notified); 0: at once" }),
+    default_clear_delay_minutes: z
+      .number()
+      .int()
+      .openapi({ description: "The alert clears only after the condition has been false this many minutes; 0: at once" }),
     required_extension: z.string().nullable(),
     is_built_in: z.boolean(),
     created_at: z.string(),
-    available: z.boolean().openapi({ description: "False when pglens cannot evaluate the rule (data it does not collect, or an extension no monitored server has)" }),
+    available: z
+      .boolean()
+      .openapi({ description: "False when pglens cannot evaluate the rule (data it does not collect, or an extension no monitored server has)" }),
     unavailable_reason: z.string().nullable(),
   })
   .openapi("AlertRule");
@@ -49,7 +68,10 @@ const RuleChanges = z
   })
   .partial()
   .strict()
-  .refine((v) => Object.keys(v).length > 0, "give at least one of default_operator, default_threshold, default_severity, default_enabled, default_for_minutes, default_clear_delay_minutes")
+  .refine(
+    (v) => Object.keys(v).length > 0,
+    "give at least one of default_operator, default_threshold, default_severity, default_enabled, default_for_minutes, default_clear_delay_minutes",
+  )
   .openapi("AlertRuleChanges");
 
 const Setting = z.object({
@@ -58,13 +80,29 @@ const Setting = z.object({
   severity: z.enum(SEVERITIES),
   enabled: z.boolean(),
   for_minutes: MINUTES.nullable().optional().openapi({ description: "Overrides the rule's default_for_minutes here; null or absent: the rule's" }),
-  clear_delay_minutes: MINUTES.nullable().optional().openapi({ description: "Overrides the rule's default_clear_delay_minutes here; null or absent: the rule's" }),
+  clear_delay_minutes: MINUTES.nullable()
+    .optional()
+    .openapi({ description: "Overrides the rule's default_clear_delay_minutes here; null or absent: the rule's" }),
 });
-const OverrideBody = Setting.extend({ database_name: z.string().min(1).max(63).optional().openapi({ description: "Server scope only: the override applies to this database" }) })
+const OverrideBody = Setting.extend({
+  database_name: z.string().min(1).max(63).optional().openapi({ description: "Server scope only: the override applies to this database" }),
+})
   .strict()
   .openapi("AlertOverrideSettings");
 
-const ScopeEntry = Rule.pick({ name: true, description: true, category: true, metric_name: true, metric_unit: true, default_operator: true, default_threshold: true, default_severity: true, default_enabled: true, default_for_minutes: true, default_clear_delay_minutes: true })
+const ScopeEntry = Rule.pick({
+  name: true,
+  description: true,
+  category: true,
+  metric_name: true,
+  metric_unit: true,
+  default_operator: true,
+  default_threshold: true,
+  default_severity: true,
+  default_enabled: true,
+  default_for_minutes: true,
+  default_clear_delay_minutes: true,
+})
   .extend({
     override_for_minutes: z.number().int().nullable(),
     override_clear_delay_minutes: z.number().int().nullable(),
@@ -82,11 +120,37 @@ const ScopeParams = z.object({ scope: z.enum(OVERRIDE_SCOPES), scopeId: PathId }
 const RuleParams = ScopeParams.extend({ ruleId: PathId });
 
 const r = {
-  list: guarded(USER, createRoute({ method: "get", path: "/api/v1/alert-rules", tags, summary: "Alert rules, by category and name", responses: { 200: json(z.array(Rule), "Rules"), ...errorResponses(401) } })),
-  get: guarded(USER, createRoute({ method: "get", path: "/api/v1/alert-rules/{id}", tags, summary: "One alert rule", request: { params: IdParam }, responses: { 200: json(Rule, "Rule"), ...errorResponses(400, 401, 404) } })),
+  list: guarded(
+    USER,
+    createRoute({
+      method: "get",
+      path: "/api/v1/alert-rules",
+      tags,
+      summary: "Alert rules, by category and name",
+      responses: { 200: json(z.array(Rule), "Rules"), ...errorResponses(401) },
+    }),
+  ),
+  get: guarded(
+    USER,
+    createRoute({
+      method: "get",
+      path: "/api/v1/alert-rules/{id}",
+      tags,
+      summary: "One alert rule",
+      request: { params: IdParam },
+      responses: { 200: json(Rule, "Rule"), ...errorResponses(400, 401, 404) },
+    }),
+  ),
   update: guarded(
     MANAGE,
-    createRoute({ method: "put", path: "/api/v1/alert-rules/{id}", tags, summary: "Change a rule's defaults", request: { params: IdParam, body: jsonBody(RuleChanges) }, responses: { 200: json(Rule, "Updated"), ...errorResponses(400, 401, 403, 404) } }),
+    createRoute({
+      method: "put",
+      path: "/api/v1/alert-rules/{id}",
+      tags,
+      summary: "Change a rule's defaults",
+      request: { params: IdParam, body: jsonBody(RuleChanges) },
+      responses: { 200: json(Rule, "Updated"), ...errorResponses(400, 401, 403, 404) },
+    }),
   ),
   context: guarded(
     MANAGE,
@@ -99,7 +163,14 @@ const r = {
       responses: {
         200: json(
           z.object({
-            hierarchy: z.object({ connection_id: z.number().int(), server_name: z.string(), cluster_id: z.number().int().nullable(), cluster_name: z.string().nullable(), group_id: z.number().int().nullable(), group_name: z.string().nullable() }),
+            hierarchy: z.object({
+              connection_id: z.number().int(),
+              server_name: z.string(),
+              cluster_id: z.number().int().nullable(),
+              cluster_name: z.string().nullable(),
+              group_id: z.number().int().nullable(),
+              group_name: z.string().nullable(),
+            }),
             rule: Rule,
             overrides: z.object({ server: Setting.nullable(), cluster: Setting.nullable(), group: Setting.nullable() }),
             effective: Setting.extend({ source: z.string() }),
@@ -112,11 +183,25 @@ const r = {
   ),
   scope: guarded(
     USER,
-    createRoute({ method: "get", path: "/api/v1/alert-overrides/{scope}/{scopeId}", tags, summary: "Every rule with its defaults and this server's, cluster's or group's override", request: { params: ScopeParams }, responses: { 200: json(z.array(ScopeEntry), "Rules and overrides"), ...errorResponses(400, 401, 404) } }),
+    createRoute({
+      method: "get",
+      path: "/api/v1/alert-overrides/{scope}/{scopeId}",
+      tags,
+      summary: "Every rule with its defaults and this server's, cluster's or group's override",
+      request: { params: ScopeParams },
+      responses: { 200: json(z.array(ScopeEntry), "Rules and overrides"), ...errorResponses(400, 401, 404) },
+    }),
   ),
   put: guarded(
     MANAGE,
-    createRoute({ method: "put", path: "/api/v1/alert-overrides/{scope}/{scopeId}/{ruleId}", tags, summary: "Create or replace an override", request: { params: RuleParams, body: jsonBody(OverrideBody) }, responses: { 200: json(z.object({ status: z.literal("ok") }), "Saved"), ...errorResponses(400, 401, 403, 404) } }),
+    createRoute({
+      method: "put",
+      path: "/api/v1/alert-overrides/{scope}/{scopeId}/{ruleId}",
+      tags,
+      summary: "Create or replace an override",
+      request: { params: RuleParams, body: jsonBody(OverrideBody) },
+      responses: { 200: json(z.object({ status: z.literal("ok") }), "Saved"), ...errorResponses(400, 401, 403, 404) },
+    }),
   ),
   remove: guarded(
     MANAGE,
@@ -132,16 +217,28 @@ const r = {
 };
 
 const ruleJson = (rule: AlertRuleRow, a: Availability) => ({ ...rule, created_at: rule.created_at.toISOString(), ...a });
-const setting = (o: { operator: string; threshold: number; severity: string; enabled: boolean; for_minutes?: number | null; clear_delay_minutes?: number | null } | undefined) =>
+const setting = (
+  o: { operator: string; threshold: number; severity: string; enabled: boolean; for_minutes?: number | null; clear_delay_minutes?: number | null } | undefined,
+) =>
   o
-    ? { operator: o.operator as (typeof OPERATORS)[number], threshold: o.threshold, severity: o.severity as (typeof SEVERITIES)[number], enabled: o.enabled, for_minutes: o.for_minutes ?? null, clear_delay_minutes: o.clear_delay_minutes ?? null }
+    ? {
+        operator: o.operator as (typeof OPERATORS)[number],
+        threshold: o.threshold,
+        severity: o.severity as (typeof SEVERITIES)[number],
+        enabled: o.enabled,
+        for_minutes: o.for_minutes ?? null,
+        clear_delay_minutes: o.clear_delay_minutes ?? null,
+      }
     : null;
 
 export const alertRuleRoutes = newRouter()
   .openapi(r.list, async (c) => {
     const rules = await listAlertRules(c.get("db"));
     const availability = await ruleAvailability(c.get("db"), rules);
-    return c.json(rules.map((rule) => ruleJson(rule, availability.get(rule.id)!)), 200);
+    return c.json(
+      rules.map((rule) => ruleJson(rule, availability.get(rule.id)!)),
+      200,
+    );
   })
   .openapi(r.get, async (c) => {
     const rule = await getAlertRule(c.get("db"), c.req.valid("param").id);
@@ -158,11 +255,19 @@ export const alertRuleRoutes = newRouter()
     const rule = await getAlertRule(db, ruleId);
     const place = await clusterPlace(db, conn.cluster_id);
     const overrides = (await listOverrides(db)).filter((o) => o.rule_id === ruleId);
-    const at = (scope: string, id: number | null | undefined) => setting(overrides.find((o) => o.scope === scope && o.scope_id === id && o.database_name === ""));
+    const at = (scope: string, id: number | null | undefined) =>
+      setting(overrides.find((o) => o.scope === scope && o.scope_id === id && o.database_name === ""));
     const placement = { connectionId, clusterId: conn.cluster_id, groupId: place?.group_id ?? null };
     return c.json(
       {
-        hierarchy: { connection_id: connectionId, server_name: conn.name, cluster_id: conn.cluster_id, cluster_name: place?.cluster_name ?? null, group_id: placement.groupId, group_name: place?.group_name ?? null },
+        hierarchy: {
+          connection_id: connectionId,
+          server_name: conn.name,
+          cluster_id: conn.cluster_id,
+          cluster_name: place?.cluster_name ?? null,
+          group_id: placement.groupId,
+          group_name: place?.group_name ?? null,
+        },
         rule: ruleJson(rule, (await ruleAvailability(db, [rule])).get(rule.id)!),
         overrides: { server: at("server", connectionId), cluster: at("cluster", conn.cluster_id), group: at("group", placement.groupId) },
         effective: effectiveSetting(rule, overrides, placement, ""),
@@ -198,7 +303,9 @@ export const alertRuleRoutes = newRouter()
           default_clear_delay_minutes: rule.default_clear_delay_minutes,
           override_for_minutes: own?.for_minutes ?? null,
           override_clear_delay_minutes: own?.clear_delay_minutes ?? null,
-          database_overrides: overrides.filter((o) => o.rule_id === rule.id && o.database_name !== "").map((o) => ({ database_name: o.database_name, ...setting(o)! })),
+          database_overrides: overrides
+            .filter((o) => o.rule_id === rule.id && o.database_name !== "")
+            .map((o) => ({ database_name: o.database_name, ...setting(o)! })),
         };
       }),
       200,

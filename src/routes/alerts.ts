@@ -37,7 +37,10 @@ const Alert = z
     status: z.enum(STATUSES),
     triggered_at: z.string(),
     cleared_at: z.string().nullable(),
-    clear_reason: z.string().nullable().openapi({ description: "Why it cleared: back within the threshold, the server is reachable again, the rule was disabled, no current value, ..." }),
+    clear_reason: z
+      .string()
+      .nullable()
+      .openapi({ description: "Why it cleared: back within the threshold, the server is reachable again, the rule was disabled, no current value, ..." }),
     clear_value: z.number().nullable().openapi({ description: "The value that cleared it, where there is one (metric_value keeps the value it fired with)" }),
     last_updated: z.string(),
     anomaly_score: z.number().nullable(),
@@ -45,10 +48,19 @@ const Alert = z
       .object({
         z_score: z.number(),
         baseline: z.object({ period_type: z.string(), period_value: z.number(), mean: z.number(), stddev: z.number(), sample_count: z.number().int() }),
-        decided_by: z.enum(["similarity", "llm", "fail_safe"]).optional().openapi({ description: "Anomaly review (tiers 2-3), when it ran: what let the alert through" }),
+        decided_by: z
+          .enum(["similarity", "llm", "fail_safe"])
+          .optional()
+          .openapi({ description: "Anomaly review (tiers 2-3), when it ran: what let the alert through" }),
         tier2_score: z.number().nullable().optional().openapi({ description: "Cosine similarity of the most similar past anomaly review" }),
         tier3_result: z
-          .object({ decision: z.enum(["alert", "suppress"]).optional(), confidence: z.number().nullable().optional(), reasoning: z.string().optional(), read_as: z.string().optional(), error: z.string().optional() })
+          .object({
+            decision: z.enum(["alert", "suppress"]).optional(),
+            confidence: z.number().nullable().optional(),
+            reasoning: z.string().optional(),
+            read_as: z.string().optional(),
+            error: z.string().optional(),
+          })
           .nullable()
           .optional()
           .openapi({ description: "The LLM's classification, or the error that made the review fail safe" }),
@@ -89,7 +101,10 @@ const r = {
       tags,
       summary: "Alerts of the connections the caller may read, newest first",
       request: { query: ListQuery },
-      responses: { 200: json(z.object({ alerts: z.array(Alert), total: z.number().int() }), "Alerts and the number matching"), ...errorResponses(400, 401, 404) },
+      responses: {
+        200: json(z.object({ alerts: z.array(Alert), total: z.number().int() }), "Alerts and the number matching"),
+        ...errorResponses(400, 401, 404),
+      },
     }),
   ),
   counts: guarded(
@@ -140,7 +155,13 @@ const r = {
 const iso = (v: unknown) => (v instanceof Date ? v.toISOString() : (v as string | null));
 
 export function alertJson(a: AlertRow) {
-  return { ...a, triggered_at: iso(a.triggered_at), cleared_at: iso(a.cleared_at), last_updated: iso(a.last_updated), acknowledged_at: iso(a.acknowledged_at) } as z.infer<typeof Alert>;
+  return {
+    ...a,
+    triggered_at: iso(a.triggered_at),
+    cleared_at: iso(a.cleared_at),
+    last_updated: iso(a.last_updated),
+    acknowledged_at: iso(a.acknowledged_at),
+  } as z.infer<typeof Alert>;
 }
 
 /** The connections the caller may read. */

@@ -22,7 +22,9 @@ const loginRoute = guarded(
     request: {
       body: {
         required: true,
-        content: { "application/json": { schema: z.object({ username: z.string().min(1).max(128), password: z.string().min(1).max(1024) }).openapi("LoginRequest") } },
+        content: {
+          "application/json": { schema: z.object({ username: z.string().min(1).max(128), password: z.string().min(1).max(1024) }).openapi("LoginRequest") },
+        },
       },
     },
     responses: {
@@ -54,14 +56,24 @@ const UserInfo = z
     admin_permissions: z.array(z.string()),
     mcp_privileges: z.array(z.string()),
     token_scope: z
-      .object({ connections: z.array(z.object({ connection_id: z.number(), access_level: z.string() })).optional(), mcp_privileges: z.array(z.string()).optional(), admin_permissions: z.array(z.string()).optional() })
+      .object({
+        connections: z.array(z.object({ connection_id: z.number(), access_level: z.string() })).optional(),
+        mcp_privileges: z.array(z.string()).optional(),
+        admin_permissions: z.array(z.string()).optional(),
+      })
       .optional(),
   })
   .openapi("UserInfo");
 
 const userInfoRoute = guarded(
   USER,
-  createRoute({ method: "get", path: "/api/v1/user/info", tags: ["Authentication"], summary: "The calling user and its rights", responses: { 200: json(UserInfo, "The caller"), ...errorResponses(401) } }),
+  createRoute({
+    method: "get",
+    path: "/api/v1/user/info",
+    tags: ["Authentication"],
+    summary: "The calling user and its rights",
+    responses: { 200: json(UserInfo, "The caller"), ...errorResponses(401) },
+  }),
 );
 
 const capabilitiesRoute = guarded(
@@ -72,7 +84,10 @@ const capabilitiesRoute = guarded(
     tags: ["Authentication"],
     summary: "What this server offers",
     responses: {
-      200: json(z.object({ version: z.string(), ai_enabled: z.boolean(), max_iterations: z.number().int(), tools: z.array(z.string()) }).openapi("Capabilities"), "Capabilities"),
+      200: json(
+        z.object({ version: z.string(), ai_enabled: z.boolean(), max_iterations: z.number().int(), tools: z.array(z.string()) }).openapi("Capabilities"),
+        "Capabilities",
+      ),
       ...errorResponses(401),
     },
   }),
@@ -98,7 +113,11 @@ export const authRoutes = newRouter()
     const principal = c.get("principal");
     if (principal?.via === "session") await deleteSession(c.get("db"), principal.tokenHash);
     deleteCookie(c, SESSION_COOKIE, { path: "/" });
-    const message = !principal ? "no active session; the session cookie is cleared" : principal.via === "session" ? "logged out" : "API tokens stay valid; delete them with DELETE /api/v1/rbac/tokens/{id}";
+    const message = !principal
+      ? "no active session; the session cookie is cleared"
+      : principal.via === "session"
+        ? "logged out"
+        : "API tokens stay valid; delete them with DELETE /api/v1/rbac/tokens/{id}";
     return c.json({ message }, 200);
   })
   .openapi(userInfoRoute, async (c) => {
@@ -119,5 +138,6 @@ export const authRoutes = newRouter()
       200,
     );
   })
-  .openapi(capabilitiesRoute, (c) => c.json({ version: VERSION, ai_enabled: false, max_iterations: 50, tools: enabledTools(c.get("config")).map((t) => t.name) }, 200));
-
+  .openapi(capabilitiesRoute, (c) =>
+    c.json({ version: VERSION, ai_enabled: false, max_iterations: 50, tools: enabledTools(c.get("config")).map((t) => t.name) }, 200),
+  );

@@ -33,7 +33,11 @@ const ScheduleBody = z
   .object({
     ...ScopeFields,
     name: z.string().trim().min(1).max(200),
-    cron_expression: z.string().min(1).max(200).openapi({ description: "5 fields: minute hour day-of-month month day-of-week (ranges, lists, steps)", example: "0 2 * * 0" }),
+    cron_expression: z
+      .string()
+      .min(1)
+      .max(200)
+      .openapi({ description: "5 fields: minute hour day-of-month month day-of-week (ranges, lists, steps)", example: "0 2 * * 0" }),
     duration_minutes: z.number().int().min(1).max(525_600),
     timezone: z.string().min(1).max(100).default("UTC").openapi({ description: "IANA timezone the expression is read in", example: "Europe/Berlin" }),
     reason: z.string().max(2000).default(""),
@@ -52,20 +56,61 @@ const r = {
       path: "/api/v1/blackout-schedules",
       tags,
       summary: "Recurring maintenance windows the caller can see",
-      request: { query: z.object({ scope: z.enum(BLACKOUT_SCOPES).optional(), enabled: flag.optional(), limit: z.coerce.number().int().min(1).max(1000).default(100), offset: z.coerce.number().int().min(0).max(10_000_000).default(0) }) },
+      request: {
+        query: z.object({
+          scope: z.enum(BLACKOUT_SCOPES).optional(),
+          enabled: flag.optional(),
+          limit: z.coerce.number().int().min(1).max(1000).default(100),
+          offset: z.coerce.number().int().min(0).max(10_000_000).default(0),
+        }),
+      },
       responses: { 200: json(z.object({ schedules: z.array(Schedule), total_count: z.number().int() }), "Schedules"), ...errorResponses(400, 401) },
     }),
   ),
   create: guarded(
     MANAGE,
-    createRoute({ method: "post", path: "/api/v1/blackout-schedules", tags, summary: "Create a recurring window", request: { body: jsonBody(ScheduleBody) }, responses: { 201: json(Schedule, "Created"), ...errorResponses(400, 401, 403, 404) } }),
+    createRoute({
+      method: "post",
+      path: "/api/v1/blackout-schedules",
+      tags,
+      summary: "Create a recurring window",
+      request: { body: jsonBody(ScheduleBody) },
+      responses: { 201: json(Schedule, "Created"), ...errorResponses(400, 401, 403, 404) },
+    }),
   ),
-  get: guarded(USER, createRoute({ method: "get", path: "/api/v1/blackout-schedules/{id}", tags, summary: "One schedule", request: { params: IdParam }, responses: { 200: json(Schedule, "Schedule"), ...errorResponses(400, 401, 404) } })),
+  get: guarded(
+    USER,
+    createRoute({
+      method: "get",
+      path: "/api/v1/blackout-schedules/{id}",
+      tags,
+      summary: "One schedule",
+      request: { params: IdParam },
+      responses: { 200: json(Schedule, "Schedule"), ...errorResponses(400, 401, 404) },
+    }),
+  ),
   replace: guarded(
     MANAGE,
-    createRoute({ method: "put", path: "/api/v1/blackout-schedules/{id}", tags, summary: "Replace a schedule (all fields, same checks)", request: { params: IdParam, body: jsonBody(ScheduleBody) }, responses: { 200: json(Schedule, "Replaced"), ...errorResponses(400, 401, 403, 404) } }),
+    createRoute({
+      method: "put",
+      path: "/api/v1/blackout-schedules/{id}",
+      tags,
+      summary: "Replace a schedule (all fields, same checks)",
+      request: { params: IdParam, body: jsonBody(ScheduleBody) },
+      responses: { 200: json(Schedule, "Replaced"), ...errorResponses(400, 401, 403, 404) },
+    }),
   ),
-  remove: guarded(MANAGE, createRoute({ method: "delete", path: "/api/v1/blackout-schedules/{id}", tags, summary: "Delete a schedule (windows it opened stay)", request: { params: IdParam }, responses: { ...noContent, ...errorResponses(400, 401, 403, 404) } })),
+  remove: guarded(
+    MANAGE,
+    createRoute({
+      method: "delete",
+      path: "/api/v1/blackout-schedules/{id}",
+      tags,
+      summary: "Delete a schedule (windows it opened stay)",
+      request: { params: IdParam },
+      responses: { ...noContent, ...errorResponses(400, 401, 403, 404) },
+    }),
+  ),
 };
 
 function scheduleJson(s: ScheduleRow, now = new Date()) {
@@ -93,7 +138,15 @@ function scheduleJson(s: ScheduleRow, now = new Date()) {
 function checked(body: z.infer<typeof ScheduleBody>) {
   const target = checkScope(body);
   parseSchedule(body.cron_expression, body.timezone);
-  return { ...target, name: body.name, cron_expression: body.cron_expression.trim(), duration_minutes: body.duration_minutes, timezone: body.timezone, reason: body.reason, enabled: body.enabled };
+  return {
+    ...target,
+    name: body.name,
+    cron_expression: body.cron_expression.trim(),
+    duration_minutes: body.duration_minutes,
+    timezone: body.timezone,
+    reason: body.reason,
+    enabled: body.enabled,
+  };
 }
 
 export const blackoutScheduleRoutes = newRouter()

@@ -78,17 +78,58 @@ const r = {
   ),
   create: guarded(
     MANAGE,
-    createRoute({ method: "post", path: "/api/v1/blackouts", tags, summary: "Plan a maintenance window (alerts are silenced inside it)", request: { body: jsonBody(NewBlackout) }, responses: { 201: json(Blackout, "Created"), ...errorResponses(400, 401, 403, 404) } }),
+    createRoute({
+      method: "post",
+      path: "/api/v1/blackouts",
+      tags,
+      summary: "Plan a maintenance window (alerts are silenced inside it)",
+      request: { body: jsonBody(NewBlackout) },
+      responses: { 201: json(Blackout, "Created"), ...errorResponses(400, 401, 403, 404) },
+    }),
   ),
-  get: guarded(USER, createRoute({ method: "get", path: "/api/v1/blackouts/{id}", tags, summary: "One window", request: { params: IdParam }, responses: { 200: json(Blackout, "Window"), ...errorResponses(400, 401, 404) } })),
+  get: guarded(
+    USER,
+    createRoute({
+      method: "get",
+      path: "/api/v1/blackouts/{id}",
+      tags,
+      summary: "One window",
+      request: { params: IdParam },
+      responses: { 200: json(Blackout, "Window"), ...errorResponses(400, 401, 404) },
+    }),
+  ),
   update: guarded(
     MANAGE,
-    createRoute({ method: "put", path: "/api/v1/blackouts/{id}", tags, summary: "Change a window's reason or end", request: { params: IdParam, body: jsonBody(BlackoutChanges) }, responses: { 200: json(Blackout, "Updated"), ...errorResponses(400, 401, 403, 404) } }),
+    createRoute({
+      method: "put",
+      path: "/api/v1/blackouts/{id}",
+      tags,
+      summary: "Change a window's reason or end",
+      request: { params: IdParam, body: jsonBody(BlackoutChanges) },
+      responses: { 200: json(Blackout, "Updated"), ...errorResponses(400, 401, 403, 404) },
+    }),
   ),
-  remove: guarded(MANAGE, createRoute({ method: "delete", path: "/api/v1/blackouts/{id}", tags, summary: "Delete a window", request: { params: IdParam }, responses: { ...noContent, ...errorResponses(400, 401, 403, 404) } })),
+  remove: guarded(
+    MANAGE,
+    createRoute({
+      method: "delete",
+      path: "/api/v1/blackouts/{id}",
+      tags,
+      summary: "Delete a window",
+      request: { params: IdParam },
+      responses: { ...noContent, ...errorResponses(400, 401, 403, 404) },
+    }),
+  ),
   stop: guarded(
     MANAGE,
-    createRoute({ method: "post", path: "/api/v1/blackouts/{id}/stop", tags, summary: "End an active window now", request: { params: IdParam }, responses: { 200: json(Blackout, "Ended"), ...errorResponses(400, 401, 403, 404) } }),
+    createRoute({
+      method: "post",
+      path: "/api/v1/blackouts/{id}/stop",
+      tags,
+      summary: "End an active window now",
+      request: { params: IdParam },
+      responses: { 200: json(Blackout, "Ended"), ...errorResponses(400, 401, 403, 404) },
+    }),
   ),
 };
 
@@ -127,7 +168,13 @@ export const blackoutRoutes = newRouter()
     const end = new Date(parseRfc3339(body.end_time, "end_time"));
     endAfterStart(start, end);
     await assertMayPlace(c, target);
-    const row = await createBlackout(c.get("db"), { ...target, reason: body.reason, start_time: start, end_time: end, created_by: (await authority(c)).principal.username });
+    const row = await createBlackout(c.get("db"), {
+      ...target,
+      reason: body.reason,
+      start_time: start,
+      end_time: end,
+      created_by: (await authority(c)).principal.username,
+    });
     return c.json(blackoutJson(row), 201);
   })
   .openapi(r.get, async (c) => c.json(blackoutJson(await getBlackout(c.get("db"), c.req.valid("param").id, await visibleEstate(c))), 200))

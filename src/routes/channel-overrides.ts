@@ -1,5 +1,12 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { CHANNEL_TYPES, deleteChannelOverride, getChannel, listChannelOverrides, listChannels, setChannelOverride } from "../datastore/notification-channels.ts";
+import {
+  CHANNEL_TYPES,
+  deleteChannelOverride,
+  getChannel,
+  listChannelOverrides,
+  listChannels,
+  setChannelOverride,
+} from "../datastore/notification-channels.ts";
 import { OVERRIDE_SCOPES } from "../datastore/probe-configs.ts";
 import { admin, guarded } from "../http/access.ts";
 import { assertScopeVisible, assertScopeWholeReadable } from "../http/estate-view.ts";
@@ -26,7 +33,14 @@ const Entry = z
 const r = {
   list: guarded(
     admin("manage_notification_channels"),
-    createRoute({ method: "get", path: "/api/v1/channel-overrides/{scope}/{scopeId}", tags, summary: "Every enabled channel with this server's, cluster's or group's override (channel names are for channel managers only)", request: { params: ScopeParams }, responses: { 200: json(z.array(Entry), "Channels"), ...errorResponses(400, 401, 403, 404) } }),
+    createRoute({
+      method: "get",
+      path: "/api/v1/channel-overrides/{scope}/{scopeId}",
+      tags,
+      summary: "Every enabled channel with this server's, cluster's or group's override (channel names are for channel managers only)",
+      request: { params: ScopeParams },
+      responses: { 200: json(z.array(Entry), "Channels"), ...errorResponses(400, 401, 403, 404) },
+    }),
   ),
   put: guarded(
     admin("manage_notification_channels"),
@@ -41,7 +55,14 @@ const r = {
   ),
   remove: guarded(
     admin("manage_notification_channels"),
-    createRoute({ method: "delete", path: "/api/v1/channel-overrides/{scope}/{scopeId}/{channelId}", tags, summary: "Remove an override (idempotent)", request: { params: ChannelParams }, responses: { ...noContent, ...errorResponses(400, 401, 403, 404) } }),
+    createRoute({
+      method: "delete",
+      path: "/api/v1/channel-overrides/{scope}/{scopeId}/{channelId}",
+      tags,
+      summary: "Remove an override (idempotent)",
+      request: { params: ChannelParams },
+      responses: { ...noContent, ...errorResponses(400, 401, 403, 404) },
+    }),
   ),
 };
 
@@ -55,7 +76,15 @@ export const channelOverrideRoutes = newRouter()
         .filter((ch) => ch.enabled)
         .map((ch) => {
           const own = overrides.find((o) => o.channel_id === ch.id);
-          return { channel_id: ch.id, channel_name: ch.name, channel_type: ch.channel_type, description: ch.description, is_estate_default: ch.is_estate_default, has_override: own !== undefined, override_enabled: own?.enabled ?? null };
+          return {
+            channel_id: ch.id,
+            channel_name: ch.name,
+            channel_type: ch.channel_type,
+            description: ch.description,
+            is_estate_default: ch.is_estate_default,
+            has_override: own !== undefined,
+            override_enabled: own?.enabled ?? null,
+          };
         }),
       200,
     );

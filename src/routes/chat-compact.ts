@@ -7,7 +7,10 @@ import { newRouter } from "../http/router.ts";
 import { JsonValue, errorResponses } from "../http/schemas.ts";
 
 const Message = z
-  .object({ role: z.string().min(1).max(32), content: z.union([z.string(), z.array(z.record(z.string(), z.unknown()).openapi({ type: "object", additionalProperties: {} }))]) })
+  .object({
+    role: z.string().min(1).max(32),
+    content: z.union([z.string(), z.array(z.record(z.string(), z.unknown()).openapi({ type: "object", additionalProperties: {} }))]),
+  })
   .catchall(JsonValue)
   .openapi("CompactMessage");
 const Options = z
@@ -17,7 +20,10 @@ const Options = z
     enable_summarization: z.boolean().default(DEFAULT_OPTIONS.enableSummarization),
     min_important_messages: z.number().int().min(0).max(1000).default(DEFAULT_OPTIONS.minImportantMessages),
     token_counter_type: z.enum(TOKEN_COUNTERS).default("generic"),
-    enable_llm_summarization: z.boolean().default(false).openapi({ description: "Not available: the summary is built from the dropped messages; true is refused" }),
+    enable_llm_summarization: z
+      .boolean()
+      .default(false)
+      .openapi({ description: "Not available: the summary is built from the dropped messages; true is refused" }),
     enable_caching: z.boolean().optional().openapi({ description: "Accepted and ignored: compaction is cheap and stateless" }),
     cache_ttl: z.number().optional().openapi({ description: "Accepted and ignored" }),
     enable_analytics: z.boolean().optional().openapi({ description: "Accepted and ignored" }),
@@ -65,7 +71,8 @@ const route = guarded(
 export const chatCompactRoutes = newRouter().openapi(route, (c) => {
   const body = c.req.valid("json");
   const o = Options.parse(body.options ?? {});
-  if (o.enable_llm_summarization) throw new InputError("options.enable_llm_summarization: not available; the summary is built from the dropped messages (leave it false)");
+  if (o.enable_llm_summarization)
+    throw new InputError("options.enable_llm_summarization: not available; the summary is built from the dropped messages (leave it false)");
   const result = compact(body.messages as Parameters<typeof compact>[0], {
     maxTokens: body.max_tokens,
     recentWindow: body.recent_window,

@@ -38,29 +38,60 @@ const tags = ["Clusters"];
 const MANAGE = admin("manage_connections");
 
 const ClusterSchema = z
-  .object({ id: z.number().int(), group_id: z.number().int().nullable(), name: z.string(), description: z.string(), replication_type: z.string(), created_at: z.string(), updated_at: z.string() })
+  .object({
+    id: z.number().int(),
+    group_id: z.number().int().nullable(),
+    name: z.string(),
+    description: z.string(),
+    replication_type: z.string(),
+    created_at: z.string(),
+    updated_at: z.string(),
+  })
   .openapi("Cluster");
-const GroupSchema = z.object({ id: z.number().int(), name: z.string(), description: z.string(), created_at: z.string(), updated_at: z.string() }).openapi("ClusterGroup");
+const GroupSchema = z
+  .object({ id: z.number().int(), name: z.string(), description: z.string(), created_at: z.string(), updated_at: z.string() })
+  .openapi("ClusterGroup");
 const Server = z
-  .object({ id: z.number().int(), name: z.string(), host: z.string(), port: z.number().int(), role: z.string().nullable(), is_monitored: z.boolean(), connection_error: z.string().nullable() })
+  .object({
+    id: z.number().int(),
+    name: z.string(),
+    host: z.string(),
+    port: z.number().int(),
+    role: z.string().nullable(),
+    is_monitored: z.boolean(),
+    connection_error: z.string().nullable(),
+  })
   .openapi("TopologyServer");
 const TopologyCluster = z
   .object({
     id: z.string().openapi({
-      description: "cluster-<id> for a cluster, server-<connection id> for a server in no cluster, cluster-replication-<system identifier> for a detected replication cluster",
+      description:
+        "cluster-<id> for a cluster, server-<connection id> for a server in no cluster, cluster-replication-<system identifier> for a detected replication cluster",
     }),
     cluster_id: z.number().int().nullable(),
     name: z.string(),
     replication_type: z.string(),
     servers: z.array(Server),
     relationships: z
-      .array(z.object({ source_connection_id: z.number().int(), target_connection_id: z.number().int(), relationship_type: z.enum(RELATIONSHIP_TYPES), is_auto_detected: z.boolean() }))
+      .array(
+        z.object({
+          source_connection_id: z.number().int(),
+          target_connection_id: z.number().int(),
+          relationship_type: z.enum(RELATIONSHIP_TYPES),
+          is_auto_detected: z.boolean(),
+        }),
+      )
       .optional()
       .openapi({ description: "Detected replication clusters: which server streams from which" }),
   })
   .openapi("TopologyCluster");
 const TopologyGroup = z
-  .object({ id: z.string().openapi({ description: "group-<id>, or `ungrouped` / `standalone`" }), group_id: z.number().int().nullable(), name: z.string(), clusters: z.array(TopologyCluster) })
+  .object({
+    id: z.string().openapi({ description: "group-<id>, or `ungrouped` / `standalone`" }),
+    group_id: z.number().int().nullable(),
+    name: z.string(),
+    clusters: z.array(TopologyCluster),
+  })
   .openapi("TopologyGroup", { description: "group-<id>, `ungrouped`, `replication` (clusters detected from the servers' replication state) or `standalone`" });
 const RelationshipSchema = z
   .object({
@@ -75,7 +106,12 @@ const RelationshipSchema = z
   })
   .openapi("ClusterRelationship");
 const NewCluster = z
-  .object({ name: z.string().trim().min(1).max(200), description: z.string().max(2000).default(""), replication_type: z.enum(REPLICATION_TYPES).default("other"), group_id: Id.nullable().default(null) })
+  .object({
+    name: z.string().trim().min(1).max(200),
+    description: z.string().max(2000).default(""),
+    replication_type: z.enum(REPLICATION_TYPES).default("other"),
+    group_id: Id.nullable().default(null),
+  })
   .strict();
 const ClusterChanges = z
   .object({ name: z.string().trim().min(1).max(200), description: z.string().max(2000), replication_type: z.enum(REPLICATION_TYPES), group_id: Id.nullable() })
@@ -85,7 +121,10 @@ const GroupBody = z.object({ name: z.string().trim().min(1).max(200), descriptio
 const DeletableId = z.object({
   id: z
     .string()
-    .regex(/^((?!0)\d{1,10}|server-(?!0)\d{1,10}|cluster-replication-[\w.-]+)$/, "a cluster id (e.g. 3), server-<connection id>, or cluster-replication-<prefix>")
+    .regex(
+      /^((?!0)\d{1,10}|server-(?!0)\d{1,10}|cluster-replication-[\w.-]+)$/,
+      "a cluster id (e.g. 3), server-<connection id>, or cluster-replication-<prefix>",
+    )
     .refine((id) => !/^(server-)?\d+$/.test(id) || Number(id.replace("server-", "")) <= INT_MAX, "id out of range")
     .openapi({ param: { name: "id", in: "path" }, example: "3" }),
 });
@@ -99,7 +138,15 @@ async function visibleCluster(c: Context<AppEnv>, id: number): Promise<{ cluster
   return { cluster, view };
 }
 
-const serverJson = (row: ConnectionRow) => ({ id: row.id, name: row.name, host: row.host, port: row.port, role: row.role, is_monitored: row.is_monitored, connection_error: row.connection_error });
+const serverJson = (row: ConnectionRow) => ({
+  id: row.id,
+  name: row.name,
+  host: row.host,
+  port: row.port,
+  role: row.role,
+  is_monitored: row.is_monitored,
+  connection_error: row.connection_error,
+});
 
 const r = {
   topology: guarded(
@@ -112,15 +159,48 @@ const r = {
       responses: { 200: json(z.array(TopologyGroup), "Topology"), ...errorResponses(401) },
     }),
   ),
-  create: guarded(MANAGE, createRoute({ method: "post", path: "/api/v1/clusters", tags, summary: "Create a cluster", request: { body: jsonBody(NewCluster) }, responses: { 201: json(ClusterSchema, "Created"), ...errorResponses(400, 401, 403, 404, 409) } })),
+  create: guarded(
+    MANAGE,
+    createRoute({
+      method: "post",
+      path: "/api/v1/clusters",
+      tags,
+      summary: "Create a cluster",
+      request: { body: jsonBody(NewCluster) },
+      responses: { 201: json(ClusterSchema, "Created"), ...errorResponses(400, 401, 403, 404, 409) },
+    }),
+  ),
   list: guarded(
     USER,
-    createRoute({ method: "get", path: "/api/v1/clusters/list", tags, summary: "Clusters as a flat list", responses: { 200: json(z.array(ClusterSchema.extend({ server_count: z.number().int() })), "Clusters"), ...errorResponses(401) } }),
+    createRoute({
+      method: "get",
+      path: "/api/v1/clusters/list",
+      tags,
+      summary: "Clusters as a flat list",
+      responses: { 200: json(z.array(ClusterSchema.extend({ server_count: z.number().int() })), "Clusters"), ...errorResponses(401) },
+    }),
   ),
-  get: guarded(USER, createRoute({ method: "get", path: "/api/v1/clusters/{id}", tags, summary: "A cluster", request: { params: IdParam }, responses: { 200: json(ClusterSchema, "Cluster"), ...errorResponses(400, 401, 404) } })),
+  get: guarded(
+    USER,
+    createRoute({
+      method: "get",
+      path: "/api/v1/clusters/{id}",
+      tags,
+      summary: "A cluster",
+      request: { params: IdParam },
+      responses: { 200: json(ClusterSchema, "Cluster"), ...errorResponses(400, 401, 404) },
+    }),
+  ),
   update: guarded(
     MANAGE,
-    createRoute({ method: "put", path: "/api/v1/clusters/{id}", tags, summary: "Rename, describe or move a cluster", request: { params: IdParam, body: jsonBody(ClusterChanges) }, responses: { 200: json(ClusterSchema, "Updated"), ...errorResponses(400, 401, 403, 404, 409) } }),
+    createRoute({
+      method: "put",
+      path: "/api/v1/clusters/{id}",
+      tags,
+      summary: "Rename, describe or move a cluster",
+      request: { params: IdParam, body: jsonBody(ClusterChanges) },
+      responses: { 200: json(ClusterSchema, "Updated"), ...errorResponses(400, 401, 403, 404, 409) },
+    }),
   ),
   remove: guarded(
     MANAGE,
@@ -133,7 +213,17 @@ const r = {
       responses: { ...noContent, ...errorResponses(400, 401, 403, 404) },
     }),
   ),
-  servers: guarded(USER, createRoute({ method: "get", path: "/api/v1/clusters/{id}/servers", tags, summary: "Servers in a cluster", request: { params: IdParam }, responses: { 200: json(z.array(Server), "Servers"), ...errorResponses(401, 404) } })),
+  servers: guarded(
+    USER,
+    createRoute({
+      method: "get",
+      path: "/api/v1/clusters/{id}/servers",
+      tags,
+      summary: "Servers in a cluster",
+      request: { params: IdParam },
+      responses: { 200: json(z.array(Server), "Servers"), ...errorResponses(401, 404) },
+    }),
+  ),
   addServer: guarded(
     MANAGE,
     createRoute({
@@ -147,11 +237,25 @@ const r = {
   ),
   removeServer: guarded(
     MANAGE,
-    createRoute({ method: "delete", path: "/api/v1/clusters/{id}/servers/{connectionId}", tags, summary: "Take a server out of this cluster", request: { params: ServerParams }, responses: { ...noContent, ...errorResponses(401, 403, 404) } }),
+    createRoute({
+      method: "delete",
+      path: "/api/v1/clusters/{id}/servers/{connectionId}",
+      tags,
+      summary: "Take a server out of this cluster",
+      request: { params: ServerParams },
+      responses: { ...noContent, ...errorResponses(401, 403, 404) },
+    }),
   ),
   relationships: guarded(
     USER,
-    createRoute({ method: "get", path: "/api/v1/clusters/{id}/relationships", tags, summary: "Replication relationships between the cluster's servers", request: { params: IdParam }, responses: { 200: json(z.array(RelationshipSchema), "Relationships"), ...errorResponses(401, 404) } }),
+    createRoute({
+      method: "get",
+      path: "/api/v1/clusters/{id}/relationships",
+      tags,
+      summary: "Replication relationships between the cluster's servers",
+      request: { params: IdParam },
+      responses: { 200: json(z.array(RelationshipSchema), "Relationships"), ...errorResponses(401, 404) },
+    }),
   ),
   addRelationship: guarded(
     MANAGE,
@@ -169,20 +273,80 @@ const r = {
   ),
   removeRelationship: guarded(
     MANAGE,
-    createRoute({ method: "delete", path: "/api/v1/clusters/{id}/relationships/{relationshipId}", tags, summary: "Delete a relationship", request: { params: RelationshipParams }, responses: { ...noContent, ...errorResponses(401, 403, 404) } }),
+    createRoute({
+      method: "delete",
+      path: "/api/v1/clusters/{id}/relationships/{relationshipId}",
+      tags,
+      summary: "Delete a relationship",
+      request: { params: RelationshipParams },
+      responses: { ...noContent, ...errorResponses(401, 403, 404) },
+    }),
   ),
-  groups: guarded(USER, createRoute({ method: "get", path: "/api/v1/cluster-groups", tags, summary: "Cluster groups", responses: { 200: json(z.array(GroupSchema), "Groups"), ...errorResponses(401) } })),
-  createGroup: guarded(MANAGE, createRoute({ method: "post", path: "/api/v1/cluster-groups", tags, summary: "Create a cluster group", request: { body: jsonBody(GroupBody) }, responses: { 201: json(GroupSchema, "Created"), ...errorResponses(400, 401, 403, 409) } })),
-  getGroup: guarded(USER, createRoute({ method: "get", path: "/api/v1/cluster-groups/{id}", tags, summary: "A cluster group", request: { params: IdParam }, responses: { 200: json(GroupSchema, "Group"), ...errorResponses(401, 404) } })),
+  groups: guarded(
+    USER,
+    createRoute({
+      method: "get",
+      path: "/api/v1/cluster-groups",
+      tags,
+      summary: "Cluster groups",
+      responses: { 200: json(z.array(GroupSchema), "Groups"), ...errorResponses(401) },
+    }),
+  ),
+  createGroup: guarded(
+    MANAGE,
+    createRoute({
+      method: "post",
+      path: "/api/v1/cluster-groups",
+      tags,
+      summary: "Create a cluster group",
+      request: { body: jsonBody(GroupBody) },
+      responses: { 201: json(GroupSchema, "Created"), ...errorResponses(400, 401, 403, 409) },
+    }),
+  ),
+  getGroup: guarded(
+    USER,
+    createRoute({
+      method: "get",
+      path: "/api/v1/cluster-groups/{id}",
+      tags,
+      summary: "A cluster group",
+      request: { params: IdParam },
+      responses: { 200: json(GroupSchema, "Group"), ...errorResponses(401, 404) },
+    }),
+  ),
   updateGroup: guarded(
     MANAGE,
-    createRoute({ method: "put", path: "/api/v1/cluster-groups/{id}", tags, summary: "Rename or describe a group", request: { params: IdParam, body: jsonBody(GroupBody.partial().strict()) }, responses: { 200: json(GroupSchema, "Updated"), ...errorResponses(400, 401, 403, 404, 409) } }),
+    createRoute({
+      method: "put",
+      path: "/api/v1/cluster-groups/{id}",
+      tags,
+      summary: "Rename or describe a group",
+      request: { params: IdParam, body: jsonBody(GroupBody.partial().strict()) },
+      responses: { 200: json(GroupSchema, "Updated"), ...errorResponses(400, 401, 403, 404, 409) },
+    }),
   ),
   removeGroup: guarded(
     MANAGE,
-    createRoute({ method: "delete", path: "/api/v1/cluster-groups/{id}", tags, summary: "Delete a group (its clusters stay, ungrouped)", request: { params: IdParam }, responses: { ...noContent, ...errorResponses(401, 403, 404, 409) } }),
+    createRoute({
+      method: "delete",
+      path: "/api/v1/cluster-groups/{id}",
+      tags,
+      summary: "Delete a group (its clusters stay, ungrouped)",
+      request: { params: IdParam },
+      responses: { ...noContent, ...errorResponses(401, 403, 404, 409) },
+    }),
   ),
-  groupClusters: guarded(USER, createRoute({ method: "get", path: "/api/v1/cluster-groups/{id}/clusters", tags, summary: "Clusters in a group", request: { params: IdParam }, responses: { 200: json(z.array(ClusterSchema), "Clusters"), ...errorResponses(401, 404) } })),
+  groupClusters: guarded(
+    USER,
+    createRoute({
+      method: "get",
+      path: "/api/v1/cluster-groups/{id}/clusters",
+      tags,
+      summary: "Clusters in a group",
+      request: { params: IdParam },
+      responses: { 200: json(z.array(ClusterSchema), "Clusters"), ...errorResponses(401, 404) },
+    }),
+  ),
   createInGroup: guarded(
     MANAGE,
     createRoute({
@@ -200,7 +364,11 @@ const r = {
 async function replicationClusters(db: Queryable) {
   const connections = await listConnections(db);
   const inManualCluster = new Set(connections.filter((s) => s.cluster_id !== null).map((s) => s.id));
-  const samples = { nodes: await latestNodeRoles(db), subscriptions: await latestSubscriptions(db), servers: connections.map((s) => ({ connection_id: s.id, host: s.host, port: s.port })) };
+  const samples = {
+    nodes: await latestNodeRoles(db),
+    subscriptions: await latestSubscriptions(db),
+    servers: connections.map((s) => ({ connection_id: s.id, host: s.host, port: s.port })),
+  };
   return shownReplicationClusters(samples, inManualCluster, await dismissedReplicationPrefixes(db));
 }
 
@@ -209,7 +377,13 @@ export const clusterRoutes = newRouter()
     const { manager, connections, clusterVisible } = await estateView(c);
     const db = c.get("db");
     const clusters = (await listClusters(db)).filter((cl) => clusterVisible(cl.id));
-    const node = (cl: Cluster) => ({ id: `cluster-${cl.id}`, cluster_id: cl.id, name: cl.name, replication_type: cl.replication_type, servers: connections.filter((s) => s.cluster_id === cl.id).map(serverJson) });
+    const node = (cl: Cluster) => ({
+      id: `cluster-${cl.id}`,
+      cluster_id: cl.id,
+      name: cl.name,
+      replication_type: cl.replication_type,
+      servers: connections.filter((s) => s.cluster_id === cl.id).map(serverJson),
+    });
     const groups = (await listClusterGroups(db))
       .map((g) => ({ id: `group-${g.id}`, group_id: g.id, name: g.name, clusters: clusters.filter((cl) => cl.group_id === g.id).map(node) }))
       .filter((g) => manager || g.clusters.length > 0);
@@ -220,16 +394,18 @@ export const clusterRoutes = newRouter()
       const visible = new Map(connections.filter((s) => rc.members.some((m) => m.connection_id === s.id)).map((s) => [s.id, s]));
       if (visible.size === 0) return [];
       const primary = rc.primary === null ? undefined : visible.get(rc.primary);
-      return [{
-        id: `cluster-replication-${rc.prefix}`,
-        cluster_id: null,
-        name: `${(primary ?? [...visible.values()][0]).name} replication`,
-        replication_type: rc.kind,
-        servers: rc.members.filter((m) => visible.has(m.connection_id)).map((m) => ({ ...serverJson(visible.get(m.connection_id)!), role: m.role })),
-        relationships: rc.edges
-          .filter((e) => visible.has(e.source) && visible.has(e.target))
-          .map((e) => ({ source_connection_id: e.source, target_connection_id: e.target, relationship_type: e.type, is_auto_detected: true })),
-      }];
+      return [
+        {
+          id: `cluster-replication-${rc.prefix}`,
+          cluster_id: null,
+          name: `${(primary ?? [...visible.values()][0]).name} replication`,
+          replication_type: rc.kind,
+          servers: rc.members.filter((m) => visible.has(m.connection_id)).map((m) => ({ ...serverJson(visible.get(m.connection_id)!), role: m.role })),
+          relationships: rc.edges
+            .filter((e) => visible.has(e.source) && visible.has(e.target))
+            .map((e) => ({ source_connection_id: e.source, target_connection_id: e.target, relationship_type: e.type, is_auto_detected: true })),
+        },
+      ];
     });
     const standalone = connections
       .filter((s) => s.cluster_id === null && !s.hidden_from_topology && !detected.has(s.id))
@@ -248,7 +424,10 @@ export const clusterRoutes = newRouter()
   .openapi(r.list, async (c) => {
     const { connections, clusterVisible } = await estateView(c);
     const clusters = (await listClusters(c.get("db"))).filter((cl) => clusterVisible(cl.id));
-    return c.json(clusters.map((cl) => ({ ...clusterJson(cl), server_count: connections.filter((s) => s.cluster_id === cl.id).length })), 200);
+    return c.json(
+      clusters.map((cl) => ({ ...clusterJson(cl), server_count: connections.filter((s) => s.cluster_id === cl.id).length })),
+      200,
+    );
   })
   .openapi(r.get, async (c) => c.json(clusterJson((await visibleCluster(c, c.req.valid("param").id)).cluster), 200))
   .openapi(r.update, async (c) => c.json(clusterJson(await updateCluster(c.get("db"), c.req.valid("param").id, c.req.valid("json"))), 200))
@@ -262,7 +441,8 @@ export const clusterRoutes = newRouter()
       await hideFromTopology(db, row.id);
     } else {
       const prefix = id.slice("cluster-replication-".length);
-      if (!(await replicationClusters(db)).some((rc) => rc.prefix === prefix)) throw new NotFoundError(`cluster ${id} not found: no replication cluster with that prefix is detected`);
+      if (!(await replicationClusters(db)).some((rc) => rc.prefix === prefix))
+        throw new NotFoundError(`cluster ${id} not found: no replication cluster with that prefix is detected`);
       await dismissReplicationCluster(db, prefix, c.get("principal")!.userId);
     }
     return c.body(null, 204);
@@ -289,7 +469,7 @@ export const clusterRoutes = newRouter()
   })
   .openapi(r.relationships, async (c) => {
     const { cluster } = await visibleCluster(c, c.req.valid("param").id);
-    return c.json(await listRelationships(c.get("db"), cluster.id) as never, 200);
+    return c.json((await listRelationships(c.get("db"), cluster.id)) as never, 200);
   })
   .openapi(r.addRelationship, async (c) => {
     const { id } = c.req.valid("param");
@@ -335,4 +515,6 @@ export const clusterRoutes = newRouter()
     if (!manager && clusters.length === 0) throw new NotFoundError(`cluster group ${id} not found`);
     return c.json(clusters.map(clusterJson), 200);
   })
-  .openapi(r.createInGroup, async (c) => c.json(clusterJson(await createCluster(c.get("db"), { ...c.req.valid("json"), group_id: c.req.valid("param").id })), 201));
+  .openapi(r.createInGroup, async (c) =>
+    c.json(clusterJson(await createCluster(c.get("db"), { ...c.req.valid("json"), group_id: c.req.valid("param").id })), 201),
+  );

@@ -2,7 +2,16 @@ import { createRoute, z } from "@hono/zod-openapi";
 import { actsAsSuperuser, connectionAccess, hasAdminPermission, mayUseTool } from "../auth/rbac.ts";
 import { seal } from "../auth/secret-box.ts";
 import type { Authority } from "../auth/rbac.ts";
-import { type ConnectionFields, type ConnectionRow, connectionJson, createConnection, deleteConnection, listConnections, updateConnection, liveLogin } from "../datastore/connections.ts";
+import {
+  type ConnectionFields,
+  type ConnectionRow,
+  connectionJson,
+  createConnection,
+  deleteConnection,
+  listConnections,
+  updateConnection,
+  liveLogin,
+} from "../datastore/connections.ts";
 import { clearCurrentConnection, currentConnection, selectCurrentConnection } from "../datastore/current-connections.ts";
 import { readableConnection } from "../auth/connection-access.ts";
 import { USER, admin, authority, guarded } from "../http/access.ts";
@@ -33,10 +42,18 @@ const Connection = z
     database_name: z.string(),
     username: z.string(),
     sslmode: z.string(),
-    ssl_root_cert: z.string().nullable().openapi({ description: "PEM CA bundle that verify-ca/verify-full check the server's certificate against (default: the system's CAs)" }),
-    allow_cleartext_password: z.boolean().openapi({ description: "Whether the password may be sent in clear text to a server that asks for it over a link without TLS" }),
+    ssl_root_cert: z
+      .string()
+      .nullable()
+      .openapi({ description: "PEM CA bundle that verify-ca/verify-full check the server's certificate against (default: the system's CAs)" }),
+    allow_cleartext_password: z
+      .boolean()
+      .openapi({ description: "Whether the password may be sent in clear text to a server that asks for it over a link without TLS" }),
     password_set: z.boolean().openapi({ description: "Whether a password is stored; it is never returned" }),
-    live_username: z.string().nullable().openapi({ description: "The live tools' own login on this server (a pg_monitor role), when set; else they use `username`" }),
+    live_username: z
+      .string()
+      .nullable()
+      .openapi({ description: "The live tools' own login on this server (a pg_monitor role), when set; else they use `username`" }),
     live_password_set: z.boolean().openapi({ description: "Whether a password is stored for live_username; it is never returned" }),
     is_monitored: z.boolean(),
     is_shared: z.boolean(),
@@ -56,19 +73,20 @@ const fields = {
   database_name: z.string().min(1).max(63).openapi({ description: "Maintenance database pglens connects to" }),
   username: z.string().min(1).max(63),
   password: z.string().max(1000).openapi({ description: "Stored encrypted (AES-256-GCM); never returned" }),
-  sslmode: z.enum(SSL_MODES).openapi({ description: "disable/allow/prefer: no TLS; require: TLS without certificate checks (unless ssl_root_cert is set, as libpq); verify-ca: the certificate must chain to ssl_root_cert or the system CAs; verify-full: and name the host" }),
+  sslmode: z.enum(SSL_MODES).openapi({
+    description:
+      "disable/allow/prefer: no TLS; require: TLS without certificate checks (unless ssl_root_cert is set, as libpq); verify-ca: the certificate must chain to ssl_root_cert or the system CAs; verify-full: and name the host",
+  }),
   ssl_root_cert: z
     .string()
     .max(200_000)
     .refine((pem) => pem.includes("-----BEGIN CERTIFICATE-----"), "must be PEM text with at least one -----BEGIN CERTIFICATE----- block")
     .nullable(),
   allow_cleartext_password: z.boolean(),
-  live_username: z
-    .string()
-    .min(1)
-    .max(63)
-    .nullable()
-    .openapi({ description: "A login for the live tools (query_database, execute_explain, get_schema_info) on the same server, e.g. a pg_monitor role; recommended when `username` is a superuser or similarly powerful" }),
+  live_username: z.string().min(1).max(63).nullable().openapi({
+    description:
+      "A login for the live tools (query_database, execute_explain, get_schema_info) on the same server, e.g. a pg_monitor role; recommended when `username` is a superuser or similarly powerful",
+  }),
   live_password: z.string().max(1000).openapi({ description: "Password of live_username; stored encrypted, never returned" }),
   is_monitored: z.boolean(),
   is_shared: z.boolean().openapi({ description: "Readable by every user; needs manage_connections" }),
@@ -106,19 +124,49 @@ const ConnectionChanges = z
   .openapi("ConnectionChanges");
 
 const WithWarning = Connection.extend({
-  warning: z.string().optional().openapi({ description: "Present when the live tools' login is too powerful for callers' SQL (they will refuse it, or switch to live_tools.role)" }),
+  warning: z
+    .string()
+    .optional()
+    .openapi({ description: "Present when the live tools' login is too powerful for callers' SQL (they will refuse it, or switch to live_tools.role)" }),
 }).openapi("ConnectionWithWarning");
 
 const Database = z.object({ name: z.string(), owner: z.string(), encoding: z.string(), size_bytes: z.number().nullable() }).openapi("Database");
-const Current = z.object({ connection_id: z.number().int(), database_name: z.string().nullable(), name: z.string(), host: z.string(), port: z.number().int() }).openapi("CurrentConnection");
+const Current = z
+  .object({ connection_id: z.number().int(), database_name: z.string().nullable(), name: z.string(), host: z.string(), port: z.number().int() })
+  .openapi("CurrentConnection");
 
 const r = {
-  list: guarded(USER, createRoute({ method: "get", path: base, tags, summary: "Connections the caller may see", responses: { 200: json(z.array(Connection), "Connections"), ...errorResponses(401) } })),
+  list: guarded(
+    USER,
+    createRoute({
+      method: "get",
+      path: base,
+      tags,
+      summary: "Connections the caller may see",
+      responses: { 200: json(z.array(Connection), "Connections"), ...errorResponses(401) },
+    }),
+  ),
   create: guarded(
     admin("manage_connections"),
-    createRoute({ method: "post", path: base, tags, summary: "Register a server (the caller owns it)", request: { body: jsonBody(NewConnection) }, responses: { 201: json(WithWarning, "Created"), ...errorResponses(400, 401, 403, 404, 409) } }),
+    createRoute({
+      method: "post",
+      path: base,
+      tags,
+      summary: "Register a server (the caller owns it)",
+      request: { body: jsonBody(NewConnection) },
+      responses: { 201: json(WithWarning, "Created"), ...errorResponses(400, 401, 403, 404, 409) },
+    }),
   ),
-  getCurrent: guarded(USER, createRoute({ method: "get", path: `${base}/current`, tags, summary: "The connection this credential selected", responses: { 200: json(Current, "Selected"), ...errorResponses(401, 404) } })),
+  getCurrent: guarded(
+    USER,
+    createRoute({
+      method: "get",
+      path: `${base}/current`,
+      tags,
+      summary: "The connection this credential selected",
+      responses: { 200: json(Current, "Selected"), ...errorResponses(401, 404) },
+    }),
+  ),
   setCurrent: guarded(
     USER,
     createRoute({
@@ -130,8 +178,21 @@ const r = {
       responses: { 200: json(Current, "Selected"), ...errorResponses(400, 401, 404) },
     }),
   ),
-  clearCurrent: guarded(USER, createRoute({ method: "delete", path: `${base}/current`, tags, summary: "Clear the selection", responses: { ...noContent, ...errorResponses(401) } })),
-  get: guarded(USER, createRoute({ method: "get", path: `${base}/{id}`, tags, summary: "A connection", request: { params: IdParam }, responses: { 200: json(Connection, "Connection"), ...errorResponses(401, 404) } })),
+  clearCurrent: guarded(
+    USER,
+    createRoute({ method: "delete", path: `${base}/current`, tags, summary: "Clear the selection", responses: { ...noContent, ...errorResponses(401) } }),
+  ),
+  get: guarded(
+    USER,
+    createRoute({
+      method: "get",
+      path: `${base}/{id}`,
+      tags,
+      summary: "A connection",
+      request: { params: IdParam },
+      responses: { 200: json(Connection, "Connection"), ...errorResponses(401, 404) },
+    }),
+  ),
   update: guarded(
     USER,
     createRoute({
@@ -145,7 +206,14 @@ const r = {
   ),
   remove: guarded(
     USER,
-    createRoute({ method: "delete", path: `${base}/{id}`, tags, summary: "Delete a connection and its samples (its owner, or manage_connections)", request: { params: IdParam }, responses: { ...noContent, ...errorResponses(401, 403, 404) } }),
+    createRoute({
+      method: "delete",
+      path: `${base}/{id}`,
+      tags,
+      summary: "Delete a connection and its samples (its owner, or manage_connections)",
+      request: { params: IdParam },
+      responses: { ...noContent, ...errorResponses(401, 403, 404) },
+    }),
   ),
   databases: guarded(
     USER,
@@ -155,7 +223,11 @@ const r = {
       tags,
       summary: "Databases of the live server (asks it directly, 5 s timeout)",
       request: { params: IdParam },
-      responses: { 200: json(z.array(Database), "Databases"), 502: json(z.object({ error: z.string() }), "The server cannot be reached"), ...errorResponses(401, 403, 404, 429, 503) },
+      responses: {
+        200: json(z.array(Database), "Databases"),
+        502: json(z.object({ error: z.string() }), "The server cannot be reached"),
+        ...errorResponses(401, 403, 404, 429, 503),
+      },
     }),
   ),
 };
@@ -167,8 +239,10 @@ const r = {
 async function assertMayModify(c: Context<AppEnv>, id: number, changes: { is_shared?: boolean; cluster_id?: number | null }) {
   const a = await authority(c);
   const row = await readableConnection(c.get("db"), id, a);
-  if (connectionAccess(a, row) !== "read_write") throw new ApiError(403, "changing this connection needs read_write on it: be its owner, hold manage_connections or a read_write grant");
-  if (!hasAdminPermission(a, "manage_connections") && (changes.is_shared !== undefined || changes.cluster_id !== undefined)) throw new ApiError(403, "sharing a connection or moving it between clusters needs manage_connections");
+  if (connectionAccess(a, row) !== "read_write")
+    throw new ApiError(403, "changing this connection needs read_write on it: be its owner, hold manage_connections or a read_write grant");
+  if (!hasAdminPermission(a, "manage_connections") && (changes.is_shared !== undefined || changes.cluster_id !== undefined))
+    throw new ApiError(403, "sharing a connection or moving it between clusters needs manage_connections");
   return row;
 }
 
@@ -181,7 +255,12 @@ const LIVE_PASSWORD_ROUTE = [...PASSWORD_ROUTE.filter((k) => k !== "username"), 
  * it (or weakens its TLS) re-enters the password, unless they own the connection or are a superuser. The
  * same holds for the live login's password.
  */
-function assertPasswordsFollowOwner(a: Authority, row: ConnectionRow, changes: Record<string, unknown>, given: { password?: string | null; live_password?: string | null }) {
+function assertPasswordsFollowOwner(
+  a: Authority,
+  row: ConnectionRow,
+  changes: Record<string, unknown>,
+  given: { password?: string | null; live_password?: string | null },
+) {
   if (row.owner_user_id === a.principal.userId || actsAsSuperuser(a)) return;
   const checks = [
     { field: "password", stored: row.password_secret, route: PASSWORD_ROUTE },
@@ -190,7 +269,10 @@ function assertPasswordsFollowOwner(a: Authority, row: ConnectionRow, changes: R
   for (const { field, stored, route } of checks) {
     const moved = route.filter((k) => changes[k] !== undefined && changes[k] !== row[k]);
     if (!moved.length || stored === null || given[field] !== undefined) continue;
-    throw new ApiError(400, `changing ${moved.join(", ")} sends the stored ${field.replace("_", " ")} somewhere new: give \`${field}\` in the same request (only the owner or a superuser may keep the stored one)`);
+    throw new ApiError(
+      400,
+      `changing ${moved.join(", ")} sends the stored ${field.replace("_", " ")} somewhere new: give \`${field}\` in the same request (only the owner or a superuser may keep the stored one)`,
+    );
   }
 }
 
@@ -258,8 +340,17 @@ export const connectionRoutes = newRouter()
     assertPasswordsFollowOwner(await authority(c), current, rest, { password, live_password });
     // Absent leaves a stored password alone; null removes it.
     const sealOrClear = async (p: string | null | undefined) => (p === undefined ? undefined : p === null ? null : await seal(p, c.get("config").secret));
-    const row = await updateConnection(c.get("db"), id, { ...rest, password_secret: await sealOrClear(password), live_password_secret: await sealOrClear(live_password) });
-    const reached = LIVE_PASSWORD_ROUTE.some((k) => rest[k] !== undefined) || rest.username !== undefined || password !== undefined || live_password !== undefined || rest.is_monitored !== undefined;
+    const row = await updateConnection(c.get("db"), id, {
+      ...rest,
+      password_secret: await sealOrClear(password),
+      live_password_secret: await sealOrClear(live_password),
+    });
+    const reached =
+      LIVE_PASSWORD_ROUTE.some((k) => rest[k] !== undefined) ||
+      rest.username !== undefined ||
+      password !== undefined ||
+      live_password !== undefined ||
+      rest.is_monitored !== undefined;
     return c.json(reached ? await withWarning(row, c.get("config")) : connectionJson(row), 200);
   })
   .openapi(r.remove, async (c) => {
@@ -273,6 +364,8 @@ export const connectionRoutes = newRouter()
     const row = await readableConnection(c.get("db"), c.req.valid("param").id, a);
     // A live session on the server with the stored credential is the get_schema_info tool's right, not mere read.
     if (!mayUseTool(a, "get_schema_info")) throw new ApiError(403, "listing a server's databases live needs the get_schema_info MCP privilege");
-    const databases = await withLiveSlot(c.get("db"), row.id, a.principal.userId, liveLimits(c.get("config")), () => withMonitoredClient(row, c.get("config").secret, monitoredDatabases));
+    const databases = await withLiveSlot(c.get("db"), row.id, a.principal.userId, liveLimits(c.get("config")), () =>
+      withMonitoredClient(row, c.get("config").secret, monitoredDatabases),
+    );
     return c.json(databases, 200);
   });

@@ -20,7 +20,12 @@ const base = "/api/v1/conversations";
 const NOT_FOUND = "conversation not found";
 const MAX_MESSAGES = 10_000;
 
-const IdParam = z.object({ id: z.string().regex(/^conv_\d{1,25}_[0-9a-f]{16}$/, "not a conversation id").openapi({ param: { name: "id", in: "path" }, example: "conv_1763900000000000000_0123456789abcdef" }) });
+const IdParam = z.object({
+  id: z
+    .string()
+    .regex(/^conv_\d{1,25}_[0-9a-f]{16}$/, "not a conversation id")
+    .openapi({ param: { name: "id", in: "path" }, example: "conv_1763900000000000000_0123456789abcdef" }),
+});
 const Message = z
   .object({
     role: z.enum(["user", "assistant", "system"]),
@@ -48,7 +53,9 @@ const Conversation = z
     updated_at: z.string(),
   })
   .openapi("Conversation");
-const Summary = z.object({ id: z.string(), title: z.string(), connection: z.string().nullable(), created_at: z.string(), updated_at: z.string(), preview: z.string() }).openapi("ConversationSummary");
+const Summary = z
+  .object({ id: z.string(), title: z.string(), connection: z.string().nullable(), created_at: z.string(), updated_at: z.string(), preview: z.string() })
+  .openapi("ConversationSummary");
 const Success = z.object({ success: z.literal(true) });
 
 const conversationJson = (r: ConversationRow) => ({
@@ -74,10 +81,18 @@ const r = {
     method: "get",
     path: base,
     summary: "The caller's conversations, most recently updated first",
-    request: { query: z.object({ limit: z.coerce.number().int().min(1).max(100).default(50), offset: z.coerce.number().int().min(0).max(10_000_000).default(0) }) },
+    request: {
+      query: z.object({ limit: z.coerce.number().int().min(1).max(100).default(50), offset: z.coerce.number().int().min(0).max(10_000_000).default(0) }),
+    },
     responses: { 200: json(z.object({ conversations: z.array(Summary) }), "Conversations"), ...errorResponses(400, 401) },
   }),
-  create: route({ method: "post", path: base, summary: "Save a conversation (its title comes from the first user message)", request: { body: jsonBody(Fields) }, responses: { 201: json(Conversation, "Saved"), ...errorResponses(400, 401) } }),
+  create: route({
+    method: "post",
+    path: base,
+    summary: "Save a conversation (its title comes from the first user message)",
+    request: { body: jsonBody(Fields) },
+    responses: { 201: json(Conversation, "Saved"), ...errorResponses(400, 401) },
+  }),
   removeAll: route({
     method: "delete",
     path: base,
@@ -85,8 +100,20 @@ const r = {
     request: { query: z.object({ all: z.enum(["true", "false"]).optional() }) },
     responses: { 200: json(z.object({ success: z.literal(true), deleted: z.number().int() }), "Deleted"), ...errorResponses(400, 401) },
   }),
-  get: route({ method: "get", path: `${base}/{id}`, summary: "One of the caller's conversations", request: { params: IdParam }, responses: { 200: json(Conversation, "Conversation"), ...errorResponses(400, 401, 404) } }),
-  replace: route({ method: "put", path: `${base}/{id}`, summary: "Replace a conversation's messages, provider, model and label", request: { params: IdParam, body: jsonBody(Fields) }, responses: { 200: json(Conversation, "Replaced"), ...errorResponses(400, 401, 404) } }),
+  get: route({
+    method: "get",
+    path: `${base}/{id}`,
+    summary: "One of the caller's conversations",
+    request: { params: IdParam },
+    responses: { 200: json(Conversation, "Conversation"), ...errorResponses(400, 401, 404) },
+  }),
+  replace: route({
+    method: "put",
+    path: `${base}/{id}`,
+    summary: "Replace a conversation's messages, provider, model and label",
+    request: { params: IdParam, body: jsonBody(Fields) },
+    responses: { 200: json(Conversation, "Replaced"), ...errorResponses(400, 401, 404) },
+  }),
   rename: route({
     method: "patch",
     path: `${base}/{id}`,
@@ -94,7 +121,13 @@ const r = {
     request: { params: IdParam, body: jsonBody(z.object({ title: z.string().trim().min(1, "title: required").max(200) })) },
     responses: { 200: json(Success, "Renamed"), ...errorResponses(400, 401, 404) },
   }),
-  remove: route({ method: "delete", path: `${base}/{id}`, summary: "Delete a conversation", request: { params: IdParam }, responses: { 200: json(Success, "Deleted"), ...errorResponses(400, 401, 404) } }),
+  remove: route({
+    method: "delete",
+    path: `${base}/{id}`,
+    summary: "Delete a conversation",
+    request: { params: IdParam },
+    responses: { 200: json(Success, "Deleted"), ...errorResponses(400, 401, 404) },
+  }),
 };
 
 /** Every handler acts for the caller's own user (an API token's owner): another user's conversation does not exist here. */

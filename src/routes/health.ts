@@ -18,16 +18,19 @@ const Unhealthy = z
   .object({ error: z.string(), status: z.literal("unavailable"), version: z.string(), datastore: DatastoreHealth })
   .openapi("HealthUnavailable");
 
-const route = guarded(PUBLIC, createRoute({
-  method: "get",
-  path: "/health",
-  tags: ["Utilities"],
-  summary: "Service health and datastore reachability (no authentication)",
-  responses: {
-    200: { description: "Healthy", content: { "application/json": { schema: Healthy } } },
-    503: { description: "The datastore cannot be reached", content: { "application/json": { schema: Unhealthy } } },
-  },
-}));
+const route = guarded(
+  PUBLIC,
+  createRoute({
+    method: "get",
+    path: "/health",
+    tags: ["Utilities"],
+    summary: "Service health and datastore reachability (no authentication)",
+    responses: {
+      200: { description: "Healthy", content: { "application/json": { schema: Healthy } } },
+      503: { description: "The datastore cannot be reached", content: { "application/json": { schema: Unhealthy } } },
+    },
+  }),
+);
 
 /** Null when the datastore answers within the timeout, else a reason fit for a public endpoint. */
 async function datastoreProblem(db: Driver, log: Logger): Promise<string | null> {

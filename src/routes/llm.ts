@@ -59,7 +59,11 @@ const ChatRequest = z
   .object({
     messages: z.array(Message).min(1, "messages: at least one message").max(2000),
     tools: z.array(Tool).max(256).default([]),
-    system: z.string().max(100_000).optional().openapi({ description: "Replaces pglens's assistant persona; the caller's memories and identity are still appended" }),
+    system: z
+      .string()
+      .max(100_000)
+      .optional()
+      .openapi({ description: "Replaces pglens's assistant persona; the caller's memories and identity are still appended" }),
     provider: ProviderName.optional(),
     model: ModelName.optional(),
     debug: z.boolean().optional(),
@@ -81,8 +85,8 @@ const ChatReply = z
   .openapi("ChatReply");
 
 const STREAM_FORMAT = [
-  "Server-sent events, in this order: `message_start` `{provider, model}`; any number of `content_delta` `{index, type: \"text\", text}` and",
-  "`tool_use` `{index, type: \"tool_use\", id, name, input}` (each tool call once complete); then `message_end` `{stop_reason, token_usage}`,",
+  'Server-sent events, in this order: `message_start` `{provider, model}`; any number of `content_delta` `{index, type: "text", text}` and',
+  '`tool_use` `{index, type: "tool_use", id, name, input}` (each tool call once complete); then `message_end` `{stop_reason, token_usage}`,',
   "or `error` `{error}` when the provider fails mid-way or your credential stops holding (signed out, revoked, expired; checked about once a second).",
   "Each `data` is one line of JSON. A `: keepalive` comment is sent every 15 s. Closing the connection cancels the provider request (you are charged",
   "for the prompt and what was streamed).",
@@ -90,7 +94,9 @@ const STREAM_FORMAT = [
 
 const EmbedRequest = z
   .object({
-    input: z.union([z.string(), z.array(z.string())], { error: "input: a text or a list of texts" }).openapi({ description: `A text or a list of 1-${MAX_EMBED_INPUTS} texts` }),
+    input: z
+      .union([z.string(), z.array(z.string())], { error: "input: a text or a list of texts" })
+      .openapi({ description: `A text or a list of 1-${MAX_EMBED_INPUTS} texts` }),
     model: ModelName.optional(),
     provider: ProviderName.optional(),
     dimensions: z.number().int().min(1).max(65_536).optional(),
@@ -101,7 +107,10 @@ const MultimodalInput = z.discriminatedUnion("type", [
   z.object({ type: z.literal("text"), text: z.string().min(1) }),
   z.object({
     type: z.literal("image"),
-    data: z.string().regex(/^[A-Za-z0-9+/=\s]+$/, "data: base64 without a data: prefix").optional(),
+    data: z
+      .string()
+      .regex(/^[A-Za-z0-9+/=\s]+$/, "data: base64 without a data: prefix")
+      .optional(),
     url: z.url({ protocol: /^https?$/, error: "url: an http(s) URL" }).optional(),
     mime_type: z.enum(["image/png", "image/jpeg", "image/webp", "image/gif"]).optional(),
   }),
@@ -153,32 +162,46 @@ async function chatTurn(c: Context<AppEnv>, body: z.infer<typeof ChatRequest>): 
 
 export const llmRoutes = newRouter()
   .openapi(
-    guarded(PUBLIC, createRoute({
-      method: "get",
-      path: `${base}/providers`,
-      tags,
-      summary: "Configured LLM providers and the default model (no authentication)",
-      responses: { 200: json(z.object({ providers: z.array(Provider), defaultModel: z.string().nullable() }), "Providers with usable configuration") },
-    })),
+    guarded(
+      PUBLIC,
+      createRoute({
+        method: "get",
+        path: `${base}/providers`,
+        tags,
+        summary: "Configured LLM providers and the default model (no authentication)",
+        responses: { 200: json(z.object({ providers: z.array(Provider), defaultModel: z.string().nullable() }), "Providers with usable configuration") },
+      }),
+    ),
     (c) => {
       const llm = c.get("config").llm;
       const chatDefault = defaultProvider(llm, "chat");
-      const providers = configuredProviders(llm).map((name) => ({ name, display: PROVIDER_INFO[name].display, isDefault: name === chatDefault, capabilities: PROVIDER_INFO[name].capabilities }));
+      const providers = configuredProviders(llm).map((name) => ({
+        name,
+        display: PROVIDER_INFO[name].display,
+        isDefault: name === chatDefault,
+        capabilities: PROVIDER_INFO[name].capabilities,
+      }));
       return c.json({ providers, defaultModel: chatDefault ? (defaultModel(llm, chatDefault, "chat") ?? null) : null }, 200);
     },
   )
   .openapi(
-    guarded(PUBLIC, createRoute({
-      method: "get",
-      path: `${base}/models`,
-      tags,
-      summary: "The provider's models, asked live (kept 30 s; no authentication)",
-      request: { query: z.object({ provider: ProviderName.optional().openapi({ description: "Default: the default chat provider" }) }) },
-      responses: {
-        200: json(z.object({ provider: z.enum(LLM_PROVIDERS), models: z.array(z.object({ name: z.string(), description: z.string().optional() })) }), "Models"),
-        ...errorResponses(400, 502, 504),
-      },
-    })),
+    guarded(
+      PUBLIC,
+      createRoute({
+        method: "get",
+        path: `${base}/models`,
+        tags,
+        summary: "The provider's models, asked live (kept 30 s; no authentication)",
+        request: { query: z.object({ provider: ProviderName.optional().openapi({ description: "Default: the default chat provider" }) }) },
+        responses: {
+          200: json(
+            z.object({ provider: z.enum(LLM_PROVIDERS), models: z.array(z.object({ name: z.string(), description: z.string().optional() })) }),
+            "Models",
+          ),
+          ...errorResponses(400, 502, 504),
+        },
+      }),
+    ),
     async (c) => {
       const llm = c.get("config").llm;
       const requested = c.req.valid("query").provider;
@@ -190,55 +213,80 @@ export const llmRoutes = newRouter()
     },
   )
   .openapi(
-    guarded(PUBLIC, createRoute({
-      method: "get",
-      path: `${base}/health`,
-      tags,
-      summary: "Each provider's health from a cheap live call (kept 30 s; no authentication)",
-      responses: {
-        200: json(
-          z.object({
-            providers: z.array(z.object({ name: z.enum(LLM_PROVIDERS), status: z.enum(["ok", "error", "unconfigured"]), latency_ms: z.number().int().optional(), error: z.string().optional() })),
-            checked_at: z.string(),
-          }),
-          "Per provider: ok, error (with the provider's status) or unconfigured",
-        ),
-      },
-    })),
+    guarded(
+      PUBLIC,
+      createRoute({
+        method: "get",
+        path: `${base}/health`,
+        tags,
+        summary: "Each provider's health from a cheap live call (kept 30 s; no authentication)",
+        responses: {
+          200: json(
+            z.object({
+              providers: z.array(
+                z.object({
+                  name: z.enum(LLM_PROVIDERS),
+                  status: z.enum(["ok", "error", "unconfigured"]),
+                  latency_ms: z.number().int().optional(),
+                  error: z.string().optional(),
+                }),
+              ),
+              checked_at: z.string(),
+            }),
+            "Per provider: ok, error (with the provider's status) or unconfigured",
+          ),
+        },
+      }),
+    ),
     async (c) => c.json(await c.get("llmAnswers").health.get("all", () => providerHealth(c.get("config").llm)), 200),
   )
   .openapi(
-    guarded(USER, createRoute({
-      method: "post",
-      path: `${base}/chat`,
-      tags,
-      summary: "One chat turn: the model's text and tool calls (the client runs the tools and sends their results back)",
-      request: { body: jsonBody(ChatRequest) },
-      responses: { 200: json(ChatReply, "The model's reply"), ...errorResponses(400, 401, 429, 502, 504) },
-    })),
+    guarded(
+      USER,
+      createRoute({
+        method: "post",
+        path: `${base}/chat`,
+        tags,
+        summary: "One chat turn: the model's text and tool calls (the client runs the tools and sends their results back)",
+        request: { body: jsonBody(ChatRequest) },
+        responses: { 200: json(ChatReply, "The model's reply"), ...errorResponses(400, 401, 429, 502, 504) },
+      }),
+    ),
     async (c) => {
       const body = c.req.valid("json");
       const llm = c.get("config").llm;
       const choice = choose(llm, "chat", body.provider, body.model);
       const turn = await chatTurn(c, body);
       const reservation = await reserveFor(c, "chat", estimateTokens(JSON.stringify(turn)) + llm.max_tokens);
-      const reply = await charged(reservation, () => chat(llm, choice, turn, c.req.raw.signal), (r) => r.token_usage);
+      const reply = await charged(
+        reservation,
+        () => chat(llm, choice, turn, c.req.raw.signal),
+        (r) => r.token_usage,
+      );
       return c.json(reply, 200);
     },
   )
   .openapi(
-    guarded(USER, createRoute({
-      method: "post",
-      path: `${base}/chat/stream`,
-      tags,
-      summary: "One chat turn streamed as server-sent events",
-      description: STREAM_FORMAT,
-      request: { body: jsonBody(ChatRequest) },
-      responses: {
-        200: { description: STREAM_FORMAT, content: { "text/event-stream": { schema: z.string().openapi({ example: 'event: content_delta\ndata: {"index":0,"type":"text","text":"Hello"}\n\n' }) } } },
-        ...errorResponses(400, 401, 429),
-      },
-    })),
+    guarded(
+      USER,
+      createRoute({
+        method: "post",
+        path: `${base}/chat/stream`,
+        tags,
+        summary: "One chat turn streamed as server-sent events",
+        description: STREAM_FORMAT,
+        request: { body: jsonBody(ChatRequest) },
+        responses: {
+          200: {
+            description: STREAM_FORMAT,
+            content: {
+              "text/event-stream": { schema: z.string().openapi({ example: 'event: content_delta\ndata: {"index":0,"type":"text","text":"Hello"}\n\n' }) },
+            },
+          },
+          ...errorResponses(400, 401, 429),
+        },
+      }),
+    ),
     async (c) => {
       const body = c.req.valid("json");
       const llm = c.get("config").llm;
@@ -274,34 +322,45 @@ export const llmRoutes = newRouter()
     },
   )
   .openapi(
-    guarded(USER, createRoute({
-      method: "post",
-      path: `${base}/embed`,
-      tags,
-      summary: "Embeddings of one text or many",
-      request: { body: jsonBody(EmbedRequest) },
-      responses: { 200: json(Embeddings, "One embedding per input, in order"), ...errorResponses(400, 401, 429, 502, 504) },
-    })),
+    guarded(
+      USER,
+      createRoute({
+        method: "post",
+        path: `${base}/embed`,
+        tags,
+        summary: "Embeddings of one text or many",
+        request: { body: jsonBody(EmbedRequest) },
+        responses: { 200: json(Embeddings, "One embedding per input, in order"), ...errorResponses(400, 401, 429, 502, 504) },
+      }),
+    ),
     async (c) => {
       const body = c.req.valid("json");
       const llm = c.get("config").llm;
       const choice = choose(llm, "embed", body.provider, body.model);
       const inputs = typeof body.input === "string" ? [body.input] : body.input;
-      if (inputs.length === 0 || inputs.length > MAX_EMBED_INPUTS) throw new InputError(`input: 1 to ${MAX_EMBED_INPUTS} texts per request (got ${inputs.length})`);
+      if (inputs.length === 0 || inputs.length > MAX_EMBED_INPUTS)
+        throw new InputError(`input: 1 to ${MAX_EMBED_INPUTS} texts per request (got ${inputs.length})`);
       const reservation = await reserveFor(c, "embed", estimateTokens(inputs.join(" ")));
-      const result = await charged(reservation, () => embedTexts(llm, choice, inputs, body.dimensions, c.req.raw.signal), (r) => ({ provider: choice.provider, model: choice.model, prompt_tokens: r.tokens, completion_tokens: 0 }));
+      const result = await charged(
+        reservation,
+        () => embedTexts(llm, choice, inputs, body.dimensions, c.req.raw.signal),
+        (r) => ({ provider: choice.provider, model: choice.model, prompt_tokens: r.tokens, completion_tokens: 0 }),
+      );
       return c.json({ model: result.model, dimensions: result.dimensions, embeddings: result.embeddings }, 200);
     },
   )
   .openapi(
-    guarded(USER, createRoute({
-      method: "post",
-      path: `${base}/embed/multimodal`,
-      tags,
-      summary: "Embeddings of texts and images in one vector space (a provider that embeds images: Voyage)",
-      request: { body: jsonBody(MultimodalRequest) },
-      responses: { 200: json(Embeddings, "One embedding per input, in order"), ...errorResponses(400, 401, 429, 502, 504) },
-    })),
+    guarded(
+      USER,
+      createRoute({
+        method: "post",
+        path: `${base}/embed/multimodal`,
+        tags,
+        summary: "Embeddings of texts and images in one vector space (a provider that embeds images: Voyage)",
+        request: { body: jsonBody(MultimodalRequest) },
+        responses: { 200: json(Embeddings, "One embedding per input, in order"), ...errorResponses(400, 401, 429, 502, 504) },
+      }),
+    ),
     async (c) => {
       const body = c.req.valid("json");
       body.inputs.forEach((input, i) => {
@@ -312,19 +371,26 @@ export const llmRoutes = newRouter()
       const llm = c.get("config").llm;
       const choice = choose(llm, "embed_images", body.provider, body.model);
       const reservation = await reserveFor(c, "embed/multimodal", estimateTokens(JSON.stringify(body.inputs)));
-      const result = await charged(reservation, () => embedMultimodal(llm, choice, body.inputs, c.req.raw.signal), (r) => ({ provider: choice.provider, model: choice.model, prompt_tokens: r.tokens, completion_tokens: 0 }));
+      const result = await charged(
+        reservation,
+        () => embedMultimodal(llm, choice, body.inputs, c.req.raw.signal),
+        (r) => ({ provider: choice.provider, model: choice.model, prompt_tokens: r.tokens, completion_tokens: 0 }),
+      );
       return c.json({ model: result.model, dimensions: result.dimensions, embeddings: result.embeddings }, 200);
     },
   )
   .openapi(
-    guarded(USER, createRoute({
-      method: "post",
-      path: `${base}/rerank`,
-      tags,
-      summary: "Documents ordered by relevance to a query (a rerank provider when configured, else local BM25)",
-      request: { body: jsonBody(RerankRequest) },
-      responses: { 200: json(Reranked, "Most relevant first"), ...errorResponses(400, 401, 429, 502, 504) },
-    })),
+    guarded(
+      USER,
+      createRoute({
+        method: "post",
+        path: `${base}/rerank`,
+        tags,
+        summary: "Documents ordered by relevance to a query (a rerank provider when configured, else local BM25)",
+        request: { body: jsonBody(RerankRequest) },
+        responses: { 200: json(Reranked, "Most relevant first"), ...errorResponses(400, 401, 429, 502, 504) },
+      }),
+    ),
     async (c) => {
       const body = c.req.valid("json");
       const llm = c.get("config").llm;
@@ -333,8 +399,17 @@ export const llmRoutes = newRouter()
       const choice = choose(llm, "rerank", body.provider, body.model);
       const reservation = await reserveFor(c, "rerank", estimateTokens(body.query + body.documents.join(" ")));
       // Rerank providers report no token counts: the estimate is what it costs.
-      const usage = { provider: choice.provider, model: choice.model, prompt_tokens: estimateTokens(body.query + body.documents.join(" ")), completion_tokens: 0 };
-      const ranked = await charged(reservation, () => rerankWithProvider(llm, choice, body.query, body.documents, topN, c.req.raw.signal), () => usage);
+      const usage = {
+        provider: choice.provider,
+        model: choice.model,
+        prompt_tokens: estimateTokens(body.query + body.documents.join(" ")),
+        completion_tokens: 0,
+      };
+      const ranked = await charged(
+        reservation,
+        () => rerankWithProvider(llm, choice, body.query, body.documents, topN, c.req.raw.signal),
+        () => usage,
+      );
       return c.json(ranked, 200);
     },
   );

@@ -24,7 +24,10 @@ function assertAllowedOrigin(c: Context<AppEnv>) {
   const config = c.get("config");
   if (config.mcp.allowed_origins.includes(origin)) return;
   if (config.public_url ? origin === new URL(config.public_url).origin : isLoopbackOrigin(origin)) return;
-  throw new ApiError(403, `origin ${origin} may not use the MCP endpoint; set public_url (PGLENS_PUBLIC_URL) to where pglens is reached, or add the origin to mcp.allowed_origins (PGLENS_MCP_ALLOWED_ORIGINS)`);
+  throw new ApiError(
+    403,
+    `origin ${origin} may not use the MCP endpoint; set public_url (PGLENS_PUBLIC_URL) to where pglens is reached, or add the origin to mcp.allowed_origins (PGLENS_MCP_ALLOWED_ORIGINS)`,
+  );
 }
 
 function isLoopbackOrigin(origin: string): boolean {

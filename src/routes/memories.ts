@@ -43,7 +43,8 @@ async function changeable(c: Context<AppEnv>, id: number, verb: string): Promise
   const a = await authority(c);
   const memory = await getVisibleMemory(c.get("db"), a.principal.userId, id);
   if (!memory) throw new NotFoundError("memory not found");
-  if (memory.scope === "system" && !hasAdminPermission(a, "store_system_memory")) throw new ForbiddenError(`${verb} a system memory needs the store_system_memory permission`);
+  if (memory.scope === "system" && !hasAdminPermission(a, "store_system_memory"))
+    throw new ForbiddenError(`${verb} a system memory needs the store_system_memory permission`);
   return memory;
 }
 

@@ -39,7 +39,10 @@ const route = guarded(
       query: z.object({
         connection_id: PathId,
         probe_name: z.string().min(1).openapi({ example: "pg_stat_database" }),
-        metrics: z.string().min(1).openapi({ description: "Comma-separated metric names, e.g. xact_commit_per_sec,numbackends", example: "xact_commit_per_sec" }),
+        metrics: z
+          .string()
+          .min(1)
+          .openapi({ description: "Comma-separated metric names, e.g. xact_commit_per_sec,numbackends", example: "xact_commit_per_sec" }),
         database_name: z.string().min(1).max(63).optional(),
       }),
     },
@@ -52,16 +55,27 @@ export const metricsBaselineRoutes = newRouter().openapi(route, async (c) => {
   const db = c.get("db");
   await readableConnection(db, q.connection_id, await authority(c));
   const probe = requireProbe(q.probe_name);
-  if (q.database_name !== undefined && !probe.keys.includes("database_name")) throw new InputError(`database_name: probe \`${probe.name}\` is not per database`);
+  if (q.database_name !== undefined && !probe.keys.includes("database_name"))
+    throw new InputError(`database_name: probe \`${probe.name}\` is not per database`);
   const metrics = parseMetricList(q.metrics, probe);
   const now = Date.now();
-  const histories = (await loadHistories(db, probe.name, metrics.map((m) => m.name), [q.connection_id], now - LOOKBACK_MS, now, q.database_name !== undefined)).filter(
-    (h) => q.database_name === undefined || h.database_name === q.database_name,
-  );
+  const histories = (
+    await loadHistories(
+      db,
+      probe.name,
+      metrics.map((m) => m.name),
+      [q.connection_id],
+      now - LOOKBACK_MS,
+      now,
+      q.database_name !== undefined,
+    )
+  ).filter((h) => q.database_name === undefined || h.database_name === q.database_name);
   return c.json(
     metrics.map((m) => {
       const stats = summarize(histories.find((h) => h.metric.name === m.name)?.points.map((p) => p.value) ?? []);
-      return stats ? { metric: m.name, ...stats } : { metric: m.name, mean: null, stddev: null, min: null, max: null, p50: null, p95: null, p99: null, sample_count: 0 };
+      return stats
+        ? { metric: m.name, ...stats }
+        : { metric: m.name, mean: null, stddev: null, min: null, max: null, p50: null, p95: null, p99: null, sample_count: 0 };
     }),
     200,
   );

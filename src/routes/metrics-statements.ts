@@ -71,7 +71,11 @@ const stats = metricsGet({
     ...connectionParams,
     queryid: z.string({ error: "required: the statement's queryid (top-queries lists them)" }),
     ...windowParams("1h"),
-    buckets: z.coerce.number().int().optional().openapi({ description: "Requested bucket count (default 150), clamped to 1..500 and to the collection interval" }),
+    buckets: z.coerce
+      .number()
+      .int()
+      .optional()
+      .openapi({ description: "Requested bucket count (default 150), clamped to 1..500 and to the collection interval" }),
   }),
   ok: z.object({
     queryid: QueryId,
@@ -120,7 +124,8 @@ export const metricsStatementRoutes = newRouter()
   .openapi(top, async (c) => {
     const q = c.req.valid("query");
     const orderBy = q.order_by ?? "total_exec_time";
-    if (!(TOP_QUERY_ORDERS as readonly string[]).includes(orderBy)) throw new InputError(`\`order_by\` must be one of ${TOP_QUERY_ORDERS.join(", ")}; got ${JSON.stringify(orderBy)}`);
+    if (!(TOP_QUERY_ORDERS as readonly string[]).includes(orderBy))
+      throw new InputError(`\`order_by\` must be one of ${TOP_QUERY_ORDERS.join(", ")}; got ${JSON.stringify(orderBy)}`);
     const rows = await topQueries(c.get("db"), {
       access: await authority(c),
       connectionId: requestedConnections(q, true)[0],
@@ -148,7 +153,10 @@ export const metricsStatementRoutes = newRouter()
   })
   .openapi(latest, async (c) => {
     const q = c.req.valid("query");
-    const schemas = (q.exclude_schemas ?? "").split(",").map((s) => s.trim()).filter(Boolean);
+    const schemas = (q.exclude_schemas ?? "")
+      .split(",")
+      .map((s) => s.trim())
+      .filter(Boolean);
     const result = await latestSnapshot(c.get("db"), {
       access: await authority(c),
       connectionId: requestedConnections(q, true)[0],

@@ -65,7 +65,10 @@ const databases = metricsGet({
     "bucket from reset- and gap-aware changes. Presets only (SPEC).",
   query: z.object({
     ...connectionParams,
-    time_range: z.string().optional().openapi({ description: `One of ${Object.keys(PRESETS).join(", ")} (default 24h)` }),
+    time_range: z
+      .string()
+      .optional()
+      .openapi({ description: `One of ${Object.keys(PRESETS).join(", ")} (default 24h)` }),
   }),
   ok: z.object({
     databases: z.array(
@@ -94,7 +97,11 @@ const groups = metricsGet({
     ...connectionParams,
     group_by: z.enum(CONNECTION_GROUPINGS, { error: `required: one of ${CONNECTION_GROUPINGS.join(", ")}` }),
     ...windowParams("1h"),
-    buckets: z.coerce.number().int().optional().openapi({ description: "Requested bucket count (default 150), clamped to 1..500 and to the collection interval" }),
+    buckets: z.coerce
+      .number()
+      .int()
+      .optional()
+      .openapi({ description: "Requested bucket count (default 150), clamped to 1..500 and to the collection interval" }),
   }),
   ok: z.object({
     group_by: z.enum(CONNECTION_GROUPINGS),
@@ -126,8 +133,15 @@ export const metricsSummaryRoutes = newRouter()
   .openapi(databases, async (c) => {
     const q = c.req.valid("query");
     const range = q.time_range ?? "24h";
-    if (!(range in PRESETS)) throw new InputError(`\`time_range\` must be one of ${Object.keys(PRESETS).join(", ")} (database-summaries takes presets only); got ${JSON.stringify(range)}`);
-    const rows = await databaseSummaries(c.get("db"), { access: await authority(c), connectionId: requestedConnections(q, true)[0], window: resolveWindow({ time_range: range }, Date.now()) });
+    if (!(range in PRESETS))
+      throw new InputError(
+        `\`time_range\` must be one of ${Object.keys(PRESETS).join(", ")} (database-summaries takes presets only); got ${JSON.stringify(range)}`,
+      );
+    const rows = await databaseSummaries(c.get("db"), {
+      access: await authority(c),
+      connectionId: requestedConnections(q, true)[0],
+      window: resolveWindow({ time_range: range }, Date.now()),
+    });
     return c.json({ databases: rows }, 200);
   })
   .openapi(groups, async (c) => {

@@ -27,12 +27,19 @@ export const optionalText = (description: string) => z.string().optional().opena
 
 /** time_range, time_start, time_end as every windowed metrics endpoint takes them (SPEC "Time window rules"). */
 export const windowParams = (defaultRange: string) => ({
-  time_range: z.enum(TIME_RANGES).optional().openapi({ description: `Rolling window ending now, or custom (default ${defaultRange})` }),
+  time_range: z
+    .enum(TIME_RANGES)
+    .optional()
+    .openapi({ description: `Rolling window ending now, or custom (default ${defaultRange})` }),
   time_start: optionalText("RFC 3339 window start; required with time_range=custom"),
   time_end: optionalText("RFC 3339 window end; required with time_range=custom; a future end is clamped to now"),
 });
 
-const idList = (description: string) => z.union([z.string(), z.array(z.string())]).optional().openapi({ description, example: "1" });
+const idList = (description: string) =>
+  z
+    .union([z.string(), z.array(z.string())])
+    .optional()
+    .openapi({ description, example: "1" });
 
 /** connection_id and/or connection_ids: one or several connections (repeat the parameter or separate ids with commas). */
 export const connectionParams = {
@@ -43,7 +50,8 @@ export const connectionParams = {
 /** The connections a request names through connection_id and connection_ids. */
 export function requestedConnections(q: { connection_id?: string | string[]; connection_ids?: string | string[] }, exactlyOne = false): number[] {
   const given = [q.connection_id ?? [], q.connection_ids ?? []].flat();
-  if (given.length === 0) throw new InputError("query parameter `connection_id` is required: the monitored connection's id (GET /api/v1/connections lists them)");
+  if (given.length === 0)
+    throw new InputError("query parameter `connection_id` is required: the monitored connection's id (GET /api/v1/connections lists them)");
   const ids = parseConnectionIds(given);
   if (exactlyOne && ids.length !== 1) throw new InputError(`exactly one \`connection_id\` is required; got ${ids.length}`);
   return ids;
@@ -55,12 +63,21 @@ const QuerySchema = z.object({
     .union([z.string(), z.array(z.string())], { error: "required: one or more connection ids (repeat the parameter or separate ids with commas)" })
     .openapi({ description: "Monitored connection id; repeat the parameter or separate ids with commas for several", example: "1" }),
   ...windowParams("1h"),
-  buckets: z.coerce.number().int().optional().openapi({ description: "Requested bucket count (default 150), clamped to 1..500 and to the collection interval" }),
+  buckets: z.coerce
+    .number()
+    .int()
+    .optional()
+    .openapi({ description: "Requested bucket count (default 150), clamped to 1..500 and to the collection interval" }),
   aggregation: z
     .string()
     .optional()
-    .openapi({ description: `How a bucket combines its values: ${AGGREGATIONS.join(", ")} (any letter case; default avg); not applied to _delta`, example: "avg" }),
-  metrics: optionalText("Comma-separated raw columns and derived names (<column>_per_sec, _delta, _pct, _sessions, dead_tuple_ratio); default all raw metric columns"),
+    .openapi({
+      description: `How a bucket combines its values: ${AGGREGATIONS.join(", ")} (any letter case; default avg); not applied to _delta`,
+      example: "avg",
+    }),
+  metrics: optionalText(
+    "Comma-separated raw columns and derived names (<column>_per_sec, _delta, _pct, _sessions, dead_tuple_ratio); default all raw metric columns",
+  ),
   database_name: optionalText("Only rows of this database"),
   schema_name: optionalText("Only rows of this schema (table and index probes)"),
   table_name: optionalText("Only rows of this table (table and index probes)"),
@@ -78,7 +95,14 @@ const QuerySchema = z.object({
  * A GET of the metrics area: any user; 400 for bad input (a query parameter the endpoint does not take too, as
  * on every route), 403/404 for connections, 503 without a datastore.
  */
-export function metricsGet<Q extends z.ZodObject, R extends z.ZodType>(spec: { path: string; summary: string; description: string; query: Q; ok: R; okDescription: string }) {
+export function metricsGet<Q extends z.ZodObject, R extends z.ZodType>(spec: {
+  path: string;
+  summary: string;
+  description: string;
+  query: Q;
+  ok: R;
+  okDescription: string;
+}) {
   return guarded(
     USER,
     createRoute({
@@ -108,7 +132,8 @@ const route = metricsGet({
 export function parseConnectionIds(value: string | string[]): number[] {
   const parts = (Array.isArray(value) ? value : [value]).flatMap((v) => v.split(",")).map((s) => s.trim());
   const ids = parts.map((p) => {
-    if (!/^\d{1,10}$/.test(p) || Number(p) <= 0 || Number(p) > INT_MAX) throw new InputError(`query parameter \`connection_id\`: ${JSON.stringify(p)} is not a connection id (a positive integer up to ${INT_MAX})`);
+    if (!/^\d{1,10}$/.test(p) || Number(p) <= 0 || Number(p) > INT_MAX)
+      throw new InputError(`query parameter \`connection_id\`: ${JSON.stringify(p)} is not a connection id (a positive integer up to ${INT_MAX})`);
     return Number(p);
   });
   return [...new Set(ids)];

@@ -38,11 +38,24 @@ const tags = ["Notification channels"];
 const MANAGE = admin("manage_notification_channels");
 const base = "/api/v1/notification-channels";
 
-const EMAIL = z.string().trim().max(320).regex(/^[^\s@]+@[^\s@]+\.[^\s@]+$/, "must be a valid email address (name@domain)");
+const EMAIL = z
+  .string()
+  .trim()
+  .max(320)
+  .regex(/^[^\s@]+@[^\s@]+\.[^\s@]+$/, "must be a valid email address (name@domain)");
 const METHODS = ["POST", "PUT", "PATCH"] as const;
 const AUTH_TYPES = ["basic", "bearer", "api_key"] as const;
 
-const Recipient = z.object({ id: z.number().int(), channel_id: z.number().int(), email_address: z.string(), display_name: z.string(), enabled: z.boolean(), created_at: z.string() }).openapi("EmailRecipient");
+const Recipient = z
+  .object({
+    id: z.number().int(),
+    channel_id: z.number().int(),
+    email_address: z.string(),
+    display_name: z.string(),
+    enabled: z.boolean(),
+    created_at: z.string(),
+  })
+  .openapi("EmailRecipient");
 
 const Channel = z
   .object({
@@ -77,8 +90,17 @@ const Channel = z
   })
   .openapi("NotificationChannel");
 
-const secretText = (what: string) => z.string().max(4000).openapi({ description: `${what}; stored encrypted, never returned; "" clears it on update` });
-const template = (kind: string) => z.string().max(20_000).nullable().openapi({ description: `Mustache template for ${kind} (variables: AlertTitle, Severity, ServerName, MetricValue, ...); null: the default` });
+const secretText = (what: string) =>
+  z
+    .string()
+    .max(4000)
+    .openapi({ description: `${what}; stored encrypted, never returned; "" clears it on update` });
+const template = (kind: string) =>
+  z
+    .string()
+    .max(20_000)
+    .nullable()
+    .openapi({ description: `Mustache template for ${kind} (variables: AlertTitle, Severity, ServerName, MetricValue, ...); null: the default` });
 const ChannelBody = z
   .object({
     channel_type: z.enum(CHANNEL_TYPES),
@@ -109,7 +131,10 @@ const ChannelBody = z
   .strict();
 const NewChannel = ChannelBody.required({ channel_type: true, name: true }).openapi("NewNotificationChannel");
 const ChannelChanges = ChannelBody.omit({ channel_type: true }).openapi("NotificationChannelChanges");
-const RecipientBody = z.object({ email_address: EMAIL, display_name: z.string().max(200).default(""), enabled: z.boolean().default(true) }).strict().openapi("EmailRecipientFields");
+const RecipientBody = z
+  .object({ email_address: EMAIL, display_name: z.string().max(200).default(""), enabled: z.boolean().default(true) })
+  .strict()
+  .openapi("EmailRecipientFields");
 const RecipientParams = z.object({ id: PathId, rid: PathId });
 
 const History = z
@@ -127,24 +152,104 @@ const History = z
   .openapi("NotificationAttempt");
 
 const r = {
-  list: guarded(MANAGE, createRoute({ method: "get", path: base, tags, summary: "Notification channels (never their secrets)", responses: { 200: json(z.array(Channel), "Channels"), ...errorResponses(401, 403) } })),
-  create: guarded(MANAGE, createRoute({ method: "post", path: base, tags, summary: "Create a channel", request: { body: jsonBody(NewChannel) }, responses: { 201: json(Channel, "Created"), ...errorResponses(400, 401, 403) } })),
-  get: guarded(MANAGE, createRoute({ method: "get", path: `${base}/{id}`, tags, summary: "One channel", request: { params: IdParam }, responses: { 200: json(Channel, "Channel"), ...errorResponses(400, 401, 403, 404) } })),
+  list: guarded(
+    MANAGE,
+    createRoute({
+      method: "get",
+      path: base,
+      tags,
+      summary: "Notification channels (never their secrets)",
+      responses: { 200: json(z.array(Channel), "Channels"), ...errorResponses(401, 403) },
+    }),
+  ),
+  create: guarded(
+    MANAGE,
+    createRoute({
+      method: "post",
+      path: base,
+      tags,
+      summary: "Create a channel",
+      request: { body: jsonBody(NewChannel) },
+      responses: { 201: json(Channel, "Created"), ...errorResponses(400, 401, 403) },
+    }),
+  ),
+  get: guarded(
+    MANAGE,
+    createRoute({
+      method: "get",
+      path: `${base}/{id}`,
+      tags,
+      summary: "One channel",
+      request: { params: IdParam },
+      responses: { 200: json(Channel, "Channel"), ...errorResponses(400, 401, 403, 404) },
+    }),
+  ),
   update: guarded(
     MANAGE,
-    createRoute({ method: "put", path: `${base}/{id}`, tags, summary: "Change a channel: fields given replace, others stay; a secret given as \"\" is cleared", request: { params: IdParam, body: jsonBody(ChannelChanges) }, responses: { 200: json(Channel, "Updated"), ...errorResponses(400, 401, 403, 404) } }),
+    createRoute({
+      method: "put",
+      path: `${base}/{id}`,
+      tags,
+      summary: 'Change a channel: fields given replace, others stay; a secret given as "" is cleared',
+      request: { params: IdParam, body: jsonBody(ChannelChanges) },
+      responses: { 200: json(Channel, "Updated"), ...errorResponses(400, 401, 403, 404) },
+    }),
   ),
-  remove: guarded(MANAGE, createRoute({ method: "delete", path: `${base}/{id}`, tags, summary: "Delete a channel", request: { params: IdParam }, responses: { ...noContent, ...errorResponses(400, 401, 403, 404) } })),
-  recipients: guarded(MANAGE, createRoute({ method: "get", path: `${base}/{id}/recipients`, tags, summary: "Recipients of an email channel", request: { params: IdParam }, responses: { 200: json(z.array(Recipient), "Recipients"), ...errorResponses(400, 401, 403, 404) } })),
+  remove: guarded(
+    MANAGE,
+    createRoute({
+      method: "delete",
+      path: `${base}/{id}`,
+      tags,
+      summary: "Delete a channel",
+      request: { params: IdParam },
+      responses: { ...noContent, ...errorResponses(400, 401, 403, 404) },
+    }),
+  ),
+  recipients: guarded(
+    MANAGE,
+    createRoute({
+      method: "get",
+      path: `${base}/{id}/recipients`,
+      tags,
+      summary: "Recipients of an email channel",
+      request: { params: IdParam },
+      responses: { 200: json(z.array(Recipient), "Recipients"), ...errorResponses(400, 401, 403, 404) },
+    }),
+  ),
   addRecipient: guarded(
     MANAGE,
-    createRoute({ method: "post", path: `${base}/{id}/recipients`, tags, summary: "Add a recipient", request: { params: IdParam, body: jsonBody(RecipientBody) }, responses: { 201: json(Recipient, "Added"), ...errorResponses(400, 401, 403, 404, 409) } }),
+    createRoute({
+      method: "post",
+      path: `${base}/{id}/recipients`,
+      tags,
+      summary: "Add a recipient",
+      request: { params: IdParam, body: jsonBody(RecipientBody) },
+      responses: { 201: json(Recipient, "Added"), ...errorResponses(400, 401, 403, 404, 409) },
+    }),
   ),
   putRecipient: guarded(
     MANAGE,
-    createRoute({ method: "put", path: `${base}/{id}/recipients/{rid}`, tags, summary: "Change a recipient", request: { params: RecipientParams, body: jsonBody(RecipientBody) }, responses: { 200: json(Recipient, "Changed"), ...errorResponses(400, 401, 403, 404, 409) } }),
+    createRoute({
+      method: "put",
+      path: `${base}/{id}/recipients/{rid}`,
+      tags,
+      summary: "Change a recipient",
+      request: { params: RecipientParams, body: jsonBody(RecipientBody) },
+      responses: { 200: json(Recipient, "Changed"), ...errorResponses(400, 401, 403, 404, 409) },
+    }),
   ),
-  deleteRecipient: guarded(MANAGE, createRoute({ method: "delete", path: `${base}/{id}/recipients/{rid}`, tags, summary: "Remove a recipient", request: { params: RecipientParams }, responses: { ...noContent, ...errorResponses(400, 401, 403, 404) } })),
+  deleteRecipient: guarded(
+    MANAGE,
+    createRoute({
+      method: "delete",
+      path: `${base}/{id}/recipients/{rid}`,
+      tags,
+      summary: "Remove a recipient",
+      request: { params: RecipientParams },
+      responses: { ...noContent, ...errorResponses(400, 401, 403, 404) },
+    }),
+  ),
   test: guarded(
     MANAGE,
     createRoute({
@@ -152,8 +257,15 @@ const r = {
       path: `${base}/{id}/test`,
       tags,
       summary: "Send a test message now",
-      request: { params: IdParam, body: { required: false, content: { "application/json": { schema: z.object({ recipient_email: EMAIL.optional() }).strict() } } } },
-      responses: { 200: json(z.object({ status: z.literal("sent") }), "Delivered"), 502: json(z.object({ error: z.string() }), "The receiving side refused or could not be reached (secrets redacted)"), ...errorResponses(400, 401, 403, 404) },
+      request: {
+        params: IdParam,
+        body: { required: false, content: { "application/json": { schema: z.object({ recipient_email: EMAIL.optional() }).strict() } } },
+      },
+      responses: {
+        200: json(z.object({ status: z.literal("sent") }), "Delivered"),
+        502: json(z.object({ error: z.string() }), "The receiving side refused or could not be reached (secrets redacted)"),
+        ...errorResponses(400, 401, 403, 404),
+      },
     }),
   ),
   redeliver: guarded(
@@ -164,7 +276,10 @@ const r = {
       tags,
       summary: "Send a channel's failed and expired notices again, oldest first (their age counts from now)",
       request: { params: IdParam },
-      responses: { 200: json(z.object({ requeued: z.number().int() }), "How many notices were handed back to the queue"), ...errorResponses(400, 401, 403, 404) },
+      responses: {
+        200: json(z.object({ requeued: z.number().int() }), "How many notices were handed back to the queue"),
+        ...errorResponses(400, 401, 403, 404),
+      },
     }),
   ),
   history: guarded(
@@ -185,7 +300,10 @@ const recipientJson = (x: RecipientRow) => ({ ...x, created_at: x.created_at.toI
 
 /** Channels as answered, each email channel with its recipients (read in one statement for all). */
 async function channelsJson(c: Context<AppEnv>, rows: readonly ChannelRow[]) {
-  const recipients = await recipientsOf(c.get("db"), rows.filter((row) => row.channel_type === "email").map((row) => row.id));
+  const recipients = await recipientsOf(
+    c.get("db"),
+    rows.filter((row) => row.channel_type === "email").map((row) => row.id),
+  );
   return rows.map((row) => channelJson(row, recipients.get(row.id) ?? []));
 }
 
@@ -225,10 +343,31 @@ function channelJson(row: ChannelRow, recipients: RecipientRow[]) {
 }
 
 const EMPTY: ChannelFields = {
-  name: "", description: "", channel_type: "webhook", enabled: true, is_estate_default: false, webhook_url_secret: null, endpoint_url: null, http_method: "POST",
-  endpoint_url_secret: null, headers_secret: null, header_names: [], auth_type: null, auth_credentials_secret: null, smtp_host: null, smtp_port: 587, smtp_username_secret: null,
-  smtp_password_secret: null, smtp_use_tls: true, from_address: null, from_name: null, template_alert_fire: null, template_alert_clear: null,
-  template_reminder: null, reminder_enabled: false, reminder_interval_hours: 4,
+  name: "",
+  description: "",
+  channel_type: "webhook",
+  enabled: true,
+  is_estate_default: false,
+  webhook_url_secret: null,
+  endpoint_url: null,
+  http_method: "POST",
+  endpoint_url_secret: null,
+  headers_secret: null,
+  header_names: [],
+  auth_type: null,
+  auth_credentials_secret: null,
+  smtp_host: null,
+  smtp_port: 587,
+  smtp_username_secret: null,
+  smtp_password_secret: null,
+  smtp_use_tls: true,
+  from_address: null,
+  from_name: null,
+  template_alert_fire: null,
+  template_alert_clear: null,
+  template_reminder: null,
+  reminder_enabled: false,
+  reminder_interval_hours: 4,
 };
 
 /**
@@ -261,8 +400,10 @@ async function merged(c: Context<AppEnv>, current: ChannelFields, body: z.infer<
     if (!next.endpoint_url) throw new InputError("endpoint_url is required for webhook channels");
     if (endpoint_url) await checkOutboundUrl(endpoint_url, "endpoint_url", deny);
     if (next.auth_type && !next.auth_credentials_secret) throw new InputError(`auth_credentials is required with auth_type ${next.auth_type}`);
-    if (auth_credentials && next.auth_type === "basic" && !auth_credentials.includes(":")) throw new InputError("auth_credentials: basic auth takes user:password");
-    if (auth_credentials && next.auth_type === "api_key" && !/^[^:\s]+:.+/.test(auth_credentials)) throw new InputError("auth_credentials: api_key takes Header-Name:value");
+    if (auth_credentials && next.auth_type === "basic" && !auth_credentials.includes(":"))
+      throw new InputError("auth_credentials: basic auth takes user:password");
+    if (auth_credentials && next.auth_type === "api_key" && !/^[^:\s]+:.+/.test(auth_credentials))
+      throw new InputError("auth_credentials: api_key takes Header-Name:value");
   } else {
     if (!next.smtp_host) throw new InputError("smtp_host is required for email channels");
     if (!next.from_address) throw new InputError("from_address is required for email channels");
@@ -294,11 +435,21 @@ async function assertSecretsFollowCreator(c: Context<AppEnv>, row: ChannelRow, b
   const a = await authority(c);
   if (row.created_by === a.principal.username || actsAsSuperuser(a)) return;
   const { channel } = await openChannel(row, c.get("config").secret);
-  const current = { endpoint_url: channel.endpoint_url, http_method: row.http_method, webhook_url: channel.webhook_url, smtp_host: row.smtp_host, smtp_port: row.smtp_port, smtp_use_tls: row.smtp_use_tls };
+  const current = {
+    endpoint_url: channel.endpoint_url,
+    http_method: row.http_method,
+    webhook_url: channel.webhook_url,
+    smtp_host: row.smtp_host,
+    smtp_port: row.smtp_port,
+    smtp_use_tls: row.smtp_use_tls,
+  };
   const moved = DESTINATION[row.channel_type].filter((k) => body[k] !== undefined && body[k] !== current[k]);
   const missing = STORED_SECRETS.filter(([field, column]) => row[column] !== null && body[field] === undefined).map(([field]) => `\`${field}\``);
   if (!moved.length || !missing.length) return;
-  throw new ApiError(400, `changing ${moved.join(", ")} sends the channel's stored secrets somewhere new: give ${missing.join(", ")} in the same request (only the channel's creator or a superuser may keep the stored ones)`);
+  throw new ApiError(
+    400,
+    `changing ${moved.join(", ")} sends the channel's stored secrets somewhere new: give ${missing.join(", ")} in the same request (only the channel's creator or a superuser may keep the stored ones)`,
+  );
 }
 
 const fieldsOf = (row: ChannelRow): ChannelFields => {
@@ -350,10 +501,17 @@ export const notificationChannelRoutes = newRouter()
     const body = c.req.valid("json") ?? {}; // optional: without one, the channel's own recipients
     const row = await getChannel(c.get("db"), id);
     const { channel, secrets } = await openChannel(row, c.get("config").secret);
-    const recipients = body.recipient_email ? [body.recipient_email] : (await listRecipients(c.get("db"), id)).filter((x) => x.enabled).map((x) => x.email_address);
+    const recipients = body.recipient_email
+      ? [body.recipient_email]
+      : (await listRecipients(c.get("db"), id)).filter((x) => x.enabled).map((x) => x.email_address);
     if (row.channel_type === "email" && recipients.length === 0) throw new InputError("no recipients: add one to the channel, or give recipient_email");
     try {
-      await send(channel, withDeliveryId(testMessage(channel, recipients), `test-${crypto.randomUUID()}`), c.get("transports"), c.get("config").notifications.deny_private_networks);
+      await send(
+        channel,
+        withDeliveryId(testMessage(channel, recipients), `test-${crypto.randomUUID()}`),
+        c.get("transports"),
+        c.get("config").notifications.deny_private_networks,
+      );
     } catch (err) {
       if (err instanceof InputError) throw err;
       throw new ApiError(502, `the test message was not delivered: ${redact((err as Error).message, secrets)}`);
@@ -369,5 +527,18 @@ export const notificationChannelRoutes = newRouter()
     const { id } = c.req.valid("param");
     await getChannel(c.get("db"), id);
     const rows = await channelHistory(c.get("db"), id, c.req.valid("query").limit);
-    return c.json(rows.map((h) => ({ id: h.id, alert_id: h.alert_id, kind: h.kind, status: h.status as "sent", attempts: h.attempts, next_attempt_at: h.next_attempt_at.toISOString(), last_error: h.last_error, created_at: h.created_at.toISOString(), sent_at: iso(h.sent_at) })), 200);
+    return c.json(
+      rows.map((h) => ({
+        id: h.id,
+        alert_id: h.alert_id,
+        kind: h.kind,
+        status: h.status as "sent",
+        attempts: h.attempts,
+        next_attempt_at: h.next_attempt_at.toISOString(),
+        last_error: h.last_error,
+        created_at: h.created_at.toISOString(),
+        sent_at: iso(h.sent_at),
+      })),
+      200,
+    );
   });

@@ -15,23 +15,38 @@ const Query = z.object({
   connection_ids: z.string().optional().openapi({ description: "Comma-separated connection ids to summarize (those you can see)" }),
   scope_type: z.enum(SCOPE_TYPES, { error: "scope_type must be server, cluster or group" }).optional(),
   scope_id: z.coerce.number({ error: "scope_id must be a positive integer" }).int().positive("scope_id must be a positive integer").optional(),
-  refresh: z.enum(["true", "false"]).optional().openapi({ description: "true: write a new summary even if nothing significant changed, charged to your daily LLM token budget; at most once a minute per set of servers (429 with Retry-After sooner)" }),
+  refresh: z.enum(["true", "false"]).optional().openapi({
+    description:
+      "true: write a new summary even if nothing significant changed, charged to your daily LLM token budget; at most once a minute per set of servers (429 with Retry-After sooner)",
+  }),
 });
 
 const OverviewBody = z
   .object({
-    status: z.enum(["ready", "generating", "empty"]).openapi({ description: "generating: another instance is writing the summary (the last one is shown); empty: you can see no server" }),
+    status: z
+      .enum(["ready", "generating", "empty"])
+      .openapi({ description: "generating: another instance is writing the summary (the last one is shown); empty: you can see no server" }),
     summary: z.string().nullable(),
     generated_at: z.string().nullable().optional(),
     stale_at: z.string().nullable().optional(),
-    llm: z.enum(["configured", "unconfigured", "disabled"]).optional().openapi({ description: "unconfigured: no LLM provider; disabled: llm.overview_summary is false. Either way no summary, and the snapshot is still there" }),
-    snapshot: z.record(z.string(), JsonValue).openapi({ type: "object", additionalProperties: {}, description: "Servers, alert totals and top alerts, maintenance windows now and in the next 24 h, the last day's events" }),
+    llm: z.enum(["configured", "unconfigured", "disabled"]).optional().openapi({
+      description: "unconfigured: no LLM provider; disabled: llm.overview_summary is false. Either way no summary, and the snapshot is still there",
+    }),
+    snapshot: z.record(z.string(), JsonValue).openapi({
+      type: "object",
+      additionalProperties: {},
+      description: "Servers, alert totals and top alerts, maintenance windows now and in the next 24 h, the last day's events",
+    }),
   })
   .openapi("Overview");
 
 function parseIds(text: string): number[] {
-  const parts = text.split(",").map((p) => p.trim()).filter(Boolean);
-  if (!parts.length || parts.some((p) => !/^\d{1,10}$/.test(p) || Number(p) <= 0)) throw new InputError("connection_ids: a comma-separated list of positive integers");
+  const parts = text
+    .split(",")
+    .map((p) => p.trim())
+    .filter(Boolean);
+  if (!parts.length || parts.some((p) => !/^\d{1,10}$/.test(p) || Number(p) <= 0))
+    throw new InputError("connection_ids: a comma-separated list of positive integers");
   return [...new Set(parts.map(Number))];
 }
 
@@ -69,7 +84,10 @@ const streamRoute = guarded(
     description:
       "Each event is `id: <generated_at>`, `event: overview`, `data: <the overview as one line of JSON>`. The stream looks for changes every 10 s (a new summary written by any pglens instance, or a significant change, which writes one) and sends `: keepalive` every 30 s. Same query as GET /api/v1/overview, without `refresh`. Each event is for the caller as they are at that moment: when the credential no longer holds (signed out, revoked, expired, user disabled) or the servers asked for are no longer visible, one `error` event ends the stream.",
     request: { query: Query.omit({ refresh: true }) },
-    responses: { 200: { description: "text/event-stream of overview events", content: { "text/event-stream": { schema: z.string() } } }, ...errorResponses(400, 401, 404) },
+    responses: {
+      200: { description: "text/event-stream of overview events", content: { "text/event-stream": { schema: z.string() } } },
+      ...errorResponses(400, 401, 404),
+    },
   }),
 );
 

@@ -50,7 +50,9 @@ const Settings = z
   .strict()
   .openapi("ProbeSettings");
 const ScopeParams = z.object({ scope: z.enum(OVERRIDE_SCOPES), scopeId: PathId });
-const ProbeParams = ScopeParams.extend({ probeName: z.string().refine((p) => findProbe(p) !== undefined, "unknown probe; GET /api/v1/probe-configs lists them") });
+const ProbeParams = ScopeParams.extend({
+  probeName: z.string().refine((p) => findProbe(p) !== undefined, "unknown probe; GET /api/v1/probe-configs lists them"),
+});
 
 const r = {
   list: guarded(
@@ -64,18 +66,49 @@ const r = {
       responses: { 200: json(z.union([z.array(ProbeConfig), z.array(Effective)]), "Settings"), ...errorResponses(400, 401, 404) },
     }),
   ),
-  get: guarded(USER, createRoute({ method: "get", path: "/api/v1/probe-configs/{id}", tags, summary: "One probe configuration row", request: { params: IdParam }, responses: { 200: json(ProbeConfig, "Row"), ...errorResponses(401, 404) } })),
+  get: guarded(
+    USER,
+    createRoute({
+      method: "get",
+      path: "/api/v1/probe-configs/{id}",
+      tags,
+      summary: "One probe configuration row",
+      request: { params: IdParam },
+      responses: { 200: json(ProbeConfig, "Row"), ...errorResponses(401, 404) },
+    }),
+  ),
   update: guarded(
     MANAGE,
-    createRoute({ method: "put", path: "/api/v1/probe-configs/{id}", tags, summary: "Change a configuration row", request: { params: IdParam, body: jsonBody(Settings) }, responses: { 200: json(ProbeConfig, "Updated"), ...errorResponses(400, 401, 403, 404) } }),
+    createRoute({
+      method: "put",
+      path: "/api/v1/probe-configs/{id}",
+      tags,
+      summary: "Change a configuration row",
+      request: { params: IdParam, body: jsonBody(Settings) },
+      responses: { 200: json(ProbeConfig, "Updated"), ...errorResponses(400, 401, 403, 404) },
+    }),
   ),
   overrides: guarded(
     USER,
-    createRoute({ method: "get", path: "/api/v1/probe-overrides/{scope}/{scopeId}", tags, summary: "Overrides of a server, cluster or group", request: { params: ScopeParams }, responses: { 200: json(z.array(ProbeConfig), "Overrides"), ...errorResponses(400, 401, 404) } }),
+    createRoute({
+      method: "get",
+      path: "/api/v1/probe-overrides/{scope}/{scopeId}",
+      tags,
+      summary: "Overrides of a server, cluster or group",
+      request: { params: ScopeParams },
+      responses: { 200: json(z.array(ProbeConfig), "Overrides"), ...errorResponses(400, 401, 404) },
+    }),
   ),
   override: guarded(
     USER,
-    createRoute({ method: "get", path: "/api/v1/probe-overrides/{scope}/{scopeId}/{probeName}", tags, summary: "One override", request: { params: ProbeParams }, responses: { 200: json(ProbeConfig, "Override"), ...errorResponses(400, 401, 404) } }),
+    createRoute({
+      method: "get",
+      path: "/api/v1/probe-overrides/{scope}/{scopeId}/{probeName}",
+      tags,
+      summary: "One override",
+      request: { params: ProbeParams },
+      responses: { 200: json(ProbeConfig, "Override"), ...errorResponses(400, 401, 404) },
+    }),
   ),
   putOverride: guarded(
     MANAGE,
@@ -90,7 +123,14 @@ const r = {
   ),
   deleteOverride: guarded(
     MANAGE,
-    createRoute({ method: "delete", path: "/api/v1/probe-overrides/{scope}/{scopeId}/{probeName}", tags, summary: "Remove an override", request: { params: ProbeParams }, responses: { ...noContent, ...errorResponses(400, 401, 403, 404) } }),
+    createRoute({
+      method: "delete",
+      path: "/api/v1/probe-overrides/{scope}/{scopeId}/{probeName}",
+      tags,
+      summary: "Remove an override",
+      request: { params: ProbeParams },
+      responses: { ...noContent, ...errorResponses(400, 401, 403, 404) },
+    }),
   ),
 };
 
@@ -104,9 +144,10 @@ export const probeConfigRoutes = newRouter()
   })
   .openapi(r.get, async (c) => {
     const row = await getProbeConfig(c.get("db"), c.req.valid("param").id);
-    if (row.scope !== "global") await assertScopeVisible(c, row.scope, row.scope_id!).catch(() => {
-      throw new NotFoundError(`probe config ${row.id} not found`);
-    });
+    if (row.scope !== "global")
+      await assertScopeVisible(c, row.scope, row.scope_id!).catch(() => {
+        throw new NotFoundError(`probe config ${row.id} not found`);
+      });
     return c.json(probeConfigJson(row), 200);
   })
   .openapi(r.update, async (c) => c.json(probeConfigJson(await updateProbeConfig(c.get("db"), c.req.valid("param").id, c.req.valid("json"))), 200))

@@ -39,7 +39,9 @@ const ConnectionGrant = z.object({
   connection_id: z.number().int().min(0).max(INT_MAX).openapi({ description: "0 means every connection" }),
   access_level: z.enum(ACCESS_LEVELS),
 });
-const Grants = z.object({ mcp_privileges: z.array(z.string()), connection_privileges: z.array(ConnectionGrant), admin_permissions: z.array(z.string()) }).openapi("Grants");
+const Grants = z
+  .object({ mcp_privileges: z.array(z.string()), connection_privileges: z.array(ConnectionGrant), admin_permissions: z.array(z.string()) })
+  .openapi("Grants");
 const GroupBody = z.object({ name: z.string().min(1).max(200), description: z.string().max(1000).optional() }).strict();
 const MemberParams = z.object({
   id: PathId,
@@ -52,20 +54,72 @@ const NO_GRANTS = { mcp_privileges: [], connection_privileges: [], admin_permiss
 /** Only a superuser may change anything about a superuser account, its group memberships included. */
 async function assertMayTouchMember(c: Context<AppEnv>, member: { type: "user" | "group"; id: number }) {
   if (member.type !== "user") return;
-  if ((await getUser(c.get("db"), member.id)).is_superuser && !actsAsSuperuser(await authority(c))) throw new ApiError(403, "only a superuser can change the groups of a superuser account");
+  if ((await getUser(c.get("db"), member.id)).is_superuser && !actsAsSuperuser(await authority(c)))
+    throw new ApiError(403, "only a superuser can change the groups of a superuser account");
 }
 
-const groupJson = (g: { id: number; name: string; description: string; created_at: Date }) => ({ id: g.id, name: g.name, description: g.description, created_at: g.created_at.toISOString() });
+const groupJson = (g: { id: number; name: string; description: string; created_at: Date }) => ({
+  id: g.id,
+  name: g.name,
+  description: g.description,
+  created_at: g.created_at.toISOString(),
+});
 
 const r = {
-  list: guarded(MANAGE_GROUPS, createRoute({ method: "get", path: base, tags, summary: "List groups", responses: { 200: json(z.object({ groups: z.array(Group.extend({ member_count: z.number().int() })) }), "Groups"), ...errorResponses(401, 403) } })),
-  create: guarded(MANAGE_GROUPS, createRoute({ method: "post", path: base, tags, summary: "Create a group", request: { body: jsonBody(GroupBody) }, responses: { 201: json(Group, "Created"), ...errorResponses(400, 401, 403, 409) } })),
-  get: guarded(MANAGE_GROUPS, createRoute({ method: "get", path: `${base}/{id}`, tags, summary: "A group and its members", request: { params: IdParam }, responses: { 200: json(GroupDetail, "Group"), ...errorResponses(401, 403, 404) } })),
+  list: guarded(
+    MANAGE_GROUPS,
+    createRoute({
+      method: "get",
+      path: base,
+      tags,
+      summary: "List groups",
+      responses: { 200: json(z.object({ groups: z.array(Group.extend({ member_count: z.number().int() })) }), "Groups"), ...errorResponses(401, 403) },
+    }),
+  ),
+  create: guarded(
+    MANAGE_GROUPS,
+    createRoute({
+      method: "post",
+      path: base,
+      tags,
+      summary: "Create a group",
+      request: { body: jsonBody(GroupBody) },
+      responses: { 201: json(Group, "Created"), ...errorResponses(400, 401, 403, 409) },
+    }),
+  ),
+  get: guarded(
+    MANAGE_GROUPS,
+    createRoute({
+      method: "get",
+      path: `${base}/{id}`,
+      tags,
+      summary: "A group and its members",
+      request: { params: IdParam },
+      responses: { 200: json(GroupDetail, "Group"), ...errorResponses(401, 403, 404) },
+    }),
+  ),
   update: guarded(
     MANAGE_GROUPS,
-    createRoute({ method: "put", path: `${base}/{id}`, tags, summary: "Rename or describe a group", request: { params: IdParam, body: jsonBody(GroupBody.partial().strict()) }, responses: { 200: json(Group, "Updated"), ...errorResponses(400, 401, 403, 404, 409) } }),
+    createRoute({
+      method: "put",
+      path: `${base}/{id}`,
+      tags,
+      summary: "Rename or describe a group",
+      request: { params: IdParam, body: jsonBody(GroupBody.partial().strict()) },
+      responses: { 200: json(Group, "Updated"), ...errorResponses(400, 401, 403, 404, 409) },
+    }),
   ),
-  remove: guarded(MANAGE_GROUPS, createRoute({ method: "delete", path: `${base}/{id}`, tags, summary: "Delete a group", request: { params: IdParam }, responses: { ...noContent, ...errorResponses(401, 403, 404) } })),
+  remove: guarded(
+    MANAGE_GROUPS,
+    createRoute({
+      method: "delete",
+      path: `${base}/{id}`,
+      tags,
+      summary: "Delete a group",
+      request: { params: IdParam },
+      responses: { ...noContent, ...errorResponses(401, 403, 404) },
+    }),
+  ),
   addMember: guarded(
     MANAGE_GROUPS,
     createRoute({
@@ -79,13 +133,37 @@ const r = {
   ),
   removeMember: guarded(
     MANAGE_GROUPS,
-    createRoute({ method: "delete", path: `${base}/{id}/members/{type}/{memberId}`, tags, summary: "Remove a member", request: { params: MemberParams }, responses: { ...noContent, ...errorResponses(400, 401, 403, 404) } }),
+    createRoute({
+      method: "delete",
+      path: `${base}/{id}/members/{type}/{memberId}`,
+      tags,
+      summary: "Remove a member",
+      request: { params: MemberParams },
+      responses: { ...noContent, ...errorResponses(400, 401, 403, 404) },
+    }),
   ),
   effective: guarded(
     MANAGE_PERMISSIONS,
-    createRoute({ method: "get", path: `${base}/{id}/effective-privileges`, tags, summary: "What members receive: the group's grants and those of every group it belongs to", request: { params: IdParam }, responses: { 200: json(Grants, "Grants"), ...errorResponses(401, 403, 404) } }),
+    createRoute({
+      method: "get",
+      path: `${base}/{id}/effective-privileges`,
+      tags,
+      summary: "What members receive: the group's grants and those of every group it belongs to",
+      request: { params: IdParam },
+      responses: { 200: json(Grants, "Grants"), ...errorResponses(401, 403, 404) },
+    }),
   ),
-  getMcp: guarded(MANAGE_PERMISSIONS, createRoute({ method: "get", path: `${base}/{id}/privileges/mcp`, tags, summary: "MCP items granted to the group", request: { params: IdParam }, responses: { 200: json(z.object({ mcp_privileges: z.array(z.string()) }), "Grants"), ...errorResponses(401, 403, 404) } })),
+  getMcp: guarded(
+    MANAGE_PERMISSIONS,
+    createRoute({
+      method: "get",
+      path: `${base}/{id}/privileges/mcp`,
+      tags,
+      summary: "MCP items granted to the group",
+      request: { params: IdParam },
+      responses: { 200: json(z.object({ mcp_privileges: z.array(z.string()) }), "Grants"), ...errorResponses(401, 403, 404) },
+    }),
+  ),
   putMcp: guarded(
     MANAGE_PERMISSIONS,
     createRoute({
@@ -99,7 +177,14 @@ const r = {
   ),
   getConnections: guarded(
     MANAGE_PERMISSIONS,
-    createRoute({ method: "get", path: `${base}/{id}/privileges/connections`, tags, summary: "Connections granted to the group", request: { params: IdParam }, responses: { 200: json(z.object({ connection_privileges: z.array(ConnectionGrant) }), "Grants"), ...errorResponses(401, 403, 404) } }),
+    createRoute({
+      method: "get",
+      path: `${base}/{id}/privileges/connections`,
+      tags,
+      summary: "Connections granted to the group",
+      request: { params: IdParam },
+      responses: { 200: json(z.object({ connection_privileges: z.array(ConnectionGrant) }), "Grants"), ...errorResponses(401, 403, 404) },
+    }),
   ),
   putConnections: guarded(
     MANAGE_PERMISSIONS,
@@ -112,7 +197,17 @@ const r = {
       responses: { 200: json(z.object({ connection_privileges: z.array(ConnectionGrant) }), "Grants"), ...errorResponses(400, 401, 403, 404, 409) },
     }),
   ),
-  getPermissions: guarded(SUPERUSER, createRoute({ method: "get", path: `${base}/{id}/permissions`, tags, summary: "Admin permissions of the group", request: { params: IdParam }, responses: { 200: json(z.object({ admin_permissions: z.array(z.string()) }), "Permissions"), ...errorResponses(401, 403, 404) } })),
+  getPermissions: guarded(
+    SUPERUSER,
+    createRoute({
+      method: "get",
+      path: `${base}/{id}/permissions`,
+      tags,
+      summary: "Admin permissions of the group",
+      request: { params: IdParam },
+      responses: { 200: json(z.object({ admin_permissions: z.array(z.string()) }), "Permissions"), ...errorResponses(401, 403, 404) },
+    }),
+  ),
   putPermissions: guarded(
     SUPERUSER,
     createRoute({
@@ -178,17 +273,28 @@ export const rbacGroupRoutes = newRouter()
     await c.get("db").transaction((tx) => setMcpGrants(tx, id, mcp_privileges));
     return c.json({ mcp_privileges: (await directGrants(c.get("db"), id)).mcp_privileges }, 200);
   })
-  .openapi(r.getConnections, async (c) => c.json({ connection_privileges: (await directGrants(c.get("db"), c.req.valid("param").id)).connection_privileges }, 200))
+  .openapi(r.getConnections, async (c) =>
+    c.json({ connection_privileges: (await directGrants(c.get("db"), c.req.valid("param").id)).connection_privileges }, 200),
+  )
   .openapi(r.putConnections, async (c) => {
     const { id } = c.req.valid("param");
     const { connection_privileges } = c.req.valid("json");
     const db = c.get("db");
-    await checkConnectionIds(db, connection_privileges.map((g) => g.connection_id));
+    await checkConnectionIds(
+      db,
+      connection_privileges.map((g) => g.connection_id),
+    );
     const held = (await directGrants(db, id)).connection_privileges;
-    const covers = (list: typeof held, g: (typeof held)[number]) => list.some((h) => h.connection_id === g.connection_id && RANK[h.access_level] >= RANK[g.access_level]);
+    const covers = (list: typeof held, g: (typeof held)[number]) =>
+      list.some((h) => h.connection_id === g.connection_id && RANK[h.access_level] >= RANK[g.access_level]);
     const added = connection_privileges.filter((g) => !covers(held, g));
     const taken = held.filter((h) => !covers(connection_privileges, h));
-    await assertCovers(db, await authority(c), grantsAuthority({ ...NO_GRANTS, connection_privileges: [...added, ...taken] }), `changing these connection privileges of group ${id}`);
+    await assertCovers(
+      db,
+      await authority(c),
+      grantsAuthority({ ...NO_GRANTS, connection_privileges: [...added, ...taken] }),
+      `changing these connection privileges of group ${id}`,
+    );
     await c.get("db").transaction((tx) => setConnectionGrants(tx, id, connection_privileges));
     return c.json({ connection_privileges: (await directGrants(c.get("db"), id)).connection_privileges }, 200);
   })

@@ -5,7 +5,18 @@ import { issueApiToken } from "../auth/issue-token.ts";
 import { type Authority, actsAsSuperuser, hasAdminPermission } from "../auth/rbac.ts";
 import { findUserByName } from "../datastore/users.ts";
 import { ACCESS_LEVELS, ADMIN_PERMISSIONS, ALL } from "../vocabulary/permissions.ts";
-import { type TokenScope, clearTokenScope, deleteApiToken, getApiToken, getTokenScope, getTokenScopes, isScoped, listApiTokens, setTokenScope, type ApiTokenRow } from "../datastore/api-tokens.ts";
+import {
+  type TokenScope,
+  clearTokenScope,
+  deleteApiToken,
+  getApiToken,
+  getTokenScope,
+  getTokenScopes,
+  isScoped,
+  listApiTokens,
+  setTokenScope,
+  type ApiTokenRow,
+} from "../datastore/api-tokens.ts";
 import { admin, authority, guarded } from "../http/access.ts";
 import type { Queryable } from "../../drivers/types.ts";
 import { ApiError } from "../http/errors.ts";
@@ -51,27 +62,89 @@ const NewToken = z
   .object({
     owner_username: z.string().min(1).optional().openapi({ description: "Owner of the token; default the caller" }),
     note: z.string().max(500).optional(),
-    expires_in: z.string().optional().openapi({ description: "12h, 30d, 2w, 6m, 1y or never; default never for the caller's own token, 30d for another user's" }),
+    expires_in: z
+      .string()
+      .optional()
+      .openapi({ description: "12h, 30d, 2w, 6m, 1y or never; default never for the caller's own token, 30d for another user's" }),
   })
   .strict();
 
 const Created = z
-  .object({ id: z.number().int(), token: z.string().openapi({ description: "Shown once; only its hash is stored" }), owner: z.string(), note: z.string(), expires_at: z.string().nullable() })
+  .object({
+    id: z.number().int(),
+    token: z.string().openapi({ description: "Shown once; only its hash is stored" }),
+    owner: z.string(),
+    note: z.string(),
+    expires_at: z.string().nullable(),
+  })
   .openapi("CreatedApiToken");
 
 const r = {
-  list: guarded(MANAGE_TOKENS, createRoute({ method: "get", path: base, tags, summary: "List API tokens (never the secrets)", responses: { 200: json(z.object({ tokens: z.array(Token) }), "Tokens"), ...errorResponses(401, 403) } })),
+  list: guarded(
+    MANAGE_TOKENS,
+    createRoute({
+      method: "get",
+      path: base,
+      tags,
+      summary: "List API tokens (never the secrets)",
+      responses: { 200: json(z.object({ tokens: z.array(Token) }), "Tokens"), ...errorResponses(401, 403) },
+    }),
+  ),
   create: guarded(
     MANAGE_TOKENS,
-    createRoute({ method: "post", path: base, tags, summary: "Create an API token; the secret is in this answer only", request: { body: jsonBody(NewToken) }, responses: { 201: json(Created, "Created"), ...errorResponses(400, 401, 403, 404) } }),
+    createRoute({
+      method: "post",
+      path: base,
+      tags,
+      summary: "Create an API token; the secret is in this answer only",
+      request: { body: jsonBody(NewToken) },
+      responses: { 201: json(Created, "Created"), ...errorResponses(400, 401, 403, 404) },
+    }),
   ),
-  remove: guarded(MANAGE_TOKENS, createRoute({ method: "delete", path: `${base}/{id}`, tags, summary: "Delete (revoke) a token", request: { params: IdParam }, responses: { ...noContent, ...errorResponses(401, 403, 404) } })),
-  getScope: guarded(MANAGE_TOKENS, createRoute({ method: "get", path: `${base}/{id}/scope`, tags, summary: "A token's scope", request: { params: IdParam }, responses: { 200: json(ScopeOut, "Scope"), ...errorResponses(401, 403, 404) } })),
+  remove: guarded(
+    MANAGE_TOKENS,
+    createRoute({
+      method: "delete",
+      path: `${base}/{id}`,
+      tags,
+      summary: "Delete (revoke) a token",
+      request: { params: IdParam },
+      responses: { ...noContent, ...errorResponses(401, 403, 404) },
+    }),
+  ),
+  getScope: guarded(
+    MANAGE_TOKENS,
+    createRoute({
+      method: "get",
+      path: `${base}/{id}/scope`,
+      tags,
+      summary: "A token's scope",
+      request: { params: IdParam },
+      responses: { 200: json(ScopeOut, "Scope"), ...errorResponses(401, 403, 404) },
+    }),
+  ),
   putScope: guarded(
     MANAGE_TOKENS,
-    createRoute({ method: "put", path: `${base}/{id}/scope`, tags, summary: "Scope a token: set the dimensions given (the others keep their lists; never set = empty); only to rights the caller holds", request: { params: IdParam, body: jsonBody(Scope) }, responses: { 200: json(ScopeOut, "Scope"), ...errorResponses(400, 401, 403, 404) } }),
+    createRoute({
+      method: "put",
+      path: `${base}/{id}/scope`,
+      tags,
+      summary: "Scope a token: set the dimensions given (the others keep their lists; never set = empty); only to rights the caller holds",
+      request: { params: IdParam, body: jsonBody(Scope) },
+      responses: { 200: json(ScopeOut, "Scope"), ...errorResponses(400, 401, 403, 404) },
+    }),
   ),
-  clearScope: guarded(MANAGE_TOKENS, createRoute({ method: "delete", path: `${base}/{id}/scope`, tags, summary: "Remove the scope (the token gets its owner's full rights); only when the caller holds them", request: { params: IdParam }, responses: { ...noContent, ...errorResponses(401, 403, 404) } })),
+  clearScope: guarded(
+    MANAGE_TOKENS,
+    createRoute({
+      method: "delete",
+      path: `${base}/{id}/scope`,
+      tags,
+      summary: "Remove the scope (the token gets its owner's full rights); only when the caller holds them",
+      request: { params: IdParam },
+      responses: { ...noContent, ...errorResponses(401, 403, 404) },
+    }),
+  ),
 };
 
 const DEFAULT_EXPIRY_FOR_OTHERS = "30d";
@@ -81,10 +154,16 @@ const DEFAULT_EXPIRY_FOR_OTHERS = "30d";
  * token cannot revoke its owner's broader tokens). Someone else's token acts as them, so it also takes
  * managing users, and a superuser's takes a superuser.
  */
-async function assertMayManage(db: Queryable, caller: Authority, token: { owner: { id: number; username: string; is_superuser: boolean }; scope: TokenScope }, action: string) {
+async function assertMayManage(
+  db: Queryable,
+  caller: Authority,
+  token: { owner: { id: number; username: string; is_superuser: boolean }; scope: TokenScope },
+  action: string,
+) {
   const { owner } = token;
   if (owner.id !== caller.principal.userId) {
-    if (!hasAdminPermission(caller, "manage_users")) throw new ApiError(403, `${action} needs the manage_users permission too, as the token belongs to another user`);
+    if (!hasAdminPermission(caller, "manage_users"))
+      throw new ApiError(403, `${action} needs the manage_users permission too, as the token belongs to another user`);
     if (owner.is_superuser && !actsAsSuperuser(caller)) throw new ApiError(403, `only a superuser can manage tokens owned by a superuser (${action})`);
   }
   await assertCovers(db, caller, { ...(await userAuthority(db, owner)), scope: token.scope }, action);
@@ -118,7 +197,10 @@ export const rbacTokenRoutes = newRouter()
   .openapi(r.list, async (c) => {
     const db = c.get("db");
     const tokens = await listApiTokens(db);
-    const scopes = await getTokenScopes(db, tokens.map((t) => t.id));
+    const scopes = await getTokenScopes(
+      db,
+      tokens.map((t) => t.id),
+    );
     return c.json({ tokens: tokens.map((t) => tokenJson(t, scopes.get(t.id) ?? {})) }, 200);
   })
   .openapi(r.create, async (c) => {
@@ -130,7 +212,12 @@ export const rbacTokenRoutes = newRouter()
     const forOther = owner !== undefined && owner.id !== caller.principal.userId;
     if (forOther) await assertMayManage(db, caller, { owner, scope: {} }, `a token for ${owner.username}`);
     const issued = await db.transaction(async (tx) => {
-      const t = await issueApiToken(tx, { owner: ownerName, note: body.note, expires: body.expires_in ?? (forOther ? DEFAULT_EXPIRY_FOR_OTHERS : undefined), createdBy: caller.principal.userId });
+      const t = await issueApiToken(tx, {
+        owner: ownerName,
+        note: body.note,
+        expires: body.expires_in ?? (forOther ? DEFAULT_EXPIRY_FOR_OTHERS : undefined),
+        createdBy: caller.principal.userId,
+      });
       // A scoped token mints only tokens as narrow as itself.
       if (isScoped(caller.scope)) await setTokenScope(tx, t.id, caller.scope);
       return t;
@@ -154,7 +241,11 @@ export const rbacTokenRoutes = newRouter()
     const scope = c.req.valid("json");
     const db = c.get("db");
     const token = await getApiToken(db, id);
-    if (scope.connections) await checkConnectionIds(db, scope.connections.map((s) => s.connection_id));
+    if (scope.connections)
+      await checkConnectionIds(
+        db,
+        scope.connections.map((s) => s.connection_id),
+      );
     if (scope.mcp_privileges) await checkMcpIdentifiers(db, scope.mcp_privileges);
     const caller = await authority(c);
     const current = await existing(db, token);

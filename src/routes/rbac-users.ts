@@ -61,10 +61,26 @@ const MANAGE_USERS = admin("manage_users");
 const tags = ["RBAC"];
 const base = "/api/v1/rbac/users";
 
-const list = guarded(MANAGE_USERS, createRoute({ method: "get", path: base, tags, summary: "List users", responses: { 200: json(z.object({ users: z.array(User) }), "Users"), ...errorResponses(401, 403) } }));
+const list = guarded(
+  MANAGE_USERS,
+  createRoute({
+    method: "get",
+    path: base,
+    tags,
+    summary: "List users",
+    responses: { 200: json(z.object({ users: z.array(User) }), "Users"), ...errorResponses(401, 403) },
+  }),
+);
 const create = guarded(
   MANAGE_USERS,
-  createRoute({ method: "post", path: base, tags, summary: "Create a user", request: { body: jsonBody(NewUser) }, responses: { 201: json(User, "Created"), ...errorResponses(400, 401, 403, 409) } }),
+  createRoute({
+    method: "post",
+    path: base,
+    tags,
+    summary: "Create a user",
+    request: { body: jsonBody(NewUser) },
+    responses: { 201: json(User, "Created"), ...errorResponses(400, 401, 403, 409) },
+  }),
 );
 const update = guarded(
   MANAGE_USERS,
@@ -79,11 +95,25 @@ const update = guarded(
 );
 const remove = guarded(
   MANAGE_USERS,
-  createRoute({ method: "delete", path: `${base}/{id}`, tags, summary: "Delete a user with its sessions and tokens", request: { params: IdParam }, responses: { ...noContent, ...errorResponses(401, 403, 404, 409) } }),
+  createRoute({
+    method: "delete",
+    path: `${base}/{id}`,
+    tags,
+    summary: "Delete a user with its sessions and tokens",
+    request: { params: IdParam },
+    responses: { ...noContent, ...errorResponses(401, 403, 404, 409) },
+  }),
 );
 const privileges = guarded(
   MANAGE_USERS,
-  createRoute({ method: "get", path: `${base}/{id}/privileges`, tags, summary: "Effective privileges of a user", request: { params: IdParam }, responses: { 200: json(Privileges, "Privileges"), ...errorResponses(401, 403, 404) } }),
+  createRoute({
+    method: "get",
+    path: `${base}/{id}/privileges`,
+    tags,
+    summary: "Effective privileges of a user",
+    request: { params: IdParam },
+    responses: { 200: json(Privileges, "Privileges"), ...errorResponses(401, 403, 404) },
+  }),
 );
 
 function requireSuperuserFor(isSuperuserChange: boolean | undefined, callerIsSuperuser: boolean) {
@@ -103,7 +133,8 @@ async function assertMayManage(c: Context<AppEnv>, target: UserRow, action: stri
 /** The last enabled superuser cannot remove itself: nobody could administer pglens afterwards. */
 async function assertNotLastSuperuser(db: Queryable, target: UserRow) {
   if (!target.is_superuser || !target.enabled) return;
-  if ((await otherEnabledSuperusers(db, target.id)) === 0) throw new ApiError(409, `${target.username} is the last enabled superuser; make another superuser first`);
+  if ((await otherEnabledSuperusers(db, target.id)) === 0)
+    throw new ApiError(409, `${target.username} is the last enabled superuser; make another superuser first`);
 }
 
 export const rbacUserRoutes = newRouter()
@@ -143,7 +174,14 @@ export const rbacUserRoutes = newRouter()
     }
     const passwordHash = body.password === undefined ? undefined : await hashPassword(body.password);
     const user = await db.transaction(async (tx) => {
-      const updated = await updateUser(tx, id, { passwordHash, display_name: body.display_name, email: body.email, annotation: body.annotation, enabled: body.enabled, is_superuser: body.is_superuser });
+      const updated = await updateUser(tx, id, {
+        passwordHash,
+        display_name: body.display_name,
+        email: body.email,
+        annotation: body.annotation,
+        enabled: body.enabled,
+        is_superuser: body.is_superuser,
+      });
       if (passwordHash !== undefined || body.enabled === false) await deleteUserSessions(tx, id);
       return updated;
     });

@@ -11,13 +11,22 @@ import { ScalarOrNull, errorResponses } from "../http/schemas.ts";
 
 /** One stored figure of a system probe. */
 const Figure = ScalarOrNull;
-const Section = <T extends z.ZodType>(shape: T) => z.object({ collected_at: z.string().nullable().openapi({ description: "When these figures were collected; null when never" }), data: shape });
+const Section = <T extends z.ZodType>(shape: T) =>
+  z.object({ collected_at: z.string().nullable().openapi({ description: "When these figures were collected; null when never" }), data: shape });
 
 const ServerInfo = z
   .object({
     connection_id: z.number().int(),
     name: z.string(),
-    postgresql: Section(z.object({ version: z.string().nullable(), cluster_name: z.string().nullable(), data_directory: z.string().nullable(), role: z.enum(["primary", "standby"]).nullable(), standby_count: z.number().int() })),
+    postgresql: Section(
+      z.object({
+        version: z.string().nullable(),
+        cluster_name: z.string().nullable(),
+        data_directory: z.string().nullable(),
+        role: z.enum(["primary", "standby"]).nullable(),
+        standby_count: z.number().int(),
+      }),
+    ),
     uptime: Section(z.object({ started_at: z.string().nullable(), uptime_seconds: z.number().nullable() })),
     databases: Section(z.array(z.object({ name: z.string(), size_bytes: z.number().nullable(), xid_age: z.number().nullable() }))),
     extensions: Section(z.array(z.object({ database_name: z.string(), name: z.string(), version: z.string().nullable() }))),
@@ -56,7 +65,8 @@ const analysisRoute = guarded(
     path: "/api/v1/server-info/{connection_id}/ai-analysis",
     tags: ["Server information"],
     summary: "An LLM's reading of the server: its databases, settings and active alerts, with next steps",
-    description: "Written again only when the server restarts or its key settings, databases or extensions change; `refresh=true` forces a new one, charged to your daily LLM token budget and allowed once a minute per server (429 with Retry-After sooner). Without an LLM configured, `analysis` is null and `llm` is `unconfigured`; before the collector has sampled the server, `status` is `no_data`.",
+    description:
+      "Written again only when the server restarts or its key settings, databases or extensions change; `refresh=true` forces a new one, charged to your daily LLM token budget and allowed once a minute per server (429 with Retry-After sooner). Without an LLM configured, `analysis` is null and `llm` is `unconfigured`; before the collector has sampled the server, `status` is `no_data`.",
     request: {
       params: z.object({ connection_id: PathId.openapi({ param: { name: "connection_id", in: "path" } }) }),
       query: z.object({ refresh: z.enum(["true", "false"]).optional() }),
@@ -83,7 +93,13 @@ export const serverAnalysisRoutes = newRouter().openapi(analysisRoute, async (c)
   const { connection_id: id } = c.req.valid("param");
   const db = c.get("db");
   const info = await serverInfo(db, await readableConnection(db, id, await authority(c)));
-  const result = await analyseServer(db, c.get("config").llm, c.get("log"), info, await openAlertTitles(db, id), c.req.valid("query").refresh === "true" ? payer(c) : undefined);
+  const result = await analyseServer(
+    db,
+    c.get("config").llm,
+    c.get("log"),
+    info,
+    await openAlertTitles(db, id),
+    c.req.valid("query").refresh === "true" ? payer(c) : undefined,
+  );
   return c.json(result, 200);
 });
-

@@ -40,7 +40,10 @@ const route = guarded(
         end_time: z.string({ error: "required: RFC 3339 end of the window (a future end is clamped to now)" }).openapi({ example: "2026-11-23T00:00:00Z" }),
         connection_id: z.string().optional(),
         connection_ids: z.string().optional().openapi({ description: "Comma-separated connection ids; default every connection the caller can see" }),
-        event_types: z.string().optional().openapi({ description: `Comma-separated, of: ${EVENT_TYPES.join(", ")}; default all` }),
+        event_types: z
+          .string()
+          .optional()
+          .openapi({ description: `Comma-separated, of: ${EVENT_TYPES.join(", ")}; default all` }),
         limit: z.coerce.number().int().min(1).max(1000).default(500),
       }),
     },
@@ -60,10 +63,17 @@ async function timelineConnections(c: Context<AppEnv>, visible: Visible, named: 
 
 export const timelineRoutes = newRouter().openapi(route, async (c) => {
   const q = c.req.valid("query");
-  const window = customWindow(parseRfc3339(q.start_time, "start_time"), parseRfc3339(q.end_time, "end_time"), Date.now(), { start: "start_time", end: "end_time" });
+  const window = customWindow(parseRfc3339(q.start_time, "start_time"), parseRfc3339(q.end_time, "end_time"), Date.now(), {
+    start: "start_time",
+    end: "end_time",
+  });
   const types = parseEventTypes(q.event_types);
   const visible = await visibleEstate(c);
-  const names = await timelineConnections(c, visible, [q.connection_id, q.connection_ids].filter((v): v is string => v !== undefined));
+  const names = await timelineConnections(
+    c,
+    visible,
+    [q.connection_id, q.connection_ids].filter((v): v is string => v !== undefined),
+  );
   const events: TimelineEvent[] = await timelineEvents(c.get("db"), {
     connectionIds: [...names.keys()],
     names,

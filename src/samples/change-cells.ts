@@ -63,7 +63,11 @@ export function mergedChangeFacts(columns: readonly string[]): string[] {
  */
 export const SHORTEST = { column: "min_span_ms", fact: `${SPAN_MS} AS min_span_ms`, merged: "min(min_span_ms) AS min_span_ms" } as const;
 
-export const changeFactColumns = (columns: readonly string[]) => ["intervals", "max_span_ms", ...columns.flatMap((name) => CHANGE_FACTS.map((f) => fact(name, f)))];
+export const changeFactColumns = (columns: readonly string[]) => [
+  "intervals",
+  "max_span_ms",
+  ...columns.flatMap((name) => CHANGE_FACTS.map((f) => fact(name, f))),
+];
 
 /**
  * changeFactColumns of a raw range as it counts when subtracted from the cell around it: counts and sums negated,

@@ -66,9 +66,16 @@ function firstFromAtLeast(g: Segment, t: number): number {
  */
 export function segmentIntervals(segments: readonly Segment[], b: Buckets, intervalMs: number, borrowFrom: number): { first: number; intervals: Intervals } {
   const found = segments.find((g) => firstFromAtLeast(g, borrowFrom) < g.count);
-  const first = found ? found.from + firstFromAtLeast(found, borrowFrom) * found.spacing : segments.length > 0 ? segments[0].from + segments[0].spacing : Number.NaN;
+  const first = found
+    ? found.from + firstFromAtLeast(found, borrowFrom) * found.spacing
+    : segments.length > 0
+      ? segments[0].from + segments[0].spacing
+      : Number.NaN;
   // The median spacing of the intervals starting in the window: the middle one or two of them in length order.
-  const lengths = segments.map((g) => [g.spacing, g.count - firstFromAtLeast(g, b.start)]).filter(([, n]) => n > 0).sort(([x], [y]) => x - y);
+  const lengths = segments
+    .map((g) => [g.spacing, g.count - firstFromAtLeast(g, b.start)])
+    .filter(([, n]) => n > 0)
+    .sort(([x], [y]) => x - y);
   const total = lengths.reduce((sum, [, n]) => sum + n, 0);
   const nth = (k: number) => {
     for (let [i, seen] = [0, 0]; ; seen += lengths[i][1], i++) if (k < seen + lengths[i][1]) return lengths[i][0];

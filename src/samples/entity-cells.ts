@@ -10,7 +10,19 @@
 import type { Queryable } from "../../drivers/types.ts";
 import type { Buckets } from "../metrics/buckets.ts";
 import { type RollupPlan, firstInstant } from "../metrics/rollup-plan.ts";
-import { ENTITY_FACTS, type EntityFact, HOUR_PARTS, LEVEL_FACTS, type LevelFact, PART_FACTS, changesTableName, entityCellsTableName, factColumn as fact, probeTable, quoteIdent } from "../probes/ddl.ts";
+import {
+  ENTITY_FACTS,
+  type EntityFact,
+  HOUR_PARTS,
+  LEVEL_FACTS,
+  type LevelFact,
+  PART_FACTS,
+  changesTableName,
+  entityCellsTableName,
+  factColumn as fact,
+  probeTable,
+  quoteIdent,
+} from "../probes/ddl.ts";
 import type { ProbeDefinition } from "../probes/types.ts";
 import { spanMsSql } from "./read-changes.ts";
 import { subtractedLevelFacts } from "./level-cells.ts";
@@ -32,14 +44,22 @@ const CONNECTION_ENTITY = "{}";
 
 /** Gauges' level facts of a row without values (the connection's own). */
 const noGaugeFacts = (gauges: readonly string[]) =>
-  gauges.flatMap((name) => [`0 AS ${fact(name, "n")}`, ...(["sum", "min", "max", "last"] as const).map((f) => `NULL::float8 AS ${fact(name, f)}`), `NULL::timestamptz AS ${fact(name, "last_at")}`]);
+  gauges.flatMap((name) => [
+    `0 AS ${fact(name, "n")}`,
+    ...(["sum", "min", "max", "last"] as const).map((f) => `NULL::float8 AS ${fact(name, f)}`),
+    `NULL::timestamptz AS ${fact(name, "last_at")}`,
+  ]);
 
 /** A gauge's level facts of one raw row `r` alone; with `onlySums`, no extremes or latest value (NULL). */
 const gaugeFactsOfRow = (gauges: readonly string[], onlySums = false) =>
   gauges.flatMap((name) => {
     const g = `r.${quoteIdent(name)}`;
     const value = (f: string) => (onlySums && f !== "sum" ? "NULL::float8" : `${g}::float8`);
-    return [`(${g} IS NOT NULL)::int AS ${fact(name, "n")}`, ...(["sum", "min", "max", "last"] as const).map((f) => `${value(f)} AS ${fact(name, f)}`), `CASE WHEN ${g} IS NOT NULL THEN r.collected_at END AS ${fact(name, "last_at")}`];
+    return [
+      `(${g} IS NOT NULL)::int AS ${fact(name, "n")}`,
+      ...(["sum", "min", "max", "last"] as const).map((f) => `${value(f)} AS ${fact(name, f)}`),
+      `CASE WHEN ${g} IS NOT NULL THEN r.collected_at END AS ${fact(name, "last_at")}`,
+    ];
   });
 
 /**
@@ -74,13 +94,25 @@ export function entityIntervalFacts(
     const sameMarker = marker ? ` AND r.${quoteIdent(marker)} IS NOT DISTINCT FROM r.${before(marker)}` : "";
     return `CASE WHEN ${paired}${sameMarker} AND r.${col} >= r.${before(name)} THEN (r.${col} - r.${before(name)})::float8 END AS ${changeOf(name)}`;
   });
-  const facts = columns.flatMap((name) => [`(${changeOf(name)} IS NOT NULL)::int AS ${fact(name, "n")}`, `${changeOf(name)} AS ${fact(name, "sum")}`, `${changeOf(name)} / span_ms AS ${fact(name, "ratio_sum")}`]);
-  const noChanges = columns.flatMap((name) => [`0 AS ${fact(name, "n")}`, `NULL::float8 AS ${fact(name, "sum")}`, `NULL::float8 AS ${fact(name, "ratio_sum")}`]);
+  const facts = columns.flatMap((name) => [
+    `(${changeOf(name)} IS NOT NULL)::int AS ${fact(name, "n")}`,
+    `${changeOf(name)} AS ${fact(name, "sum")}`,
+    `${changeOf(name)} / span_ms AS ${fact(name, "ratio_sum")}`,
+  ]);
+  const noChanges = columns.flatMap((name) => [
+    `0 AS ${fact(name, "n")}`,
+    `NULL::float8 AS ${fact(name, "sum")}`,
+    `NULL::float8 AS ${fact(name, "ratio_sum")}`,
+  ]);
   // A gauge's level facts of the row alone; none on the connection's own rows.
   const gaugeFacts = gaugeFactsOfRow(gauges);
   const gaugeNames = gauges.flatMap((name) => LEVEL_FACTS.map((f) => fact(name, f)));
   const noGauges = noGaugeFacts(gauges);
-  const inRange = (alias: string, from = range.from) => [`${alias}.connection_id = ANY($1::int[])`, `${alias}.collected_at >= ${from}`, `${alias}.collected_at < ${range.to}`];
+  const inRange = (alias: string, from = range.from) => [
+    `${alias}.connection_id = ANY($1::int[])`,
+    `${alias}.collected_at >= ${from}`,
+    `${alias}.collected_at < ${range.to}`,
+  ];
   const previousSample = `coalesce((SELECT min(c0.prev_collected_at) FROM ${changesTable} c0 WHERE ${inRange("c0").join(" AND ")}), ${range.from})`;
   const entity = ["r.connection_id", ...entityPartitionSql(probe, "r")].join(", ");
   return `SELECT ${["connection_id", "collected_at", "entity", "intervals", "CASE WHEN intervals = 1 THEN span_ms END AS max_span_ms", ...facts, ...gaugeNames].join(", ")}
@@ -98,8 +130,20 @@ export function entityIntervalFacts(
 }
 
 /** entityIntervalFacts for gauges alone, without intervals: each visible row's level facts (no look-back, no join). */
-function entityGaugeFacts(probe: ProbeDefinition, range: { from: string; to: string }, where: readonly string[], gauges: readonly string[], onlySums: boolean): string {
-  const conditions = ["r.connection_id = ANY($1::int[])", `r.collected_at >= ${range.from}`, `r.collected_at < ${range.to}`, ...where, ...excludedRowsSql(probe).map((w) => `r.${w}`)];
+function entityGaugeFacts(
+  probe: ProbeDefinition,
+  range: { from: string; to: string },
+  where: readonly string[],
+  gauges: readonly string[],
+  onlySums: boolean,
+): string {
+  const conditions = [
+    "r.connection_id = ANY($1::int[])",
+    `r.collected_at >= ${range.from}`,
+    `r.collected_at < ${range.to}`,
+    ...where,
+    ...excludedRowsSql(probe).map((w) => `r.${w}`),
+  ];
   return `SELECT r.connection_id, r.collected_at, ${entityKeySql(probe, "r")} AS entity, 0 AS intervals, NULL::float8 AS max_span_ms, ${gaugeFactsOfRow(gauges, onlySums).join(", ")}
             FROM ${probeTable(probe.name)} r WHERE ${conditions.join(" AND ")}
           OFFSET 0`; // kept a subquery: one index range scan per range, not every row compared with every range
@@ -139,7 +183,10 @@ export function mergedEntityFacts(columns: readonly string[], gauges: readonly s
   return [
     "sum(intervals)::int AS intervals",
     "max(max_span_ms) AS max_span_ms",
-    ...columns.flatMap((name) => [`sum(${fact(name, "n")})::int AS ${fact(name, "n")}`, ...(["sum", "ratio_sum"] as const).map((f) => `sum(${fact(name, f)}) AS ${fact(name, f)}`)]),
+    ...columns.flatMap((name) => [
+      `sum(${fact(name, "n")})::int AS ${fact(name, "n")}`,
+      ...(["sum", "ratio_sum"] as const).map((f) => `sum(${fact(name, f)}) AS ${fact(name, f)}`),
+    ]),
     ...gauges.flatMap((name) => [
       `(CASE WHEN count(*) = count(${fact(name, "n")}) THEN sum(${fact(name, "n")}) END)::int AS ${fact(name, "n")}`,
       `sum(${fact(name, "sum")}) AS ${fact(name, "sum")}`,
@@ -304,7 +351,11 @@ export async function fetchRawEntityGauges(
   const longerThan = `$${5 + filters.length}::float8`;
   const ofEntity = q.spacings?.of === "entity";
   const spacings = ofEntity
-    ? [`coalesce(${inWindow}, false)::int AS intervals`, `CASE WHEN ${inWindow} THEN ${span} END AS max_span_ms`, `coalesce(${inWindow} AND ${span} > ${longerThan}, false)::int AS longer`]
+    ? [
+        `coalesce(${inWindow}, false)::int AS intervals`,
+        `CASE WHEN ${inWindow} THEN ${span} END AS max_span_ms`,
+        `coalesce(${inWindow} AND ${span} > ${longerThan}, false)::int AS longer`,
+      ]
     : ["0 AS intervals", "NULL::float8 AS max_span_ms"];
   const longer = q.spacings ? { merged: ofEntity ? ", sum(x.longer)::int AS longer" : ", 0 AS longer", returned: ", m.longer" } : { merged: "", returned: "" };
   // The connection's intervals: its recorded changes whose previous sample is in the window.
@@ -326,7 +377,14 @@ export async function fetchRawEntityGauges(
                     ${spacings.join(", ")}, ${gaugeFactsOfRow(q.gauges, q.onlySums).join(", ")}
                FROM ${probeTable(q.probe.name)} r WHERE ${conditions.join(" AND ")}${ofEntity ? ` WINDOW w AS (PARTITION BY ${["r.connection_id", ...entityPartitionSql(q.probe, "r")].join(", ")} ORDER BY r.collected_at)` : ""}) x
       GROUP BY x.connection_id, ${keys.join(", ")}, x.k${connectionSpacings}) m`,
-    [q.connectionIds, new Date(q.from).toISOString(), new Date(q.buckets.end).toISOString(), firstInstants, ...filters.map(([, value]) => value), ...(q.spacings ? [q.spacings.intervalMs] : [])],
+    [
+      q.connectionIds,
+      new Date(q.from).toISOString(),
+      new Date(q.buckets.end).toISOString(),
+      firstInstants,
+      ...filters.map(([, value]) => value),
+      ...(q.spacings ? [q.spacings.intervalMs] : []),
+    ],
   );
   return entityBuckets(rows, [], q.gauges);
 }
@@ -354,7 +412,14 @@ function entityBuckets(rows: readonly BucketRow[], columns: readonly string[], g
       intervals: row.intervals as number,
       maxSpanMs: row.max_span_ms,
       columns: counters.map((name) => ({ n: row[name.n] ?? 0, sum: row[name.sum], ratioSum: row[name.ratio_sum] })),
-      gauges: levels.map((name) => ({ n: row[name.n], sum: value(row[name.sum]), min: value(row[name.min]), max: value(row[name.max]), last: value(row[name.last]), lastAt: value(row[name.last_at]) })),
+      gauges: levels.map((name) => ({
+        n: row[name.n],
+        sum: value(row[name.sum]),
+        min: value(row[name.min]),
+        max: value(row[name.max]),
+        last: value(row[name.last]),
+        lastAt: value(row[name.last_at]),
+      })),
     };
     if (row.longer !== undefined) bucket.longer = row.longer as number;
     return bucket;

@@ -84,7 +84,12 @@ export async function fetchBucketLevels(db: Queryable, q: BucketLevelQuery): Pro
     reusePlan: true, // lab, a month of 20 databases' numbackends summed: 9.6 -> 8.0 ms
   });
   const per = <T>(value: () => T) => new Map<number, T>(q.connectionIds.map((id) => [id, value()]));
-  const result: BucketLevels = { points: per(() => q.columns.map(() => [])), samples: per(() => 0), samplesBefore: per(() => 0), pointsBefore: per(() => q.columns.map(() => undefined)) };
+  const result: BucketLevels = {
+    points: per(() => q.columns.map(() => [])),
+    samples: per(() => 0),
+    samplesBefore: per(() => 0),
+    pointsBefore: per(() => q.columns.map(() => undefined)),
+  };
   const names = q.columns.map((name) => Object.fromEntries(LEVEL_FACTS.map((f) => [f, `${name}:${f}`])) as Record<LevelFact, string>);
   for (const row of rows) {
     const id = row.connection_id;
@@ -93,7 +98,14 @@ export async function fetchBucketLevels(db: Queryable, q: BucketLevelQuery): Pro
     names.forEach((name, i) => {
       const n = row[name.n]!;
       if (n === 0) return;
-      const point = { t: row[name.last_at]!, count: n, sum: Number(row[name.sum]), min: Number(row[name.min]), max: Number(row[name.max]), last: Number(row[name.last]) };
+      const point = {
+        t: row[name.last_at]!,
+        count: n,
+        sum: Number(row[name.sum]),
+        min: Number(row[name.min]),
+        max: Number(row[name.max]),
+        last: Number(row[name.last]),
+      };
       if (row.k < 0) result.pointsBefore.get(id)![i] = point;
       else result.points.get(id)![i].push({ k: row.k, point });
     });

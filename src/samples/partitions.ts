@@ -43,7 +43,10 @@ const ALREADY_EXISTS = new Set(["42P07", "23505"]);
  */
 export async function ensurePartitions(tx: Queryable, table: string, partitions: readonly Partition[], known?: Set<string>): Promise<void> {
   const asked = known ? partitions.filter((p) => !known.has(p.name)) : partitions;
-  await createMissing(tx, asked.map((partition) => ({ table, partition })));
+  await createMissing(
+    tx,
+    asked.map((partition) => ({ table, partition })),
+  );
   for (const p of asked) known?.add(p.name);
 }
 

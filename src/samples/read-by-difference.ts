@@ -37,7 +37,12 @@ type Row = Record<string, unknown> & { collected_at: number };
  * EvenChanges where they are evenly spaced; where `spaced` (readSpaced, asked first) shows them, not read, and
  * only so where `onlyEven`. Undefined when a sample in range was written before the writer recorded irregular intervals.
  */
-async function changeTimes(db: Queryable, q: GroupedChangeQuery, from: number, spaced?: SpacedRead): Promise<ChangeSequence | EvenChanges | SpacedSequence | undefined> {
+async function changeTimes(
+  db: Queryable,
+  q: GroupedChangeQuery,
+  from: number,
+  spaced?: SpacedRead,
+): Promise<ChangeSequence | EvenChanges | SpacedSequence | undefined> {
   const to = q.buckets.end;
   if (spaced) {
     if (spaced.changes) return spaced.changes;
@@ -62,7 +67,12 @@ async function changeTimes(db: Queryable, q: GroupedChangeQuery, from: number, s
  * The first sample in range and the counted intervals (ending in the window, starting at or after `borrowFrom`, not
  * gaps), or undefined where changeTimes is; `spaced`: what readSpaced read, if it was asked.
  */
-async function countedIntervals(db: Queryable, q: GroupedChangeQuery, borrowFrom: number, spaced?: SpacedRead): Promise<{ first: number; intervals: Intervals } | undefined> {
+async function countedIntervals(
+  db: Queryable,
+  q: GroupedChangeQuery,
+  borrowFrom: number,
+  spaced?: SpacedRead,
+): Promise<{ first: number; intervals: Intervals } | undefined> {
   const b = q.buckets;
   const read = await changeTimes(db, q, borrowFrom, spaced);
   if (!read) return undefined;
@@ -90,7 +100,6 @@ async function countedIntervals(db: Queryable, q: GroupedChangeQuery, borrowFrom
   }
   return { first, intervals: { length: tos.length, from: (i) => froms[i], to: (i) => tos[i], bucket: (i) => buckets[i] } };
 }
-
 
 /** Per column, indexed by bucket (0..n): arrays, since every entity adds to most buckets (Maps cost twice the time). */
 interface GroupState {
@@ -179,7 +188,12 @@ export async function differencedChanges(db: Queryable, q: GroupedChangeQuery): 
       ? read.rows.filter((r) => times.has(r.collected_at)) // only the times needed: others could name other entities
       : await db.query<Row>(
           `SELECT ${select} FROM ${probeTable(q.probe.name)}
-            WHERE connection_id = $1${filterSql} AND collected_at = ANY(${next(rowParams, [...times].map((t) => new Date(t).toISOString()))}::timestamptz[])${excludedRowsSql(q.probe).map((w) => ` AND ${w}`).join("")}`,
+            WHERE connection_id = $1${filterSql} AND collected_at = ANY(${next(
+              rowParams,
+              [...times].map((t) => new Date(t).toISOString()),
+            )}::timestamptz[])${excludedRowsSql(q.probe)
+              .map((w) => ` AND ${w}`)
+              .join("")}`,
           rowParams,
         );
 
@@ -203,7 +217,10 @@ function sumByGroup(
   const valuesAt = new Map<string, Map<number, Row>>(); // entity -> sample time -> row
   const exceptions = new Map<string, Map<number, Row>>(); // entity -> interval end -> irregular row
   const keyRow = new Map<string, Row>(irregular.map((r) => [entityOf(r), r]));
-  for (const [target, list] of [[valuesAt, rows], [exceptions, applied]] as const) {
+  for (const [target, list] of [
+    [valuesAt, rows],
+    [exceptions, applied],
+  ] as const) {
     for (const r of list) {
       const e = entityOf(r);
       keyRow.set(e, r);

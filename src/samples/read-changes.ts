@@ -251,14 +251,26 @@ export function spacedFrom(facts: SpacedFacts, intervalMs: number): EvenChanges 
   const spacing = first - previous;
   if (spacing > 0 && longest <= spacing && last - first === (changes - 1) * spacing) return { first, spacing, count: changes };
   if (irregular === null || irregular.length > MAX_IRREGULAR_CHANGES) return undefined;
-  return sequenceBetween({ to: first, from: previous }, last, changes, intervalMs, irregular.map(([to, from]) => ({ to: Number(to), from: Number(from) })));
+  return sequenceBetween(
+    { to: first, from: previous },
+    last,
+    changes,
+    intervalMs,
+    irregular.map(([to, from]) => ({ to: Number(to), from: Number(from) })),
+  );
 }
 
 /**
  * The chain of changes from `first` to the one ending at `last`, each `spacing` long but the `irregular` ones (in
  * time order), as runs of one length; undefined where they do not chain up into `count` changes.
  */
-export function sequenceBetween(first: { to: number; from: number }, last: number, count: number, spacing: number, irregular: ReadonlyArray<{ to: number; from: number }>): SpacedSequence | undefined {
+export function sequenceBetween(
+  first: { to: number; from: number },
+  last: number,
+  count: number,
+  spacing: number,
+  irregular: ReadonlyArray<{ to: number; from: number }>,
+): SpacedSequence | undefined {
   const segments: Segment[] = [];
   let [at, total] = [first.from, 0];
   const add = (from: number, n: number, length: number) => {

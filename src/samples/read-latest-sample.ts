@@ -12,7 +12,12 @@ export async function latestSample<R extends object>(db: Queryable, probe: strin
 }
 
 /** Each connection's latest sample (rows matching `where`), in one statement however many connections are asked. */
-export async function latestSamples<R extends object>(db: Queryable, probe: string, connectionIds: readonly number[], where = "TRUE"): Promise<Map<number, LatestSample<R>>> {
+export async function latestSamples<R extends object>(
+  db: Queryable,
+  probe: string,
+  connectionIds: readonly number[],
+  where = "TRUE",
+): Promise<Map<number, LatestSample<R>>> {
   const table = probeTable(probe);
   const rows = await db.query<R & { connection_id: number; collected_at: Date }>(
     `SELECT s.* FROM unnest($1::int[]) AS id

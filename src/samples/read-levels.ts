@@ -57,11 +57,17 @@ export interface LevelQuery {
  */
 export async function fetchLevelPoints(db: Queryable, q: LevelQuery): Promise<Map<number, LevelPoint[][]>> {
   const recordedGauges = new Set(recordedGaugeColumns(q.probe).map((c) => c.name));
-  const recorded = Object.keys(q.filters).length === 0 && needsOnlySums(q.aggregation) ? q.metrics.filter((m) => m.form === "raw" && recordedGauges.has(m.metric)) : [];
+  const recorded =
+    Object.keys(q.filters).length === 0 && needsOnlySums(q.aggregation) ? q.metrics.filter((m) => m.form === "raw" && recordedGauges.has(m.metric)) : [];
   const fromChanges = recorded.length ? await fetchRecordedLevelPoints(db, { ...q, metrics: recorded }) : undefined;
   const rest = fromChanges ? q.metrics.filter((m) => !recorded.includes(m)) : q.metrics;
   const reduced = rest.length ? await fetchReducedLevelPoints(db, { ...q, metrics: rest }) : undefined;
-  return new Map(q.connectionIds.map((id) => [id, q.metrics.map((m) => (fromChanges && recorded.includes(m) ? fromChanges.get(id)![recorded.indexOf(m)] : reduced!.get(id)![rest.indexOf(m)]))]));
+  return new Map(
+    q.connectionIds.map((id) => [
+      id,
+      q.metrics.map((m) => (fromChanges && recorded.includes(m) ? fromChanges.get(id)![recorded.indexOf(m)] : reduced!.get(id)![rest.indexOf(m)])),
+    ]),
+  );
 }
 
 /**
@@ -84,7 +90,9 @@ async function fetchRecordedLevelPoints(db: Queryable, q: LevelQuery): Promise<M
        CROSS JOIN LATERAL (SELECT c.prev_collected_at FROM ${changes} c
                             WHERE c.connection_id = id AND c.collected_at >= $2::timestamptz AND c.collected_at <= $3::timestamptz ORDER BY c.collected_at LIMIT 1) f
        JOIN ${probeTable(q.probe.name)} r ON r.connection_id = id AND r.collected_at = f.prev_collected_at
-      WHERE f.prev_collected_at >= $2::timestamptz${excludedRowsSql(q.probe).map((w) => ` AND r.${w}`).join("")}
+      WHERE f.prev_collected_at >= $2::timestamptz${excludedRowsSql(q.probe)
+        .map((w) => ` AND r.${w}`)
+        .join("")}
       GROUP BY r.connection_id, r.collected_at`,
     [q.connectionIds, new Date(q.from).toISOString(), new Date(q.to).toISOString()],
     { reusePlan: true }, // planned once per connection (lab: an hour 3 -> 1.5 ms)

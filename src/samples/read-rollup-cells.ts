@@ -55,8 +55,15 @@ export interface RollupRead {
  * Facts of columns over the alias `r` as a raw range counts when subtracted from the cell around it (RollupRead's
  * `subtracted`): the facts in `sums` negated, the others unknown (NULL; `times` are timestamps).
  */
-export function subtractedFacts<F extends LevelFact | ChangeFact>(columns: readonly string[], facts: readonly F[], sums: readonly F[], times: readonly F[] = []): string[] {
-  return columns.flatMap((name) => facts.map((f) => (sums.includes(f) ? `-r.${factColumn(name, f)}` : times.includes(f) ? "NULL::timestamptz" : "NULL::float8")));
+export function subtractedFacts<F extends LevelFact | ChangeFact>(
+  columns: readonly string[],
+  facts: readonly F[],
+  sums: readonly F[],
+  times: readonly F[] = [],
+): string[] {
+  return columns.flatMap((name) =>
+    facts.map((f) => (sums.includes(f) ? `-r.${factColumn(name, f)}` : times.includes(f) ? "NULL::timestamptz" : "NULL::float8")),
+  );
 }
 
 /** Facts of the alias as a statement returns them: those that are times as epoch milliseconds (a double decodes far faster than a Date). */
@@ -144,7 +151,10 @@ export async function readRollupBuckets(db: Queryable, q: RollupRead): Promise<B
   const key = (alias: string) => (q.key ? ` ${alias}.${q.key},` : "");
   // A raw row falls in bucket k before the range's split, else in k_after.
   const [rawPart, early] = q.mergePerRange
-    ? [`SELECT x.connection_id,${key("x")} x.collected_at < p.split AS early, ${q.merged.join(", ")} FROM (${q.rawFacts}) x GROUP BY ${q.key ? "1, 2, 3" : "1, 2"}`, "r.early"]
+    ? [
+        `SELECT x.connection_id,${key("x")} x.collected_at < p.split AS early, ${q.merged.join(", ")} FROM (${q.rawFacts}) x GROUP BY ${q.key ? "1, 2, 3" : "1, 2"}`,
+        "r.early",
+      ]
     : [q.rawFacts, "r.collected_at < p.split"];
   const subtracting = raw.some((r) => r.minus !== undefined || r.minusAfter !== undefined);
   if (subtracting && q.subtracted?.length !== q.facts.length) throw new Error("a plan that subtracts raw ranges from cells needs each fact's subtracted form");
@@ -191,8 +201,12 @@ export async function readRollupBuckets(db: Queryable, q: RollupRead): Promise<B
            -- Each row once for its own bucket, and again, subtracted, for the bucket that reads the cell around it.
            CROSS JOIN LATERAL (VALUES (CASE WHEN ${early} THEN p.k ELSE p.k_after END, true), (CASE WHEN ${early} THEN p.minus ELSE p.minus_after END, false)) AS s(k, plus)`
                : ""
-           }${rawWhere.length ? `
-          WHERE ${rawWhere.join(" AND ")}` : ""}
+           }${
+             rawWhere.length
+               ? `
+          WHERE ${rawWhere.join(" AND ")}`
+               : ""
+           }
        ) parts
       GROUP BY ${by}) m${q.key ? "" : ` ORDER BY ${by}`}`,
     // The plan's arrays go as array literals, times in epoch milliseconds: a week's plan of 1,800 cells took 2 ms to

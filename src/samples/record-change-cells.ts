@@ -6,7 +6,13 @@ import type { ProbeDefinition } from "../probes/types.ts";
 import { rewriteCells } from "./rewrite-cells.ts";
 
 /** `ends`: the end times (epoch ms) of the intervals whose changes were just recorded; `known`: partitions known to exist (partitions.ts). */
-export async function recordChangeCells(tx: Queryable, probe: ProbeDefinition, connectionId: number, ends: readonly number[], known?: Set<string>): Promise<void> {
+export async function recordChangeCells(
+  tx: Queryable,
+  probe: ProbeDefinition,
+  connectionId: number,
+  ends: readonly number[],
+  known?: Set<string>,
+): Promise<void> {
   const columns = cumulativeColumns(probe).map((c) => c.name);
   if (columns.length === 0) return;
   await rewriteCells(tx, {

@@ -11,7 +11,16 @@ import { intervalsForColumns } from "../metrics/intervals.ts";
 import { entityCellFacts } from "../metrics/entity-cell-facts.ts";
 import { type Sample, groupSamples } from "../metrics/samples.ts";
 import { irregularIntervals } from "../metrics/irregular-intervals.ts";
-import { changesTableName, cumulativeColumns, entityGaugeColumns, factColumn, irregularTableName, probeTable, quoteIdent, recordedGaugeColumns } from "../probes/ddl.ts";
+import {
+  changesTableName,
+  cumulativeColumns,
+  entityGaugeColumns,
+  factColumn,
+  irregularTableName,
+  probeTable,
+  quoteIdent,
+  recordedGaugeColumns,
+} from "../probes/ddl.ts";
 import type { ProbeDefinition } from "../probes/types.ts";
 import { ensurePartitions, weeksOf } from "./partitions.ts";
 import { recordChangeCells } from "./record-change-cells.ts";
@@ -46,7 +55,11 @@ export async function recordChanges(tx: Queryable, probe: ProbeDefinition, conne
   const first = appendedFrom(samples, times);
   const added = first === undefined ? undefined : entityCellFacts(probe, columns, gauges, samples, first);
   if (added) await addEntityCells(tx, probe, connectionId, added, known);
-  const perColumn = intervalsForColumns(probe, columns.map((c) => c.name), samples);
+  const perColumn = intervalsForColumns(
+    probe,
+    columns.map((c) => c.name),
+    samples,
+  );
   if (perColumn[0].length === 0) return;
   const iso = (t: number) => new Date(t).toISOString();
   const names = columns.map((c) => quoteIdent(c.name));
@@ -58,14 +71,31 @@ export async function recordChanges(tx: Queryable, probe: ProbeDefinition, conne
   const bySample = new Map(samples.map((s) => [s.t, s.rows]));
   const gaugeFacts = (t: number) =>
     recorded.flatMap((c) => {
-      const values = bySample.get(t)!.map((r) => r[c.name]).filter((v) => v !== null && v !== undefined);
+      const values = bySample
+        .get(t)!
+        .map((r) => r[c.name])
+        .filter((v) => v !== null && v !== undefined);
       return [values.length, values.reduce<number>((sum, v) => sum + Number(v), 0)];
     });
 
   await insertRows(tx, changesTableName(probe.name), known, {
     columns: ["connection_id", "collected_at", "prev_collected_at", ...names, ...checked, ...gaugeNames],
-    types: ["integer", "timestamptz", "timestamptz", ...names.map(() => "double precision"), ...checked.map(() => "boolean"), ...recorded.flatMap(() => ["integer", "double precision"])],
-    rows: perColumn[0].map((iv, i) => [connectionId, iso(iv.to), iso(iv.from), ...perColumn.map((col) => col[i].change), ...checked.map(() => true), ...gaugeFacts(iv.to)]),
+    types: [
+      "integer",
+      "timestamptz",
+      "timestamptz",
+      ...names.map(() => "double precision"),
+      ...checked.map(() => "boolean"),
+      ...recorded.flatMap(() => ["integer", "double precision"]),
+    ],
+    rows: perColumn[0].map((iv, i) => [
+      connectionId,
+      iso(iv.to),
+      iso(iv.from),
+      ...perColumn.map((col) => col[i].change),
+      ...checked.map(() => true),
+      ...gaugeFacts(iv.to),
+    ]),
     onConflict: `(connection_id, collected_at) DO UPDATE SET prev_collected_at = excluded.prev_collected_at, ${[...names, ...checked, ...gaugeNames].map((n) => `${n} = excluded.${n}`).join(", ")}`,
   });
   const ends = perColumn[0].map((iv) => iv.to);
@@ -101,9 +131,22 @@ function appendedFrom(samples: readonly Sample[], times: readonly number[]): num
 }
 
 /** Inserts rows into a partitioned metrics table (ensuring their weekly partitions) in one statement, a column's values as one array literal. */
-async function insertRows(tx: Queryable, table: string, known: Set<string> | undefined, q: { columns: string[]; types: string[]; rows: unknown[][]; onConflict?: string }): Promise<void> {
+async function insertRows(
+  tx: Queryable,
+  table: string,
+  known: Set<string> | undefined,
+  q: { columns: string[]; types: string[]; rows: unknown[][]; onConflict?: string },
+): Promise<void> {
   if (q.rows.length === 0) return;
-  await ensurePartitions(tx, table, weeksOf(table, q.rows.map((r) => Date.parse(r[1] as string))), known);
+  await ensurePartitions(
+    tx,
+    table,
+    weeksOf(
+      table,
+      q.rows.map((r) => Date.parse(r[1] as string)),
+    ),
+    known,
+  );
   await tx.query(
     `INSERT INTO ${probeTable(table)} (${q.columns.join(", ")}) SELECT * FROM unnest(${q.types.map((type, c) => `$${c + 1}::${type}[]`).join(", ")})${q.onConflict ? ` ON CONFLICT ${q.onConflict}` : ""}`,
     q.types.map((_, c) => valuesLiteral(q.rows.map((row) => row[c]))),

@@ -3,7 +3,18 @@ import type { Queryable } from "../../drivers/types.ts";
 import { valuesLiteral } from "../datastore/array-literal.ts";
 import { entityFactColumns, entityIntervalFacts, mergedEntityFacts, partFactColumns, runningPartFacts } from "./entity-cells.ts";
 import { type EntityCellFacts, HOUR_MS as HOUR } from "../metrics/entity-cell-facts.ts";
-import { ENTITY_FACTS, LEVEL_FACTS, PART_FACTS, PART_FACT_TYPES, cumulativeColumns, entityCellsTableName, entityGaugeColumns, factColumn, probeTable, quoteIdent } from "../probes/ddl.ts";
+import {
+  ENTITY_FACTS,
+  LEVEL_FACTS,
+  PART_FACTS,
+  PART_FACT_TYPES,
+  cumulativeColumns,
+  entityCellsTableName,
+  entityGaugeColumns,
+  factColumn,
+  probeTable,
+  quoteIdent,
+} from "../probes/ddl.ts";
 import type { ProbeDefinition } from "../probes/types.ts";
 import { ensurePartitions, weeksOf } from "./partitions.ts";
 
@@ -17,13 +28,24 @@ async function ensureHours(tx: Queryable, table: string, hours: Iterable<number>
  * recomputed from raw rows, so cells stay exact whatever order samples arrive in; every entity with a row in
  * an hour has a cell there, so a recomputed hour overwrites each of its cells.
  */
-export async function recordEntityCells(tx: Queryable, probe: ProbeDefinition, connectionId: number, ends: readonly number[], known?: Set<string>): Promise<void> {
+export async function recordEntityCells(
+  tx: Queryable,
+  probe: ProbeDefinition,
+  connectionId: number,
+  ends: readonly number[],
+  known?: Set<string>,
+): Promise<void> {
   const columns = cumulativeColumns(probe).map((c) => c.name);
   if (columns.length === 0 || probe.keys.length === 0 || ends.length === 0) return;
   const table = entityCellsTableName(probe.name);
   const from = Math.floor(ends.reduce((a, b) => Math.min(a, b)) / HOUR) * HOUR;
   const to = Math.floor(ends.reduce((a, b) => Math.max(a, b)) / HOUR) * HOUR + HOUR;
-  await ensureHours(tx, table, Array.from({ length: (to - from) / HOUR }, (_, i) => from + i * HOUR), known);
+  await ensureHours(
+    tx,
+    table,
+    Array.from({ length: (to - from) / HOUR }, (_, i) => from + i * HOUR),
+    known,
+  );
   const gauges = entityGaugeColumns(probe).map((c) => c.name);
   const factColumns = [...entityFactColumns(columns, gauges), ...partFactColumns(gauges)];
   await tx.query(
@@ -41,7 +63,13 @@ export async function recordEntityCells(tx: Queryable, probe: ProbeDefinition, c
  * whose intervals no cell counts yet. Cheaper than recomputing whole hours from raw rows, above all for a
  * collector writing one sample at a time. One statement, a column's values as one array.
  */
-export async function addEntityCells(tx: Queryable, probe: ProbeDefinition, connectionId: number, facts: readonly EntityCellFacts[], known?: Set<string>): Promise<void> {
+export async function addEntityCells(
+  tx: Queryable,
+  probe: ProbeDefinition,
+  connectionId: number,
+  facts: readonly EntityCellFacts[],
+  known?: Set<string>,
+): Promise<void> {
   const columns = cumulativeColumns(probe).map((c) => c.name);
   if (columns.length === 0 || probe.keys.length === 0 || facts.length === 0) return;
   const gauges = entityGaugeColumns(probe).map((c) => c.name);
@@ -54,22 +82,28 @@ export async function addEntityCells(tx: Queryable, probe: ProbeDefinition, conn
     ...probe.keys.map((_, k): [string, unknown[]] => ["text", facts.map((f) => f.entity[k] ?? null)]),
     ["integer", facts.map((f) => f.intervals)],
     ["double precision", facts.map((f) => f.maxSpanMs)],
-    ...columns.flatMap((_, c): Array<[string, unknown[]]> => [
-      ["integer", facts.map((f) => f.columns[c].n)],
-      ["double precision", facts.map((f) => f.columns[c].sum)],
-      ["double precision", facts.map((f) => f.columns[c].ratioSum)],
-    ]),
-    ...gauges.flatMap((_, g): Array<[string, unknown[]]> => [
-      ["integer", facts.map((f) => f.gauges[g].n)],
-      ...(["sum", "min", "max", "last"] as const).map((x): [string, unknown[]] => ["double precision", facts.map((f) => f.gauges[g][x])]),
-      ["timestamptz", facts.map((f) => (f.gauges[g].lastAt === null ? null : new Date(f.gauges[g].lastAt!).toISOString()))],
-    ]),
+    ...columns.flatMap(
+      (_, c): Array<[string, unknown[]]> => [
+        ["integer", facts.map((f) => f.columns[c].n)],
+        ["double precision", facts.map((f) => f.columns[c].sum)],
+        ["double precision", facts.map((f) => f.columns[c].ratioSum)],
+      ],
+    ),
+    ...gauges.flatMap(
+      (_, g): Array<[string, unknown[]]> => [
+        ["integer", facts.map((f) => f.gauges[g].n)],
+        ...(["sum", "min", "max", "last"] as const).map((x): [string, unknown[]] => ["double precision", facts.map((f) => f.gauges[g][x])]),
+        ["timestamptz", facts.map((f) => (f.gauges[g].lastAt === null ? null : new Date(f.gauges[g].lastAt!).toISOString()))],
+      ],
+    ),
     // Arrays travel as their text (unnest would flatten an array of arrays).
-    ...gauges.flatMap((_, g): Array<[string, unknown[]]> => [
-      ["text", facts.map((f) => valuesLiteral(f.gauges[g].partN))],
-      ["text", facts.map((f) => valuesLiteral(f.gauges[g].partSum))],
-      ["text", facts.map((f) => valuesLiteral(f.gauges[g].partLastAt.map((t) => (t === null ? null : new Date(t).toISOString()))))],
-    ]),
+    ...gauges.flatMap(
+      (_, g): Array<[string, unknown[]]> => [
+        ["text", facts.map((f) => valuesLiteral(f.gauges[g].partN))],
+        ["text", facts.map((f) => valuesLiteral(f.gauges[g].partSum))],
+        ["text", facts.map((f) => valuesLiteral(f.gauges[g].partLastAt.map((t) => (t === null ? null : new Date(t).toISOString()))))],
+      ],
+    ),
   ];
   const factNames = [...entityFactColumns(columns, gauges), ...partFactColumns(gauges)];
   const names = ["cell_start", "own", ...probe.keys.map((_, k) => `k${k}`), ...factNames];
@@ -78,7 +112,9 @@ export async function addEntityCells(tx: Queryable, probe: ProbeDefinition, conn
   const updates = [
     "intervals = t.intervals + excluded.intervals",
     "max_span_ms = greatest(t.max_span_ms, excluded.max_span_ms)",
-    ...columns.flatMap((name) => ENTITY_FACTS.map((f) => (f === "n" ? `${factColumn(name, f)} = t.${factColumn(name, f)} + excluded.${factColumn(name, f)}` : added(factColumn(name, f))))),
+    ...columns.flatMap((name) =>
+      ENTITY_FACTS.map((f) => (f === "n" ? `${factColumn(name, f)} = t.${factColumn(name, f)} + excluded.${factColumn(name, f)}` : added(factColumn(name, f)))),
+    ),
     // A gauge's count stays null in a cell written before its facts were kept (migration 25): incomplete.
     ...gauges.flatMap((name) => {
       const [n, sum, min, max, last, lastAt] = LEVEL_FACTS.map((f) => factColumn(name, f));

@@ -37,10 +37,11 @@ export async function rewriteCells(tx: Queryable, c: CellRewrite): Promise<void>
   const into = `INSERT INTO ${table} (connection_id, level_seconds, cell_start, ${c.columns.join(", ")})`;
   const onConflict = `ON CONFLICT (connection_id, level_seconds, cell_start) DO UPDATE SET ${c.columns.map((f) => `${f} = excluded.${f}`).join(", ")}`;
   const cell = (seconds: number, time: string) => `to_timestamp(floor(extract(epoch FROM ${time}) / ${seconds}) * ${seconds})`;
-  await tx.query(
-    `${into} SELECT $1, 300, ${cell(300, "collected_at")} AS cell, ${c.merged.join(", ")} FROM (${c.rows}) source GROUP BY cell ${onConflict}`,
-    [c.connectionId, iso(Math.floor(first / FIVE_MINUTES) * FIVE_MINUTES), iso(Math.floor(last / FIVE_MINUTES) * FIVE_MINUTES + FIVE_MINUTES)],
-  );
+  await tx.query(`${into} SELECT $1, 300, ${cell(300, "collected_at")} AS cell, ${c.merged.join(", ")} FROM (${c.rows}) source GROUP BY cell ${onConflict}`, [
+    c.connectionId,
+    iso(Math.floor(first / FIVE_MINUTES) * FIVE_MINUTES),
+    iso(Math.floor(last / FIVE_MINUTES) * FIVE_MINUTES + FIVE_MINUTES),
+  ]);
   await tx.query(
     `${into} SELECT $1, 3600, ${cell(3600, "cell_start")} AS hour, ${c.merged.join(", ")}
        FROM ${table} WHERE connection_id = $1 AND level_seconds = 300 AND cell_start >= $2::timestamptz AND cell_start < $3::timestamptz

@@ -146,7 +146,8 @@ export async function writeSamplesIn(tx: Queryable, batch: SampleBatch, rowOffse
   } catch (err) {
     const code = (err as { code?: string }).code;
     if (code === "23505") throw new SampleError(`samples for connection ${batch.connectionId} at one of these collected_at times are already stored`);
-    if (code === "22P02" || code === "22003" || code === "22007" || code === "22008") throw new SampleError(`a value does not fit its column: ${(err as Error).message}`);
+    if (code === "22P02" || code === "22003" || code === "22007" || code === "22008")
+      throw new SampleError(`a value does not fit its column: ${(err as Error).message}`);
     throw err;
   }
   await recordChanges(tx, prepared.probe, batch.connectionId, prepared.times, known);

@@ -15,7 +15,10 @@ import type { MetricRequest } from "../metrics/metric-names.ts";
 export const DIFFERENCED_FORMS = new Set<MetricRequest["form"]>(["per_sec", "delta", "pct", "sessions"]);
 
 /** Whether a metric is read by difference at this aggregation: a bucket's delta is its summed changes at any. */
-export const differencedAt = (aggregation: Aggregation) => (m: MetricRequest): boolean => m.form === "delta" || (aggregation === "avg" && DIFFERENCED_FORMS.has(m.form));
+export const differencedAt =
+  (aggregation: Aggregation) =>
+  (m: MetricRequest): boolean =>
+    m.form === "delta" || (aggregation === "avg" && DIFFERENCED_FORMS.has(m.form));
 
 /**
  * Tuning, not correctness: how many collection intervals wide buckets must be for a metrics query to read by
@@ -91,7 +94,8 @@ export async function seriesOfSteadyEntity(
 ): Promise<Map<MetricRequest, Map<number, Array<number | null>>>> {
   const answered = new Map<MetricRequest, Map<number, Array<number | null>>>();
   const metrics = q.metrics.filter((m) => DIFFERENCED_FORMS.has(m.form));
-  if (metrics.length === 0 || q.probe.keys.length === 0 || !q.probe.keys.every((k) => k in q.filters) || !wideEnoughToDifference(q.buckets, q.intervalSeconds)) return answered;
+  if (metrics.length === 0 || q.probe.keys.length === 0 || !q.probe.keys.every((k) => k in q.filters) || !wideEnoughToDifference(q.buckets, q.intervalSeconds))
+    return answered;
   const entity = JSON.stringify(q.probe.keys.map((k) => q.filters[k]));
   const perConnection = new Map<number, Array<Array<number | null>>>();
   for (const id of q.connectionIds) {

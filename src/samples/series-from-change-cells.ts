@@ -67,7 +67,10 @@ export async function seriesFromChangeCells(db: Queryable, q: RollupQuery): Prom
     const perConnection = new Map<number, Array<number | null>>();
     for (const id of q.connectionIds) {
       const byBucket = new Map(facts.get(id)!.map((b) => [b.k, b]));
-      perConnection.set(id, Array.from({ length: q.buckets.n + 1 }, (_, k) => bucketValue(m.form, q.aggregation, byBucket.get(k), columns.indexOf(m.metric))));
+      perConnection.set(
+        id,
+        Array.from({ length: q.buckets.n + 1 }, (_, k) => bucketValue(m.form, q.aggregation, byBucket.get(k), columns.indexOf(m.metric))),
+      );
     }
     answered.set(m, perConnection);
   }

@@ -18,10 +18,17 @@ import type { ProbeDefinition } from "../probes/types.ts";
 import type { Aggregation } from "../metrics/aggregate.ts";
 import type { Buckets } from "../metrics/buckets.ts";
 import { RATE_FACTOR, longestSafeIntervalMs } from "./series-from-change-cells.ts";
-import { type Judge, type RollupQuery, type Spacing, bucketLevelPoints, connectionJudge, connectionSpacing, judgedLevelSeries } from "./series-from-level-cells.ts";
+import {
+  type Judge,
+  type RollupQuery,
+  type Spacing,
+  bucketLevelPoints,
+  connectionJudge,
+  connectionSpacing,
+  judgedLevelSeries,
+} from "./series-from-level-cells.ts";
 import { ENTITY_CELLS_MS, ENTITY_PART_CELLS_MS, type RollupPlan, hourParts, needsOnlySums, rollupPlanFor, withSpanBefore } from "../metrics/rollup-plan.ts";
 import type { MetricRequest } from "../metrics/metric-names.ts";
-
 
 /**
  * Tuning, not correctness: the samples a bucket spans from which every entity's gauges are reduced in the
@@ -59,7 +66,9 @@ export async function entitySeriesFromCells(db: Queryable, q: EntityRollupQuery)
   // pipeline (lab: a week in 67-minute buckets 0.43 s -> 0.19 s; a day in 10-minute buckets 70 -> 45 ms). Raw
   // counter values are reduced from raw rows alone (a month of xact_commit per database: 1.5 -> 0.3 s in the lab).
   const gaugesOfEvery = columns.length === 0 && Object.keys(q.filters).length === 0;
-  const entityPlan = q.metrics.some(isRawCounter) ? undefined : entityPlanFor(q, { minCovered: gaugesOfEvery ? 0 : undefined, gaugesAlone: columns.length === 0 });
+  const entityPlan = q.metrics.some(isRawCounter)
+    ? undefined
+    : entityPlanFor(q, { minCovered: gaugesOfEvery ? 0 : undefined, gaugesAlone: columns.length === 0 });
   const onlySums = needsOnlySums(q.aggregation);
   let facts: EntityBucket[];
   // Whether the connection's spacing, which the pipeline judges repeats by, was read with the facts.
@@ -69,7 +78,16 @@ export async function entitySeriesFromCells(db: Queryable, q: EntityRollupQuery)
     const plan = { ...entityPlan, raw: [{ from: q.borrowFrom, to: b.start, k: -1 }, ...entityPlan.raw] };
     // Gauges alone need no intervals: with filters, whether the entity was in every sample matters only when
     // repeats are judged, and is then counted (judgeWherePresent).
-    facts = await fetchEntityBuckets(db, { probe, columns, gauges, connectionIds: q.connectionIds, plan, filters: q.filters, intervals: columns.length > 0, onlySums });
+    facts = await fetchEntityBuckets(db, {
+      probe,
+      columns,
+      gauges,
+      connectionIds: q.connectionIds,
+      plan,
+      filters: q.filters,
+      intervals: columns.length > 0,
+      onlySums,
+    });
   } else if (gaugesOfEvery && b.width >= SAMPLES_TO_REDUCE * q.intervalSeconds * 1000) {
     spacingsRead = counters.size > 0; // where its changes are recorded
     const spacings = spacingsRead ? ({ of: "connection", intervalMs: q.intervalSeconds * 1000 } as const) : undefined;
@@ -84,7 +102,12 @@ export async function entitySeriesFromCells(db: Queryable, q: EntityRollupQuery)
   const judged: (id: number, values: number) => Judge = filtered
     ? judgeWherePresent(db, q)
     : spacingsRead
-      ? (id) => judgedBySpacingsRead(own.filter((f) => f.connectionId === id), q.intervalSeconds, connection(id))
+      ? (id) =>
+          judgedBySpacingsRead(
+            own.filter((f) => f.connectionId === id),
+            q.intervalSeconds,
+            connection(id),
+          )
       : connection;
   const result = new Map<number, EntitySeries[]>();
   // An entity's buckets share its key array (samples/entity-cells.ts): spelled once, not once a bucket.
@@ -118,14 +141,16 @@ export async function entitySeriesFromCells(db: Queryable, q: EntityRollupQuery)
           continue;
         }
         const c = columns.indexOf(m.metric);
-        values.push(Array.from({ length: b.n + 1 }, (_, k) => {
-          if (!(connectionIntervals.get(k) ?? 0)) return null;
-          const own = byBucket.get(k)?.columns[c];
-          if (m.form === "delta") return own?.sum ?? 0;
-          if (!own || own.n === 0) return null;
-          const rateSum = RATE_FACTOR[m.form]! * own.ratioSum!;
-          return q.aggregation === "avg" ? rateSum / own.n : rateSum;
-        }));
+        values.push(
+          Array.from({ length: b.n + 1 }, (_, k) => {
+            if (!(connectionIntervals.get(k) ?? 0)) return null;
+            const own = byBucket.get(k)?.columns[c];
+            if (m.form === "delta") return own?.sum ?? 0;
+            if (!own || own.n === 0) return null;
+            const rateSum = RATE_FACTOR[m.form]! * own.ratioSum!;
+            return q.aggregation === "avg" ? rateSum / own.n : rateSum;
+          }),
+        );
       }
       series.push({ entity: list[0].entity, values });
     }
@@ -166,15 +191,41 @@ async function gaugeSeriesOfOneEntity(db: Queryable, q: EntityRollupQuery): Prom
   const gauges = [...new Set(candidates.map((m) => m.metric))];
   const onlySums = needsOnlySums(q.aggregation);
   let facts: EntityBucket[];
-  if (plan) facts = await fetchEntityBuckets(db, { probe: q.probe, columns: [], gauges, connectionIds: q.connectionIds, plan, filters: q.filters, intervals: false, onlySums });
+  if (plan)
+    facts = await fetchEntityBuckets(db, {
+      probe: q.probe,
+      columns: [],
+      gauges,
+      connectionIds: q.connectionIds,
+      plan,
+      filters: q.filters,
+      intervals: false,
+      onlySums,
+    });
   // Where no cell fits, its raw rows reduced per bucket in the datastore where buckets hold several samples (lab,
   // a day of one database in 10-minute buckets: a row a bucket, not a row a sample), with the entity's own
   // spacing, which the pipeline judges the filtered samples by.
   else if (q.buckets.width >= SAMPLES_TO_REDUCE * q.intervalSeconds * 1000) {
-    facts = await fetchRawEntityGauges(db, { probe: q.probe, gauges, connectionIds: q.connectionIds, from: q.borrowFrom, buckets: q.buckets, onlySums, filters: q.filters, spacings: { of: "entity", intervalMs: q.intervalSeconds * 1000 } });
+    facts = await fetchRawEntityGauges(db, {
+      probe: q.probe,
+      gauges,
+      connectionIds: q.connectionIds,
+      from: q.borrowFrom,
+      buckets: q.buckets,
+      onlySums,
+      filters: q.filters,
+      spacings: { of: "entity", intervalMs: q.intervalSeconds * 1000 },
+    });
   } else return answered;
   const present = judgeWherePresent(db, q);
-  const judged = plan ? present : (id: number, values: number) => judgedBySpacingsRead(facts.filter((f) => f.connectionId === id), q.intervalSeconds, present(id, values));
+  const judged = plan
+    ? present
+    : (id: number, values: number) =>
+        judgedBySpacingsRead(
+          facts.filter((f) => f.connectionId === id),
+          q.intervalSeconds,
+          present(id, values),
+        );
   for (const m of candidates) {
     const perConnection = new Map<number, Array<number | null>>();
     for (const id of q.connectionIds) {
@@ -222,7 +273,10 @@ function gaugeMetric(probe: ProbeDefinition): (m: MetricRequest) => boolean {
 function judgeWherePresent(db: Queryable, q: EntityRollupQuery): (id: number, values: number) => Judge {
   const spacing = connectionSpacing(db, q);
   const present = (found: Spacing | undefined, values: number) => (found?.samples === values ? found.judged : undefined);
-  return (id, values) => ({ atMost: async () => present(await spacing(id).atMost(), values), exactly: async () => present(await spacing(id).exactly(), values) });
+  return (id, values) => ({
+    atMost: async () => present(await spacing(id).atMost(), values),
+    exactly: async () => present(await spacing(id).exactly(), values),
+  });
 }
 
 /**
@@ -266,7 +320,10 @@ async function gaugeSeries(
   const withValues = buckets.filter((f) => f.k >= 0 && f.gauges[g].n! > 0);
   const inWindow = bucketLevelPoints(
     q.buckets,
-    withValues.map(({ k, gauges }) => ({ k, point: { t: gauges[g].lastAt, count: gauges[g].n!, sum: gauges[g].sum, min: gauges[g].min, max: gauges[g].max, last: gauges[g].last } })),
+    withValues.map(({ k, gauges }) => ({
+      k,
+      point: { t: gauges[g].lastAt, count: gauges[g].n!, sum: gauges[g].sum, min: gauges[g].min, max: gauges[g].max, last: gauges[g].last },
+    })),
   );
   // The entity has one value a sample at most: the samples judged by (its connection's, or its own where
   // filtered) are at least as many as its values.

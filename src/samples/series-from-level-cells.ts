@@ -107,7 +107,8 @@ export async function judgedLevelSeries(
 ): Promise<Array<number | null> | undefined> {
   const firstEmpty = inWindow.length === 0 || bucketOf(q.buckets, inWindow[0].t) !== 0;
   if (firstEmpty && prior === undefined) return undefined;
-  const series = (judgedInterval: number) => seriesFromLevels({ inWindow, prior: prior ?? undefined, buckets: q.buckets, judgedInterval, aggregation: q.aggregation });
+  const series = (judgedInterval: number) =>
+    seriesFromLevels({ inWindow, prior: prior ?? undefined, buckets: q.buckets, judgedInterval, aggregation: q.aggregation });
   const shortest = series(q.intervalSeconds * 1000);
   const agrees = (judgedInterval: number) => series(judgedInterval).every((v, i) => Object.is(v, shortest[i]));
   if (agrees(Number.POSITIVE_INFINITY)) return shortest;
@@ -123,7 +124,8 @@ export async function judgedLevelSeries(
  * The sample before the window the pipeline would repeat into it, from the span it borrows from read as one
  * bucket: none where the span has no sample, the span's merged point where it has one sample, else unknown.
  */
-const priorFromSpan = (samples: number, point: LevelPoint | undefined): LevelPoint | null | undefined => (samples === 0 ? null : samples === 1 ? (point ?? null) : undefined);
+const priorFromSpan = (samples: number, point: LevelPoint | undefined): LevelPoint | null | undefined =>
+  samples === 0 ? null : samples === 1 ? (point ?? null) : undefined;
 
 /**
  * An upper bound of the median spacing of `samples` samples in the window, from their count alone: their spacings
@@ -169,7 +171,12 @@ export async function seriesFromLevelCells(db: Queryable, q: RollupQuery): Promi
   // The span the pipeline borrows a sample from is read too, for a first bucket without one (a connection newer
   // than the window): a few more cells.
   const spanned = withSpanBefore(plan, q.buckets, q.buckets.start - borrowLimitMs(q.buckets), q.levelsFrom, { subtract: needsOnlySums(q.aggregation) });
-  const { points, samples, samplesBefore, pointsBefore } = await fetchBucketLevels(db, { probe: q.probe, columns, connectionIds: q.connectionIds, plan: spanned });
+  const { points, samples, samplesBefore, pointsBefore } = await fetchBucketLevels(db, {
+    probe: q.probe,
+    columns,
+    connectionIds: q.connectionIds,
+    plan: spanned,
+  });
   const judged = connectionJudge(db, q);
   for (const m of candidates) {
     const perConnection = new Map<number, Array<number | null>>();

@@ -48,7 +48,10 @@ export interface TimelineQuery {
 /** A comma-separated list of event types; empty means all. Throws InputError naming an unknown one. */
 export function parseEventTypes(value: string | undefined): Set<EventType> {
   if (value === undefined || value.trim() === "") return new Set(EVENT_TYPES);
-  const types = value.split(",").map((t) => t.trim()).filter(Boolean);
+  const types = value
+    .split(",")
+    .map((t) => t.trim())
+    .filter(Boolean);
   const unknown = types.find((t) => !(EVENT_TYPES as readonly string[]).includes(t));
   if (unknown !== undefined) throw new InputError(`event_types: unknown event type ${JSON.stringify(unknown)} (known: ${EVENT_TYPES.join(", ")})`);
   return new Set(types as EventType[]);
@@ -59,7 +62,13 @@ type Source = (db: Queryable, q: TimelineQuery) => Promise<TimelineEvent[]>;
 const ms = (d: Date) => d.getTime();
 
 /** One event per sample with changes of a snapshot probe. */
-function snapshotSource(type: EventType, probe: string, compared: string[], prefix: string, describe: (changes: RowChange[]) => { title: string; summary: string; details: Record<string, unknown> }): Source {
+function snapshotSource(
+  type: EventType,
+  probe: string,
+  compared: string[],
+  prefix: string,
+  describe: (changes: RowChange[]) => { title: string; summary: string; details: Record<string, unknown> },
+): Source {
   return async (db, q) => {
     const rows = await snapshotChanges(db, probe, compared, q.connectionIds, q.from, q.to);
     const groups = new Map<string, RowChange[]>();
@@ -85,27 +94,48 @@ const SOURCES: Record<EventType, Source> = {
   config_change: snapshotSource("config_change", "pg_settings", ["setting"], "config", (changes) => ({
     title: "Configuration changed",
     summary: `Changed ${changes.length} setting${changes.length === 1 ? "" : "s"}: ${list(changes.map((c) => String(c.name)))}`,
-    details: { change_count: changes.length, changes: changes.map((c) => ({ name: c.name, old_value: c.old_setting, new_value: c.new_setting, change_type: c.change_type })) },
-  })),
-  hba_change: snapshotSource("hba_change", "pg_hba_file_rules", ["type", "database", "user_name", "address", "netmask", "auth_method", "options"], "hba", (changes) => ({
-    title: "pg_hba.conf changed",
-    summary: `${changes.length} rule${changes.length === 1 ? "" : "s"} added, removed or changed`,
     details: {
       change_count: changes.length,
-      changes: changes.map((c) => ({
-        line_number: c.line_number,
-        change_type: c.change_type,
-        before: c.change_type === "added" ? null : { type: c.old_type, database: c.old_database, user_name: c.old_user_name, address: c.old_address, auth_method: c.old_auth_method },
-        after: c.change_type === "removed" ? null : { type: c.new_type, database: c.new_database, user_name: c.new_user_name, address: c.new_address, auth_method: c.new_auth_method },
-      })),
+      changes: changes.map((c) => ({ name: c.name, old_value: c.old_setting, new_value: c.new_setting, change_type: c.change_type })),
     },
   })),
+  hba_change: snapshotSource(
+    "hba_change",
+    "pg_hba_file_rules",
+    ["type", "database", "user_name", "address", "netmask", "auth_method", "options"],
+    "hba",
+    (changes) => ({
+      title: "pg_hba.conf changed",
+      summary: `${changes.length} rule${changes.length === 1 ? "" : "s"} added, removed or changed`,
+      details: {
+        change_count: changes.length,
+        changes: changes.map((c) => ({
+          line_number: c.line_number,
+          change_type: c.change_type,
+          before:
+            c.change_type === "added"
+              ? null
+              : { type: c.old_type, database: c.old_database, user_name: c.old_user_name, address: c.old_address, auth_method: c.old_auth_method },
+          after:
+            c.change_type === "removed"
+              ? null
+              : { type: c.new_type, database: c.new_database, user_name: c.new_user_name, address: c.new_address, auth_method: c.new_auth_method },
+        })),
+      },
+    }),
+  ),
   ident_change: snapshotSource("ident_change", "pg_ident_file_mappings", ["map_name", "sys_name", "pg_username"], "ident", (changes) => ({
     title: "pg_ident.conf changed",
     summary: `${changes.length} mapping${changes.length === 1 ? "" : "s"} added, removed or changed`,
     details: {
       change_count: changes.length,
-      changes: changes.map((c) => ({ line_number: c.line_number, change_type: c.change_type, map_name: c.new_map_name ?? c.old_map_name, sys_name: c.new_sys_name ?? c.old_sys_name, pg_username: c.new_pg_username ?? c.old_pg_username })),
+      changes: changes.map((c) => ({
+        line_number: c.line_number,
+        change_type: c.change_type,
+        map_name: c.new_map_name ?? c.old_map_name,
+        sys_name: c.new_sys_name ?? c.old_sys_name,
+        pg_username: c.new_pg_username ?? c.old_pg_username,
+      })),
     },
   })),
   restart: async (db, q) =>
@@ -119,16 +149,47 @@ const SOURCES: Record<EventType, Source> = {
       severity: "warning" as const,
       title: "Server restarted",
       summary: `Started at ${(c.new_start_time as Date).toISOString()} (previously up since ${(c.old_start_time as Date).toISOString()})`,
-      details: { previous_start_time: (c.old_start_time as Date).toISOString(), new_start_time: (c.new_start_time as Date).toISOString(), detected_at: c.collected_at.toISOString() },
+      details: {
+        previous_start_time: (c.old_start_time as Date).toISOString(),
+        new_start_time: (c.new_start_time as Date).toISOString(),
+        detected_at: c.collected_at.toISOString(),
+      },
     })),
   extension_change: snapshotSource("extension_change", "pg_extension", ["extversion"], "ext", (changes) => ({
     title: "Extensions changed",
-    summary: list(changes.map((c) => `${c.extname} ${c.change_type === "removed" ? "removed" : c.change_type === "added" ? `${c.new_extversion} added` : `${c.old_extversion} -> ${c.new_extversion}`} in ${c.database_name}`)),
-    details: { change_count: changes.length, changes: changes.map((c) => ({ name: c.extname, database: c.database_name, old_version: c.old_extversion, version: c.new_extversion, change_type: c.change_type })) },
+    summary: list(
+      changes.map(
+        (c) =>
+          `${c.extname} ${c.change_type === "removed" ? "removed" : c.change_type === "added" ? `${c.new_extversion} added` : `${c.old_extversion} -> ${c.new_extversion}`} in ${c.database_name}`,
+      ),
+    ),
+    details: {
+      change_count: changes.length,
+      changes: changes.map((c) => ({
+        name: c.extname,
+        database: c.database_name,
+        old_version: c.old_extversion,
+        version: c.new_extversion,
+        change_type: c.change_type,
+      })),
+    },
   })),
   alert_fired: async (db, q) =>
     (
-      await db.query<{ id: number; connection_id: number; triggered_at: Date; severity: TimelineEvent["severity"]; title: string; description: string; alert_type: string; metric_name: string; metric_value: number | null; threshold_value: number | null; operator: string | null; database_name: string }>(
+      await db.query<{
+        id: number;
+        connection_id: number;
+        triggered_at: Date;
+        severity: TimelineEvent["severity"];
+        title: string;
+        description: string;
+        alert_type: string;
+        metric_name: string;
+        metric_value: number | null;
+        threshold_value: number | null;
+        operator: string | null;
+        database_name: string;
+      }>(
         `SELECT id::int AS id, connection_id, triggered_at, severity, title, description, alert_type, metric_name, metric_value, threshold_value, operator, database_name
            FROM alerts WHERE connection_id = ANY($1::int[]) AND triggered_at >= $2 AND triggered_at <= $3
             AND pending_since IS NULL -- a pending alert has not fired (yet, or ever)`,
@@ -143,7 +204,15 @@ const SOURCES: Record<EventType, Source> = {
       severity: a.severity,
       title: `Alert fired: ${a.title}`,
       summary: a.description,
-      details: { alert_id: a.id, alert_type: a.alert_type, metric_name: a.metric_name, metric_value: a.metric_value, threshold_value: a.threshold_value, operator: a.operator, database_name: a.database_name },
+      details: {
+        alert_id: a.id,
+        alert_type: a.alert_type,
+        metric_name: a.metric_name,
+        metric_value: a.metric_value,
+        threshold_value: a.threshold_value,
+        operator: a.operator,
+        database_name: a.database_name,
+      },
     })),
   alert_cleared: async (db, q) =>
     (
@@ -161,11 +230,26 @@ const SOURCES: Record<EventType, Source> = {
       severity: "info" as const,
       title: `Alert cleared: ${a.title}`,
       summary: "The condition is no longer present",
-      details: { alert_id: a.id, original_severity: a.severity, triggered_at: a.triggered_at.toISOString(), duration_seconds: Math.round((ms(a.cleared_at) - ms(a.triggered_at)) / 1000) },
+      details: {
+        alert_id: a.id,
+        original_severity: a.severity,
+        triggered_at: a.triggered_at.toISOString(),
+        duration_seconds: Math.round((ms(a.cleared_at) - ms(a.triggered_at)) / 1000),
+      },
     })),
   alert_acknowledged: async (db, q) =>
     (
-      await db.query<{ id: number; alert_id: number; connection_id: number; acknowledged_at: Date; acknowledged_by: string; message: string; false_positive: boolean; severity: string; title: string }>(
+      await db.query<{
+        id: number;
+        alert_id: number;
+        connection_id: number;
+        acknowledged_at: Date;
+        acknowledged_by: string;
+        message: string;
+        false_positive: boolean;
+        severity: string;
+        title: string;
+      }>(
         `SELECT k.id::int AS id, a.id::int AS alert_id, a.connection_id, k.acknowledged_at, k.acknowledged_by, k.message, k.false_positive, a.severity, a.title
            FROM alert_acknowledgments k JOIN alerts a ON a.id = k.alert_id
           WHERE a.connection_id = ANY($1::int[]) AND k.acknowledged_at >= $2 AND k.acknowledged_at <= $3`,
@@ -180,7 +264,13 @@ const SOURCES: Record<EventType, Source> = {
       severity: "info" as const,
       title: `${k.false_positive ? "Alert marked false positive" : "Alert acknowledged"}: ${k.title}`,
       summary: k.message || `Acknowledged by ${k.acknowledged_by}`,
-      details: { alert_id: k.alert_id, acknowledged_by: k.acknowledged_by, false_positive: k.false_positive, message: k.message, original_severity: k.severity },
+      details: {
+        alert_id: k.alert_id,
+        acknowledged_by: k.acknowledged_by,
+        false_positive: k.false_positive,
+        message: k.message,
+        original_severity: k.severity,
+      },
     })),
   blackout_started: (db, q) => blackoutEvents(db, q, "start"),
   blackout_ended: (db, q) => blackoutEvents(db, q, "end"),
@@ -189,7 +279,16 @@ const SOURCES: Record<EventType, Source> = {
 /** Blackouts the caller can see that start (or end) in the window; an end still ahead has not happened. */
 async function blackoutEvents(db: Queryable, q: TimelineQuery, edge: "start" | "end"): Promise<TimelineEvent[]> {
   const column = edge === "start" ? "start_time" : "end_time";
-  const rows = await db.query<{ id: number; scope: string; connection_id: number | null; reason: string; created_by: string; start_time: Date; end_time: Date; target: string | null }>(
+  const rows = await db.query<{
+    id: number;
+    scope: string;
+    connection_id: number | null;
+    reason: string;
+    created_by: string;
+    start_time: Date;
+    end_time: Date;
+    target: string | null;
+  }>(
     `SELECT b.id, b.scope, b.connection_id, b.reason, b.created_by, b.start_time, b.end_time, coalesce(c.name, cl.name, g.name) AS target
        FROM blackouts b LEFT JOIN connections c ON c.id = b.connection_id LEFT JOIN clusters cl ON cl.id = b.cluster_id LEFT JOIN cluster_groups g ON g.id = b.group_id
       WHERE b.${column} >= $1 AND b.${column} <= least($2, now())
@@ -208,7 +307,14 @@ async function blackoutEvents(db: Queryable, q: TimelineQuery, edge: "start" | "
       severity: "info" as const,
       title: edge === "start" ? "Blackout started" : "Blackout ended",
       summary: b.reason,
-      details: { blackout_id: b.id, scope: b.scope, reason: b.reason, created_by: b.created_by, start_time: b.start_time.toISOString(), end_time: b.end_time.toISOString() },
+      details: {
+        blackout_id: b.id,
+        scope: b.scope,
+        reason: b.reason,
+        created_by: b.created_by,
+        start_time: b.start_time.toISOString(),
+        end_time: b.end_time.toISOString(),
+      },
     }));
 }
 

@@ -16,7 +16,14 @@ export interface RowChange {
   [column: string]: unknown;
 }
 
-export async function snapshotChanges(db: Queryable, probeName: string, compared: readonly string[], connectionIds: readonly number[], from: Date, to: Date): Promise<RowChange[]> {
+export async function snapshotChanges(
+  db: Queryable,
+  probeName: string,
+  compared: readonly string[],
+  connectionIds: readonly number[],
+  from: Date,
+  to: Date,
+): Promise<RowChange[]> {
   const probe = findProbe(probeName)!;
   const table = probeTable(probeName);
   const q = quoteIdent;

@@ -112,7 +112,12 @@ export const ALERT_METRICS: readonly AlertMetric[] = [
   {
     name: "pg_replication_slots.inactive",
     probes: ["pg_replication_slots"],
-    measure: (i) => (i.latest("pg_replication_slots")?.rows ?? []).map((r) => ({ database_name: "", object_name: String(r.slot_name), value: r.active === true || r.active === "true" ? 0 : 1 })),
+    measure: (i) =>
+      (i.latest("pg_replication_slots")?.rows ?? []).map((r) => ({
+        database_name: "",
+        object_name: String(r.slot_name),
+        value: r.active === true || r.active === "true" ? 0 : 1,
+      })),
   },
   {
     // On a standby: its WAL receiver is not streaming from the primary.
@@ -139,8 +144,18 @@ export const ALERT_METRICS: readonly AlertMetric[] = [
         .filter((r) => (num(r.total_space) ?? 0) > 0)
         .map((r) => ({ database_name: "", object_name: String(r.mount_point), value: (num(r.used_space)! / num(r.total_space)!) * 100 })),
   },
-  { name: "table_bloat_ratio", probes: [], unavailable: NOT_COLLECTED("a table bloat estimate (it would need pgstattuple); dead_tuple_ratio watches dead rows"), measure: () => [] },
-  { name: "pg_sys_cpu_usage_info.processor_time_percent", probes: [], unavailable: NOT_COLLECTED("CPU usage (pg_sys_cpu_usage_info); pg_sys_cpu_info describes the processors only"), measure: () => [] },
+  {
+    name: "table_bloat_ratio",
+    probes: [],
+    unavailable: NOT_COLLECTED("a table bloat estimate (it would need pgstattuple); dead_tuple_ratio watches dead rows"),
+    measure: () => [],
+  },
+  {
+    name: "pg_sys_cpu_usage_info.processor_time_percent",
+    probes: [],
+    unavailable: NOT_COLLECTED("CPU usage (pg_sys_cpu_usage_info); pg_sys_cpu_info describes the processors only"),
+    measure: () => [],
+  },
   {
     name: "pg_sys_memory_info.used_percent",
     probes: ["pg_sys_memory_info"],
@@ -150,11 +165,23 @@ export const ALERT_METRICS: readonly AlertMetric[] = [
       return r && total ? server((num(r.used_memory)! / total) * 100) : [];
     },
   },
-  { name: "pg_sys_load_avg_info.load_avg_fifteen_minutes", probes: ["pg_sys_load_avg_info"], measure: (i) => server(num(i.latest("pg_sys_load_avg_info")?.rows[0]?.load_avg_fifteen_minutes)) },
-  { name: "pg_stat_activity.max_query_duration_seconds", probes: ["pg_stat_activity"], measure: (i) => longest(i, "query_start", (r) => CLIENT(r) && r.state === "active") },
+  {
+    name: "pg_sys_load_avg_info.load_avg_fifteen_minutes",
+    probes: ["pg_sys_load_avg_info"],
+    measure: (i) => server(num(i.latest("pg_sys_load_avg_info")?.rows[0]?.load_avg_fifteen_minutes)),
+  },
+  {
+    name: "pg_stat_activity.max_query_duration_seconds",
+    probes: ["pg_stat_activity"],
+    measure: (i) => longest(i, "query_start", (r) => CLIENT(r) && r.state === "active"),
+  },
   { name: "pg_stat_activity.blocked_count", probes: ["pg_stat_activity"], measure: (i) => count(i, "pg_stat_activity", (r) => r.wait_event_type === "Lock") },
   { name: "pg_stat_activity.max_xact_duration_seconds", probes: ["pg_stat_activity"], measure: (i) => longest(i, "xact_start", CLIENT) },
-  { name: "pg_stat_activity.idle_in_transaction_seconds", probes: ["pg_stat_activity"], measure: (i) => longest(i, "state_change", (r) => String(r.state).startsWith("idle in transaction")) },
+  {
+    name: "pg_stat_activity.idle_in_transaction_seconds",
+    probes: ["pg_stat_activity"],
+    measure: (i) => longest(i, "state_change", (r) => String(r.state).startsWith("idle in transaction")),
+  },
   {
     name: "age_percent",
     probes: ["pg_database"],
@@ -165,8 +192,16 @@ export const ALERT_METRICS: readonly AlertMetric[] = [
   },
   { name: "pg_stat_database.deadlocks_delta", probes: ["pg_stat_database"], measure: (i) => change(i, "pg_stat_database", "deadlocks", true) },
   // Time in the current state of backends waiting on a lock (pg_stat_activity has no lock-wait start).
-  { name: "pg_stat_activity.max_lock_wait_seconds", probes: ["pg_stat_activity"], measure: (i) => longest(i, "state_change", (r) => r.wait_event_type === "Lock") },
-  { name: "pg_stat_checkpointer.checkpoints_req_delta", probes: ["pg_stat_checkpointer"], measure: (i) => change(i, "pg_stat_checkpointer", "num_requested", false) },
+  {
+    name: "pg_stat_activity.max_lock_wait_seconds",
+    probes: ["pg_stat_activity"],
+    measure: (i) => longest(i, "state_change", (r) => r.wait_event_type === "Lock"),
+  },
+  {
+    name: "pg_stat_checkpointer.checkpoints_req_delta",
+    probes: ["pg_stat_checkpointer"],
+    measure: (i) => change(i, "pg_stat_checkpointer", "num_requested", false),
+  },
   // pg_stat_archiver's columns are collected with pg_stat_wal.
   { name: "pg_stat_archiver.failed_count_delta", probes: ["pg_stat_wal"], measure: (i) => change(i, "pg_stat_wal", "failed_count", false) },
   {
@@ -192,7 +227,9 @@ export const ALERT_METRICS: readonly AlertMetric[] = [
       (i.latest("pg_stat_all_tables")?.rows ?? []).flatMap((r) => {
         const live = num(r.n_live_tup) ?? 0;
         const dead = num(r.n_dead_tup) ?? 0;
-        return live + dead < MIN_TABLE_ROWS ? [] : [{ database_name: String(r.database_name), object_name: `${r.schemaname}.${r.relname}`, value: (100 * dead) / (live + dead) }];
+        return live + dead < MIN_TABLE_ROWS
+          ? []
+          : [{ database_name: String(r.database_name), object_name: `${r.schemaname}.${r.relname}`, value: (100 * dead) / (live + dead) }];
       }),
   },
   {
@@ -237,7 +274,9 @@ export const ALERT_METRICS: readonly AlertMetric[] = [
     name: "pg_replication_slots.max_retained_bytes",
     probes: ["pg_replication_slots"],
     measure: (i) =>
-      (i.latest("pg_replication_slots")?.rows ?? []).filter((r) => num(r.retained_bytes) !== null).map((r) => ({ database_name: "", object_name: String(r.slot_name), value: num(r.retained_bytes)! })),
+      (i.latest("pg_replication_slots")?.rows ?? [])
+        .filter((r) => num(r.retained_bytes) !== null)
+        .map((r) => ({ database_name: "", object_name: String(r.slot_name), value: num(r.retained_bytes)! })),
   },
 ];
 

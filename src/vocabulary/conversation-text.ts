@@ -9,7 +9,8 @@ export interface StoredMessage {
 const TITLE_LIMIT = 50;
 const PREVIEW_LIMIT = 100;
 
-const firstUserText = (messages: StoredMessage[]) => messages.find((m) => m.role === "user" && typeof m.content === "string" && m.content.trim())?.content as string | undefined;
+const firstUserText = (messages: StoredMessage[]) =>
+  messages.find((m) => m.role === "user" && typeof m.content === "string" && m.content.trim())?.content as string | undefined;
 
 const clip = (text: string, limit: number) => {
   const flat = text.replace(/\s+/g, " ").trim();

@@ -16,7 +16,11 @@ beforeAll(async () => {
 });
 afterAll(() => store.close());
 
-const history = Array.from({ length: 30 }, (_, i) => ({ role: i % 2 ? "assistant" : "user", content: `message ${i} ${"about the orders table ".repeat(40)}`, timestamp: `t${i}` }));
+const history = Array.from({ length: 30 }, (_, i) => ({
+  role: i % 2 ? "assistant" : "user",
+  content: `message ${i} ${"about the orders table ".repeat(40)}`,
+  timestamp: `t${i}`,
+}));
 
 describe("POST /api/v1/chat/compact", () => {
   it("compacts to the budget, keeping first, recent and extra fields, with the summary and counts", async () => {
@@ -37,7 +41,10 @@ describe("POST /api/v1/chat/compact", () => {
   });
 
   it("leaves out the summary when summarization is off", async () => {
-    const res = await api("POST", "/api/v1/chat/compact", { token, body: { messages: history, max_tokens: 2000, recent_window: 4, options: { enable_summarization: false } } });
+    const res = await api("POST", "/api/v1/chat/compact", {
+      token,
+      body: { messages: history, max_tokens: 2000, recent_window: 4, options: { enable_summarization: false } },
+    });
     expect(res.body.summary).toBeNull();
     expect(res.body.compaction_info.dropped_count).toBeGreaterThan(0);
     for (const m of res.body.messages) expect(history).toContainEqual(m);

@@ -25,8 +25,15 @@ function history(rand: () => number): CompactMessage[] {
     else if (r < 0.3) out.push({ role: "assistant", content: `CREATE TABLE t${out.length} (id int primary key)` });
     else if (r < 0.5) {
       const ids = Array.from({ length: 1 + Math.floor(rand() * 3) }, () => `call_${call++}`);
-      out.push({ role: "assistant", content: [{ type: "text", text: sentence(3) }, ...ids.map((id) => ({ type: "tool_use", id, name: pick(["query_metrics", "list_alerts"]), input: { n: id } }))] });
-      if (rand() < 0.9) out.push({ role: "user", content: ids.map((id) => ({ type: "tool_result", tool_use_id: id, content: sentence(1 + Math.floor(rand() * 200)) })) });
+      out.push({
+        role: "assistant",
+        content: [
+          { type: "text", text: sentence(3) },
+          ...ids.map((id) => ({ type: "tool_use", id, name: pick(["query_metrics", "list_alerts"]), input: { n: id } })),
+        ],
+      });
+      if (rand() < 0.9)
+        out.push({ role: "user", content: ids.map((id) => ({ type: "tool_result", tool_use_id: id, content: sentence(1 + Math.floor(rand() * 200)) })) });
     } else out.push({ role: rand() < 0.5 ? "user" : "assistant", content: `${sentence(1 + Math.floor(rand() * 300))}?` });
   }
   return out;
@@ -74,7 +81,8 @@ describe("compaction on random histories", () => {
       expect(result.token_estimate).toBe(cost(out));
       const all = units(messages);
       const mustKeep = [...new Set([all.find((u) => u.includes(0))!, all.find((u) => u.includes(messages.length - 1))!])].flat();
-      if (cost(mustKeep.map((i) => messages[i])) <= options.maxTokens) expect(result.token_estimate).toBeLessThanOrEqual(Math.max(options.maxTokens, cost(messages)));
+      if (cost(mustKeep.map((i) => messages[i])) <= options.maxTokens)
+        expect(result.token_estimate).toBeLessThanOrEqual(Math.max(options.maxTokens, cost(messages)));
       if (cost(messages) > options.maxTokens && cost(mustKeep.map((i) => messages[i])) <= options.maxTokens && messages.length > options.recentWindow + 1) {
         expect(result.token_estimate).toBeLessThanOrEqual(options.maxTokens);
       }
@@ -118,7 +126,9 @@ describe("compaction by example", () => {
     expect(result.messages[0]).toBe(messages[0]);
     expect(result.messages.slice(-2)).toEqual(messages.slice(-2));
     expect(result.messages).toContain(messages[4]); // an error to remember: an anchor, kept with keep_anchors
-    expect(compact(messages, { ...DEFAULT_OPTIONS, maxTokens: 200, recentWindow: 2, minImportantMessages: 0, keepAnchors: false }).messages).not.toContain(messages[4]);
+    expect(compact(messages, { ...DEFAULT_OPTIONS, maxTokens: 200, recentWindow: 2, minImportantMessages: 0, keepAnchors: false }).messages).not.toContain(
+      messages[4],
+    );
     expect(result.messages).not.toContain(messages[1]);
     expect(result.summary?.tables).toEqual(["orders", "customers"]);
     expect(result.summary?.topics[0]).toBe("why is SELECT * FROM");

@@ -26,33 +26,61 @@ afterAll(() => store.close());
 
 const messages = (first: string) => [
   { role: "user", content: first, timestamp: "2026-11-23T10:00:00Z" },
-  { role: "assistant", content: [{ type: "text", text: "Let me look." }], provider: "anthropic", model: "claude-sonnet-4-5", activity: [{ tool: "query_metrics" }] },
+  {
+    role: "assistant",
+    content: [{ type: "text", text: "Let me look." }],
+    provider: "anthropic",
+    model: "claude-sonnet-4-5",
+    activity: [{ tool: "query_metrics" }],
+  },
 ];
 
 describe("conversations", () => {
   it("saves, lists newest first with title and preview, gets, replaces, renames and deletes", async () => {
     const long = "Why is the checkpoint on prod-db-1 taking so long every night around two?";
-    const created = await api("POST", "/api/v1/conversations", { token: ann, body: { provider: "anthropic", model: "claude-sonnet-4-5", connection: "prod-db-1", messages: messages(long) } });
+    const created = await api("POST", "/api/v1/conversations", {
+      token: ann,
+      body: { provider: "anthropic", model: "claude-sonnet-4-5", connection: "prod-db-1", messages: messages(long) },
+    });
     expect(created.status, created.text).toBe(201);
-    expect(created.body).toMatchObject({ title: "Why is the checkpoint on prod-db-1 taking so lo...", provider: "anthropic", connection: "prod-db-1", messages: messages(long) });
+    expect(created.body).toMatchObject({
+      title: "Why is the checkpoint on prod-db-1 taking so lo...",
+      provider: "anthropic",
+      connection: "prod-db-1",
+      messages: messages(long),
+    });
     expect(created.body.id).toMatch(/^conv_\d+_[0-9a-f]{16}$/);
     const second = await api("POST", "/api/v1/conversations", { token: ann, body: { messages: [{ role: "user", content: "short one" }] } });
     expect(second.body).toMatchObject({ title: "short one", provider: null, model: null, connection: null });
 
     const list = await api("GET", "/api/v1/conversations", { token: ann });
     expect(list.body.conversations.map((c: { id: string }) => c.id)).toEqual([second.body.id, created.body.id]);
-    expect(list.body.conversations[1]).toEqual({ id: created.body.id, title: created.body.title, connection: "prod-db-1", created_at: created.body.created_at, updated_at: created.body.updated_at, preview: long });
-    expect((await api("GET", "/api/v1/conversations?limit=1&offset=1", { token: ann })).body.conversations.map((c: { id: string }) => c.id)).toEqual([created.body.id]);
+    expect(list.body.conversations[1]).toEqual({
+      id: created.body.id,
+      title: created.body.title,
+      connection: "prod-db-1",
+      created_at: created.body.created_at,
+      updated_at: created.body.updated_at,
+      preview: long,
+    });
+    expect((await api("GET", "/api/v1/conversations?limit=1&offset=1", { token: ann })).body.conversations.map((c: { id: string }) => c.id)).toEqual([
+      created.body.id,
+    ]);
 
     expect((await api("GET", `/api/v1/conversations/${created.body.id}`, { token: ann })).body).toEqual(created.body);
-    const replaced = await api("PUT", `/api/v1/conversations/${created.body.id}`, { token: ann, body: { model: "gpt-4.1-mini", messages: [...messages(long), { role: "user", content: "and now?" }] } });
+    const replaced = await api("PUT", `/api/v1/conversations/${created.body.id}`, {
+      token: ann,
+      body: { model: "gpt-4.1-mini", messages: [...messages(long), { role: "user", content: "and now?" }] },
+    });
     expect(replaced.status).toBe(200);
     expect(replaced.body).toMatchObject({ title: created.body.title, provider: null, model: "gpt-4.1-mini", connection: null });
     expect(replaced.body.messages).toHaveLength(3);
     expect(Date.parse(replaced.body.updated_at)).toBeGreaterThanOrEqual(Date.parse(created.body.updated_at));
     expect((await api("GET", "/api/v1/conversations", { token: ann })).body.conversations[0].id).toBe(created.body.id);
 
-    expect((await api("PATCH", `/api/v1/conversations/${created.body.id}`, { token: ann, body: { title: "  Nightly checkpoints  " } })).body).toEqual({ success: true });
+    expect((await api("PATCH", `/api/v1/conversations/${created.body.id}`, { token: ann, body: { title: "  Nightly checkpoints  " } })).body).toEqual({
+      success: true,
+    });
     expect((await api("GET", `/api/v1/conversations/${created.body.id}`, { token: ann })).body.title).toBe("Nightly checkpoints");
     expect((await api("DELETE", `/api/v1/conversations/${created.body.id}`, { token: ann })).body).toEqual({ success: true });
     expect((await api("GET", `/api/v1/conversations/${created.body.id}`, { token: ann })).status).toBe(404);
@@ -61,7 +89,12 @@ describe("conversations", () => {
   it("shows another user's conversation to no method: 404, and it stays as it was", async () => {
     const mine = await api("POST", "/api/v1/conversations", { token: ann, body: { messages: messages("ann's private question") } });
     const path = `/api/v1/conversations/${mine.body.id}`;
-    for (const [method, body] of [["GET"], ["PUT", { messages: [{ role: "user", content: "overwritten" }] }], ["PATCH", { title: "hijacked" }], ["DELETE"]] as const) {
+    for (const [method, body] of [
+      ["GET"],
+      ["PUT", { messages: [{ role: "user", content: "overwritten" }] }],
+      ["PATCH", { title: "hijacked" }],
+      ["DELETE"],
+    ] as const) {
       const res = await api(method, path, { token: bob, body });
       expect(res, `${method}`).toMatchObject({ status: 404, body: { error: "conversation not found" } });
     }
@@ -81,7 +114,10 @@ describe("conversations", () => {
     await api("POST", "/api/v1/conversations", { token: carl, body: { messages: messages("one") } });
     await api("POST", "/api/v1/conversations", { token: carl, body: { messages: messages("two") } });
     const annBefore = (await api("GET", "/api/v1/conversations", { token: ann })).body.conversations.length;
-    expect(await api("DELETE", "/api/v1/conversations", { token: carl })).toMatchObject({ status: 400, body: { error: "use ?all=true to delete all of your conversations" } });
+    expect(await api("DELETE", "/api/v1/conversations", { token: carl })).toMatchObject({
+      status: 400,
+      body: { error: "use ?all=true to delete all of your conversations" },
+    });
     expect((await api("DELETE", "/api/v1/conversations?all=true", { token: carl })).body).toEqual({ success: true, deleted: 2 });
     expect((await api("GET", "/api/v1/conversations", { token: ann })).body.conversations.length).toBe(annBefore);
   });
@@ -109,7 +145,12 @@ describe("conversations", () => {
 
 describe("titles and previews", () => {
   it("come from the first user message with plain text, clipped with an ellipsis", () => {
-    expect(conversationTitle([{ role: "assistant", content: "hi" }, { role: "user", content: [{ type: "text", text: "blocks" }] }])).toBe("New conversation");
+    expect(
+      conversationTitle([
+        { role: "assistant", content: "hi" },
+        { role: "user", content: [{ type: "text", text: "blocks" }] },
+      ]),
+    ).toBe("New conversation");
     expect(conversationTitle([{ role: "user", content: "x".repeat(50) }])).toBe("x".repeat(50));
     expect(conversationTitle([{ role: "user", content: "x".repeat(51) }])).toBe(`${"x".repeat(47)}...`);
     expect(conversationTitle([{ role: "user", content: "two\nlines" }])).toBe("two lines");

@@ -33,7 +33,8 @@ async function userInGroup(name: string, mcp: string[], admin: string[] = []) {
   return u.token;
 }
 
-const tool = async (token: string, name: string, args: unknown) => (await api("POST", "/api/v1/mcp/tools/call", { token, body: { name, arguments: args } })).body as { content: Array<{ text: string }>; isError: boolean };
+const tool = async (token: string, name: string, args: unknown) =>
+  (await api("POST", "/api/v1/mcp/tools/call", { token, body: { name, arguments: args } })).body as { content: Array<{ text: string }>; isError: boolean };
 const store_ = (token: string, args: Record<string, unknown>) => tool(token, "store_memory", { category: "note", ...args });
 const idOf = (result: { content: Array<{ text: string }> }) => Number(result.content[0].text.match(/^Stored memory (\d+)/)![1]);
 
@@ -58,7 +59,17 @@ describe("memories", () => {
     const system = idOf(await store_(keeper, { content: "maintenance is on Sundays at 03:00 UTC", scope: "system" }));
     const listed = (await api("GET", "/api/v1/memories", { token: ann })).body.memories;
     expect(listed.map((m: { id: number }) => m.id)).toEqual([system, mine]);
-    expect(listed[1]).toEqual({ id: mine, username: "ann", scope: "user", category: "preference", content: "ann prefers EXPLAIN (ANALYZE, BUFFERS)", pinned: false, model_name: null, created_at: expect.any(String), updated_at: expect.any(String) });
+    expect(listed[1]).toEqual({
+      id: mine,
+      username: "ann",
+      scope: "user",
+      category: "preference",
+      content: "ann prefers EXPLAIN (ANALYZE, BUFFERS)",
+      pinned: false,
+      model_name: null,
+      created_at: expect.any(String),
+      updated_at: expect.any(String),
+    });
     expect((await api("GET", "/api/v1/memories?category=preference", { token: ann })).body.memories.map((m: { id: number }) => m.id)).toEqual([mine]);
     expect((await api("GET", "/api/v1/memories", { token: bob })).body.memories.map((m: { id: number }) => m.id)).toEqual([system, bobs]);
   });
@@ -76,12 +87,27 @@ describe("memories", () => {
     const bobs = idOf(await store_(bob, { content: "bob's pin test" }));
     const system = idOf(await store_(keeper, { content: "system pin test", scope: "system" }));
     expect((await api("PATCH", `/api/v1/memories/${mine}`, { token: ann, body: { pinned: true } })).body).toEqual({ id: mine, pinned: true });
-    expect(await api("PATCH", `/api/v1/memories/${bobs}`, { token: ann, body: { pinned: true } })).toMatchObject({ status: 404, body: { error: "memory not found" } });
+    expect(await api("PATCH", `/api/v1/memories/${bobs}`, { token: ann, body: { pinned: true } })).toMatchObject({
+      status: 404,
+      body: { error: "memory not found" },
+    });
     expect(await api("DELETE", `/api/v1/memories/${bobs}`, { token: ann })).toMatchObject({ status: 404 });
-    expect(await api("PATCH", `/api/v1/memories/${system}`, { token: ann, body: { pinned: true } })).toMatchObject({ status: 403, body: { error: "pinning a system memory needs the store_system_memory permission" } });
-    expect(await api("DELETE", `/api/v1/memories/${system}`, { token: ann })).toMatchObject({ status: 403, body: { error: "deleting a system memory needs the store_system_memory permission" } });
-    const rows = await store.db.query<{ id: number; pinned: boolean }>("SELECT id, pinned FROM memories WHERE id = ANY($1::int[]) ORDER BY id", [[mine, bobs, system]]);
-    expect(rows).toEqual([{ id: mine, pinned: true }, { id: bobs, pinned: false }, { id: system, pinned: false }]);
+    expect(await api("PATCH", `/api/v1/memories/${system}`, { token: ann, body: { pinned: true } })).toMatchObject({
+      status: 403,
+      body: { error: "pinning a system memory needs the store_system_memory permission" },
+    });
+    expect(await api("DELETE", `/api/v1/memories/${system}`, { token: ann })).toMatchObject({
+      status: 403,
+      body: { error: "deleting a system memory needs the store_system_memory permission" },
+    });
+    const rows = await store.db.query<{ id: number; pinned: boolean }>("SELECT id, pinned FROM memories WHERE id = ANY($1::int[]) ORDER BY id", [
+      [mine, bobs, system],
+    ]);
+    expect(rows).toEqual([
+      { id: mine, pinned: true },
+      { id: bobs, pinned: false },
+      { id: system, pinned: false },
+    ]);
     expect((await api("DELETE", `/api/v1/memories/${system}`, { token: keeper })).body).toEqual({ status: "deleted" });
     expect((await api("DELETE", `/api/v1/memories/${mine}`, { token: ann })).body).toEqual({ status: "deleted" });
     expect(await api("DELETE", `/api/v1/memories/${mine}`, { token: ann })).toMatchObject({ status: 404 });
@@ -116,8 +142,11 @@ describe("memories", () => {
   it("recalls by meaning with pgvector and an embedding provider", async () => {
     expect(await hasEmbeddings(store.db)).toBe(true);
     const withEmbeddings = client(testApp(store.db, { config: { llm: llmSection(wire, { openai: KEYS.openai }) } }).app);
-    const call = async (name: string, args: unknown) => (await withEmbeddings("POST", "/api/v1/mcp/tools/call", { token: ann, body: { name, arguments: args } })).body.content[0].text as string;
-    expect(await call("store_memory", { content: "standby promotion runbook lives in the wiki", category: "runbook" })).toContain("search: embedded with openai/text-embedding-3-small");
+    const call = async (name: string, args: unknown) =>
+      (await withEmbeddings("POST", "/api/v1/mcp/tools/call", { token: ann, body: { name, arguments: args } })).body.content[0].text as string;
+    expect(await call("store_memory", { content: "standby promotion runbook lives in the wiki", category: "runbook" })).toContain(
+      "search: embedded with openai/text-embedding-3-small",
+    );
     await call("store_memory", { content: "unrelated fact about cron", category: "runbook" });
     const [, first] = fencedData(await call("recall_memories", { query: "standby promotion runbook lives in the wiki", category: "runbook" })).split("\n");
     expect(first).toMatch(/\trunbook\tfalse\t1\tstandby promotion runbook lives in the wiki\t/);
@@ -128,14 +157,20 @@ describe("memories", () => {
   it("holds a scoped token to its scope: no store_memory in it, no storing; no store_system_memory in it, no system memories", async () => {
     const recallOnly = await issueApiToken(store.db, { owner: "keeper" });
     await setTokenScope(store.db, recallOnly.id, { connections: [], mcp_privileges: ["recall_memories"], admin_permissions: [] });
-    expect(await store_(recallOnly.token, { content: "from a recall-only token" })).toMatchObject({ isError: true, content: [{ text: "access denied: you may not use the tool `store_memory`" }] });
+    expect(await store_(recallOnly.token, { content: "from a recall-only token" })).toMatchObject({
+      isError: true,
+      content: [{ text: "access denied: you may not use the tool `store_memory`" }],
+    });
     const noAdmin = await issueApiToken(store.db, { owner: "keeper" });
     await setTokenScope(store.db, noAdmin.id, { connections: [], mcp_privileges: ["store_memory", "recall_memories"], admin_permissions: [] });
     expect((await store_(noAdmin.token, { content: "system fact from a narrowed token", scope: "system" })).isError).toBe(true);
     const system = idOf(await store_(keeper, { content: "system fact for the scope test", scope: "system" }));
     expect(await api("PATCH", `/api/v1/memories/${system}`, { token: noAdmin.token, body: { pinned: true } })).toMatchObject({ status: 403 });
     expect(await api("DELETE", `/api/v1/memories/${system}`, { token: noAdmin.token })).toMatchObject({ status: 403 });
-    const [{ n }] = await store.db.query<{ n: number }>("SELECT count(*)::int AS n FROM memories WHERE content IN ('from a recall-only token', 'system fact from a narrowed token') OR (id = $1 AND pinned)", [system]);
+    const [{ n }] = await store.db.query<{ n: number }>(
+      "SELECT count(*)::int AS n FROM memories WHERE content IN ('from a recall-only token', 'system fact from a narrowed token') OR (id = $1 AND pinned)",
+      [system],
+    );
     expect(n).toBe(0);
   });
 
@@ -154,8 +189,11 @@ describe("memories on a datastore without pgvector", () => {
       expect(await hasEmbeddings(pg.db)).toBe(false);
       const user = await userWithToken(pg.db, "plain", { superuser: true });
       const plain = client(testApp(pg.db, { config: { llm: llmSection(wire, { openai: KEYS.openai }) } }).app);
-      const call = async (name: string, args: unknown) => (await plain("POST", "/api/v1/mcp/tools/call", { token: user.token, body: { name, arguments: args } })).body.content[0].text as string;
-      expect(await call("store_memory", { content: "wal archiving goes to s3", category: "ops" })).toContain("search: the datastore has no pgvector: found by words");
+      const call = async (name: string, args: unknown) =>
+        (await plain("POST", "/api/v1/mcp/tools/call", { token: user.token, body: { name, arguments: args } })).body.content[0].text as string;
+      expect(await call("store_memory", { content: "wal archiving goes to s3", category: "ops" })).toContain(
+        "search: the datastore has no pgvector: found by words",
+      );
       expect(await call("recall_memories", { query: "archiving" })).toContain("wal archiving goes to s3");
     } finally {
       await pg.close();

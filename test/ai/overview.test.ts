@@ -46,7 +46,11 @@ afterAll(async () => {
 });
 
 const raise = (connectionId: number, severity: string, title: string) =>
-  store.db.query("INSERT INTO alerts (alert_type, connection_id, severity, title, status, metric_name) VALUES ('threshold', $1, $2, $3, 'active', $3)", [connectionId, severity, title]);
+  store.db.query("INSERT INTO alerts (alert_type, connection_id, severity, title, status, metric_name) VALUES ('threshold', $1, $2, $3, 'active', $3)", [
+    connectionId,
+    severity,
+    title,
+  ]);
 
 describe("GET /api/v1/overview", () => {
   it("summarizes the snapshot once, and again only when something significant changes or on refresh", async () => {
@@ -54,7 +58,12 @@ describe("GET /api/v1/overview", () => {
     const before = llmCalls();
     const first = await api("GET", "/api/v1/overview", { token: root });
     expect(first.status, first.text).toBe(200);
-    expect(first.body).toMatchObject({ status: "ready", llm: "configured", summary: expect.stringContaining("prod-db-1"), snapshot: { server_total: 2, server_online: 2, alert_total: 0 } });
+    expect(first.body).toMatchObject({
+      status: "ready",
+      llm: "configured",
+      summary: expect.stringContaining("prod-db-1"),
+      snapshot: { server_total: 2, server_online: 2, alert_total: 0 },
+    });
     expect(Date.parse(first.body.stale_at) - Date.parse(first.body.generated_at)).toBe(300_000);
     expect(llmCalls() - before).toBe(1);
     const prompt = JSON.stringify(wire.requests.at(-1)!.body);
@@ -66,7 +75,12 @@ describe("GET /api/v1/overview", () => {
 
     await raise(prod, "critical", "replication lag over 5 minutes");
     const changed = await api("GET", "/api/v1/overview", { token: root });
-    expect(changed.body.snapshot).toMatchObject({ alert_total: 1, alert_critical: 1, server_warning: 1, top_alerts: [{ title: "replication lag over 5 minutes", server_name: "prod-db-1", severity: "critical" }] });
+    expect(changed.body.snapshot).toMatchObject({
+      alert_total: 1,
+      alert_critical: 1,
+      server_warning: 1,
+      top_alerts: [{ title: "replication lag over 5 minutes", server_name: "prod-db-1", severity: "critical" }],
+    });
     expect(llmCalls() - before).toBe(2);
     // A refresh right after a summary was written is refused; a minute later it writes one.
     const tooSoon = await api("GET", "/api/v1/overview?refresh=true", { token: root });
@@ -101,7 +115,9 @@ describe("GET /api/v1/overview", () => {
 
   it("narrows to servers, clusters or connection ids, and refuses what does not parse", async () => {
     const api = instance();
-    expect((await api("GET", `/api/v1/overview?scope_type=server&scope_id=${prod}`, { token: root })).body.snapshot.servers.map((s: { id: number }) => s.id)).toEqual([prod]);
+    expect(
+      (await api("GET", `/api/v1/overview?scope_type=server&scope_id=${prod}`, { token: root })).body.snapshot.servers.map((s: { id: number }) => s.id),
+    ).toEqual([prod]);
     expect((await api("GET", `/api/v1/overview?connection_ids=${staging},%20${prod},`, { token: root })).body.snapshot.server_total).toBe(2);
     for (const [query, message] of [
       ["scope_type=server", /scope_type and scope_id go together/],
@@ -123,7 +139,11 @@ describe("GET /api/v1/overview", () => {
     expect(res.body).toMatchObject({ status: "ready", summary: null, llm: "unconfigured", snapshot: { server_total: 2 } });
     expect(wire.requests.length).toBe(before);
     const off = client(testApp(store.db, { config: { llm: llmSection(wire, { anthropic: KEYS.anthropic }, { overview_summary: false }) } }).app);
-    expect((await off("GET", "/api/v1/overview?refresh=true", { token: root })).body).toMatchObject({ summary: null, llm: "disabled", snapshot: { server_total: 2 } });
+    expect((await off("GET", "/api/v1/overview?refresh=true", { token: root })).body).toMatchObject({
+      summary: null,
+      llm: "disabled",
+      snapshot: { server_total: 2 },
+    });
     expect(wire.requests.length).toBe(before);
     expect((await instance()("GET", "/api/v1/overview")).status).toBe(401);
   });
@@ -136,7 +156,10 @@ describe("GET /api/v1/overview", () => {
     expect(summary).toMatch(/^echo: Estate snapshot/);
     expect(summary).toContain("staging-db-7");
     expect(JSON.parse(snapshot).servers.map((x: { name: string }) => x.name)).toEqual(["staging-db-7"]);
-    expect((await api("POST", "/api/v1/mcp/tools/call", { token: narrow, body: { name: "get_overview", arguments: {} } })).body).toMatchObject({ isError: true, content: [{ text: "access denied: you may not use the tool `get_overview`" }] });
+    expect((await api("POST", "/api/v1/mcp/tools/call", { token: narrow, body: { name: "get_overview", arguments: {} } })).body).toMatchObject({
+      isError: true,
+      content: [{ text: "access denied: you may not use the tool `get_overview`" }],
+    });
   });
 });
 

@@ -40,7 +40,10 @@ beforeAll(async () => {
   conn = await addConnection(store.db, "billing-primary");
   quiet = await addConnection(store.db, "never-sampled");
   await sampleAt("2026-03-01T10:00:00Z", "16384", "2026-03-01T08:00:00Z");
-  await store.db.query("INSERT INTO alerts (alert_type, connection_id, severity, title, status, metric_name) VALUES ('threshold', $1, 'warning', 'cache hit ratio below 90%', 'active', 'x')", [conn]);
+  await store.db.query(
+    "INSERT INTO alerts (alert_type, connection_id, severity, title, status, metric_name) VALUES ('threshold', $1, 'warning', 'cache hit ratio below 90%', 'active', 'x')",
+    [conn],
+  );
 });
 afterAll(async () => {
   await wire.close();
@@ -76,7 +79,13 @@ describe("server AI analysis", () => {
 
   it("says no_data before the collector has sampled the server, unconfigured without an LLM, disabled when switched off", async () => {
     const before = calls();
-    expect((await api("GET", `/api/v1/server-info/${quiet}/ai-analysis`, { token: root })).body).toEqual({ connection_id: quiet, status: "no_data", analysis: null, generated_at: null, llm: "configured" });
+    expect((await api("GET", `/api/v1/server-info/${quiet}/ai-analysis`, { token: root })).body).toEqual({
+      connection_id: quiet,
+      status: "no_data",
+      analysis: null,
+      generated_at: null,
+      llm: "configured",
+    });
     const plain = client(testApp(store.db).app);
     expect((await plain("GET", `/api/v1/server-info/${conn}/ai-analysis`, { token: root })).body).toMatchObject({ analysis: null, llm: "unconfigured" });
     const off = client(testApp(store.db, { config: { llm: llmSection(wire, { anthropic: KEYS.anthropic }, { server_analysis: false }) } }).app);

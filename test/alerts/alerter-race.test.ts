@@ -17,7 +17,10 @@ const CONNECTIONS = 6;
 beforeAll(async () => {
   store = await migratedDatastore("pg");
   for (let i = 0; i < CONNECTIONS; i++) {
-    await store.db.query("INSERT INTO connections (name, host, port, username, is_monitored, connection_error) VALUES ($1, '127.0.0.1', 1, 'x', true, $2)", [`down${i}`, `refused ${i}`]);
+    await store.db.query("INSERT INTO connections (name, host, port, username, is_monitored, connection_error) VALUES ($1, '127.0.0.1', 1, 'x', true, $2)", [
+      `down${i}`,
+      `refused ${i}`,
+    ]);
   }
 });
 afterAll(() => store.close());

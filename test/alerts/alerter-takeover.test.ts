@@ -39,11 +39,15 @@ it("another instance takes over within about two intervals of a kill -9 inside a
   await locker.connect();
   try {
     // Let the child run a first round, then hold its next one inside: it claims the round, then waits on the lock.
-    expect(await waitFor(async () => (await store.db.query("SELECT 1 FROM maintenance_runs WHERE task = 'alerter' AND last_run_at IS NOT NULL")).length > 0, 60_000)).toBe(true);
+    expect(
+      await waitFor(async () => (await store.db.query("SELECT 1 FROM maintenance_runs WHERE task = 'alerter' AND last_run_at IS NOT NULL")).length > 0, 60_000),
+    ).toBe(true);
     await locker.query("BEGIN");
     await locker.query("LOCK TABLE alerts IN ACCESS EXCLUSIVE MODE");
     const held = await waitFor(
-      async () => (await store.db.query("SELECT 1 FROM maintenance_runs WHERE task = 'alerter' AND claimed_until > now()")).length > 0 && (await store.db.query("SELECT 1 FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND datname = current_database()")).length > 0,
+      async () =>
+        (await store.db.query("SELECT 1 FROM maintenance_runs WHERE task = 'alerter' AND claimed_until > now()")).length > 0 &&
+        (await store.db.query("SELECT 1 FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND datname = current_database()")).length > 0,
       60_000, // generous: on a busy machine the child's next round can be late; the timing that counts starts at the kill
     );
     expect(held, "the child is inside a round, waiting on the lock").toBe(true);
@@ -51,7 +55,9 @@ it("another instance takes over within about two intervals of a kill -9 inside a
     const killedAt = Date.now();
     await locker.query("ROLLBACK");
     // The server goes down while the killed instance held the round.
-    await store.db.query("INSERT INTO connections (name, host, port, username, is_monitored, connection_error) VALUES ('went-down', '127.0.0.1', 1, 'x', true, 'connection refused')");
+    await store.db.query(
+      "INSERT INTO connections (name, host, port, username, is_monitored, connection_error) VALUES ('went-down', '127.0.0.1', 1, 'x', true, 'connection refused')",
+    );
 
     const other = openPg(store.url!);
     const config = { ...resolveConfig({}, { PGLENS_SECRET: TEST_SECRET }), alerter: { enabled: true, interval_seconds: INTERVAL } };

@@ -14,7 +14,6 @@ import { client } from "../support/http.ts";
 import { collectEvery, registerServer, monitoringConfig as config, quietLog as log, pause } from "../support/monitored.ts";
 import { freePort, startEmbeddedPostgres, type TestServer } from "../support/postgres.ts";
 
-
 let server: TestServer;
 let store: TestDatastore;
 let api: ReturnType<typeof client>;
@@ -66,21 +65,40 @@ describe("the alerter on a live server", () => {
   it("seeds the built-in rules and says which it cannot evaluate", async () => {
     const rules = (await api("GET", "/api/v1/alert-rules", { token: root })).body;
     expect(rules).toHaveLength(34);
-    expect(rules.find((r: { name: string }) => r.name === "spock_recent_exceptions_high")).toMatchObject({ available: false, unavailable_reason: expect.stringContaining("Spock") });
-    expect(rules.find((r: { name: string }) => r.name === "long_running_queries")).toMatchObject({ available: true, default_threshold: 600, metric_unit: "seconds" });
+    expect(rules.find((r: { name: string }) => r.name === "spock_recent_exceptions_high")).toMatchObject({
+      available: false,
+      unavailable_reason: expect.stringContaining("Spock"),
+    });
+    expect(rules.find((r: { name: string }) => r.name === "long_running_queries")).toMatchObject({
+      available: true,
+      default_threshold: 600,
+      metric_unit: "seconds",
+    });
     expect((await api("PUT", `/api/v1/alert-rules/${ruleId}`, { token: root, body: { default_operator: "=>" } })).status).toBe(400);
   });
 
   it("fires, updates, is acknowledged, reactivates on a new severity, clears, and honours the cooldown", async () => {
     // Lower the threshold for this server: a query running over 2 s.
-    const put = await api("PUT", `/api/v1/alert-overrides/server/${conn}/${ruleId}`, { token: root, body: { operator: ">", threshold: 2, severity: "warning", enabled: true } });
+    const put = await api("PUT", `/api/v1/alert-overrides/server/${conn}/${ruleId}`, {
+      token: root,
+      body: { operator: ">", threshold: 2, severity: "warning", enabled: true },
+    });
     expect(put).toMatchObject({ status: 200, body: { status: "ok" } });
     const sleeper = await longQuery();
     await pause(2500);
     const fired = await collectAndEvaluate();
     expect(fired.raised).toHaveLength(1);
     let [alert] = (await alerts("&alert_type=threshold")).alerts;
-    expect(alert).toMatchObject({ rule_id: ruleId, status: "active", severity: "warning", threshold_value: 2, operator: ">", server_name: "monitored", metric_unit: "seconds", title: "long_running_queries" });
+    expect(alert).toMatchObject({
+      rule_id: ruleId,
+      status: "active",
+      severity: "warning",
+      threshold_value: 2,
+      operator: ">",
+      server_name: "monitored",
+      metric_unit: "seconds",
+      title: "long_running_queries",
+    });
     expect(alert.metric_value).toBeGreaterThan(2);
 
     // A second round updates the same alert.
@@ -91,14 +109,19 @@ describe("the alerter on a live server", () => {
     expect(updated[0].metric_value).toBeGreaterThan(alert.metric_value);
 
     // Acknowledged: stays acknowledged while the severity holds.
-    expect((await api("POST", "/api/v1/alerts/acknowledge", { token: root, body: { alert_id: alert.id, message: "looking" } })).body).toEqual({ status: "acknowledged" });
+    expect((await api("POST", "/api/v1/alerts/acknowledge", { token: root, body: { alert_id: alert.id, message: "looking" } })).body).toEqual({
+      status: "acknowledged",
+    });
     expect((await api("POST", "/api/v1/alerts/acknowledge", { token: root, body: { alert_id: alert.id } })).status).toBe(409);
     await collectAndEvaluate();
     [alert] = (await alerts("&alert_type=threshold")).alerts;
     expect(alert).toMatchObject({ status: "acknowledged", acknowledged_by: "root", ack_message: "looking" });
 
     // The severity changes: active again, acknowledgment gone.
-    await api("PUT", `/api/v1/alert-overrides/server/${conn}/${ruleId}`, { token: root, body: { operator: ">", threshold: 2, severity: "critical", enabled: true } });
+    await api("PUT", `/api/v1/alert-overrides/server/${conn}/${ruleId}`, {
+      token: root,
+      body: { operator: ">", threshold: 2, severity: "critical", enabled: true },
+    });
     await collectAndEvaluate();
     [alert] = (await alerts("&alert_type=threshold")).alerts;
     expect(alert).toMatchObject({ status: "active", severity: "critical", acknowledged_by: null });

@@ -24,7 +24,17 @@ let hidden: number;
 const ids: Record<string, number> = {};
 
 async function insertAlert(connection: number, fields: Record<string, unknown> = {}): Promise<number> {
-  const row = { alert_type: "threshold", metric_name: "m", severity: "warning", title: "t", status: "active", cleared_at: null, triggered_at: new Date(), object_name: String(Math.random()), ...fields };
+  const row = {
+    alert_type: "threshold",
+    metric_name: "m",
+    severity: "warning",
+    title: "t",
+    status: "active",
+    cleared_at: null,
+    triggered_at: new Date(),
+    object_name: String(Math.random()),
+    ...fields,
+  };
   const [{ id }] = await store.db.query<{ id: number }>(
     "INSERT INTO alerts (connection_id, alert_type, metric_name, severity, title, status, cleared_at, triggered_at, object_name) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING id::int AS id",
     [connection, row.alert_type, row.metric_name, row.severity, row.title, row.status, row.cleared_at, row.triggered_at, row.object_name],
@@ -72,7 +82,10 @@ describe("alerts API", () => {
       const res = await api(method, path, { token: reader, body });
       expect(res, `${method} ${path}`).toMatchObject({ status: 404, body: { error: `alert ${ids.hiddenActive} not found` } });
     }
-    expect((await store.db.query("SELECT status, ai_analysis FROM alerts WHERE id = $1", [ids.hiddenActive]))[0]).toEqual({ status: "active", ai_analysis: null });
+    expect((await store.db.query("SELECT status, ai_analysis FROM alerts WHERE id = $1", [ids.hiddenActive]))[0]).toEqual({
+      status: "active",
+      ai_analysis: null,
+    });
   });
 
   it("filters, and refuses filters it cannot read", async () => {
@@ -101,19 +114,26 @@ describe("alerts API", () => {
         expect(res.body.error).toContain(`changing alert ${ids.seenActive} needs read_write on its connection ${seen}`);
       }
     }
-    expect((await store.db.query("SELECT status, ai_analysis FROM alerts WHERE id = $1", [ids.seenActive]))[0]).toEqual({ status: "active", ai_analysis: null });
+    expect((await store.db.query("SELECT status, ai_analysis FROM alerts WHERE id = $1", [ids.seenActive]))[0]).toEqual({
+      status: "active",
+      ai_analysis: null,
+    });
     expect((await store.db.query("SELECT count(*)::int AS n FROM alert_acknowledgments"))[0]).toEqual({ n: 0 });
   });
 
   it("acknowledges only active alerts, and stores an analysis (read_write on the connection)", async () => {
     expect((await api("POST", "/api/v1/alerts/acknowledge", { token: writer, body: { alert_id: ids.seenCleared } })).status).toBe(409);
-    expect((await api("POST", "/api/v1/alerts/acknowledge", { token: writer, body: { alert_id: ids.seenActive, false_positive: true } })).body).toEqual({ status: "acknowledged" });
+    expect((await api("POST", "/api/v1/alerts/acknowledge", { token: writer, body: { alert_id: ids.seenActive, false_positive: true } })).body).toEqual({
+      status: "acknowledged",
+    });
     const [acked] = (await api("GET", `/api/v1/alerts?status=acknowledged`, { token: reader })).body.alerts;
     expect(acked).toMatchObject({ id: ids.seenActive, acknowledged_by: "writer", false_positive: true });
     expect((await api("DELETE", `/api/v1/alerts/acknowledge?alert_id=${ids.seenActive}`, { token: writer })).body).toEqual({ status: "active" });
     expect((await api("DELETE", `/api/v1/alerts/acknowledge?alert_id=${ids.seenActive}`, { token: writer })).status).toBe(409);
     expect((await api("DELETE", "/api/v1/alerts/acknowledge?alert_id=abc", { token: writer })).status).toBe(400);
-    expect((await api("PUT", "/api/v1/alerts/analysis", { token: writer, body: { alert_id: ids.seenActive, analysis: "vacuum is behind", metric_value: 42 } })).body).toEqual({ status: "saved" });
+    expect(
+      (await api("PUT", "/api/v1/alerts/analysis", { token: writer, body: { alert_id: ids.seenActive, analysis: "vacuum is behind", metric_value: 42 } })).body,
+    ).toEqual({ status: "saved" });
     expect((await api("PUT", "/api/v1/alerts/analysis", { token: writer, body: { alert_id: ids.seenActive } })).status).toBe(400);
     const [analysed] = (await api("GET", `/api/v1/alerts?severity=critical`, { token: reader })).body.alerts;
     expect(analysed).toMatchObject({ ai_analysis: "vacuum is behind", ai_analysis_metric_value: 42 });
@@ -130,7 +150,10 @@ describe("alerts API", () => {
     expect((await api("PUT", `/api/v1/alert-overrides/server/${seen}/999999`, { token: root, body: good })).status).toBe(404);
     expect((await put(`server/${seen}`, { ...good, database_name: "app" })).status).toBe(200);
     const entry = (await api("GET", `/api/v1/alert-overrides/server/${seen}`, { token: reader })).body.find((e: { rule_id: number }) => e.rule_id === rule.id);
-    expect(entry).toMatchObject({ has_override: false, database_overrides: [{ database_name: "app", operator: ">", threshold: 5, severity: "critical", enabled: true }] });
+    expect(entry).toMatchObject({
+      has_override: false,
+      database_overrides: [{ database_name: "app", operator: ">", threshold: 5, severity: "critical", enabled: true }],
+    });
     expect((await api("GET", `/api/v1/alert-overrides/server/${hidden}`, { token: reader })).status).toBe(404);
     // Someone who may edit rules but not see the server cannot override rules there.
     const tuner = await userWithToken(store.db, "tuner");
@@ -142,13 +165,24 @@ describe("alerts API", () => {
     expect((await api("GET", `/api/v1/alert-overrides/context/${hidden}/${rule.id}`, { token: tuner.token })).status).toBe(404);
     expect((await store.db.query("SELECT count(*)::int AS n FROM alert_overrides WHERE scope_id = $1", [hidden]))[0]).toEqual({ n: 0 });
     const context = (await api("GET", `/api/v1/alert-overrides/context/${seen}/${rule.id}`, { token: root })).body;
-    expect(context).toMatchObject({ hierarchy: { connection_id: seen, cluster_id: null }, overrides: { server: null }, effective: { source: "default", threshold: 0 } });
+    expect(context).toMatchObject({
+      hierarchy: { connection_id: seen, cluster_id: null },
+      overrides: { server: null },
+      effective: { source: "default", threshold: 0 },
+    });
     expect((await api("DELETE", `/api/v1/alert-overrides/server/${seen}/${rule.id}?database_name=app`, { token: root })).status).toBe(204);
-    expect((await api("GET", `/api/v1/alert-overrides/server/${seen}`, { token: reader })).body.find((e: { rule_id: number }) => e.rule_id === rule.id).database_overrides).toEqual([]);
+    expect(
+      (await api("GET", `/api/v1/alert-overrides/server/${seen}`, { token: reader })).body.find((e: { rule_id: number }) => e.rule_id === rule.id)
+        .database_overrides,
+    ).toEqual([]);
   });
 
   it("deletes cleared and acknowledged alerts older than the retention", async () => {
-    const old = await insertAlert(seen, { status: "cleared", cleared_at: new Date(Date.now() - 91 * 86_400_000), triggered_at: new Date(Date.now() - 92 * 86_400_000) });
+    const old = await insertAlert(seen, {
+      status: "cleared",
+      cleared_at: new Date(Date.now() - 91 * 86_400_000),
+      triggered_at: new Date(Date.now() - 92 * 86_400_000),
+    });
     const oldButOpen = await insertAlert(seen, { triggered_at: new Date(Date.now() - 92 * 86_400_000) });
     const round = await alerterOnce(store.db, resolveConfig({}, {}), createLogger("error"));
     expect(round).toMatchObject({ ran: true, deletedOld: 1 });

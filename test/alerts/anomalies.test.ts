@@ -63,7 +63,11 @@ afterAll(() => store.close());
 
 describe("baselines and anomalies", () => {
   it("GET /api/v1/metrics/baselines gives exact statistics of the last 7 days", async () => {
-    const res = await api("GET", `/api/v1/metrics/baselines?connection_id=${conn}&probe_name=pg_stat_database&metrics=xact_commit_per_sec,numbackends&database_name=app`, { token: root });
+    const res = await api(
+      "GET",
+      `/api/v1/metrics/baselines?connection_id=${conn}&probe_name=pg_stat_database&metrics=xact_commit_per_sec,numbackends&database_name=app`,
+      { token: root },
+    );
     expect(res.status).toBe(200);
     const sorted = [...rates].sort((a, b) => a - b);
     const mean = rates.reduce((s, v) => s + v, 0) / rates.length;
@@ -80,11 +84,18 @@ describe("baselines and anomalies", () => {
   it("answers 400 for a bad metric or database filter and 404 for a connection the caller cannot read", async () => {
     const bad = await api("GET", `/api/v1/metrics/baselines?connection_id=${conn}&probe_name=pg_stat_database&metrics=nope`, { token: root });
     expect(bad).toMatchObject({ status: 400, body: { error: expect.stringContaining("`nope`") } });
-    expect((await api("GET", `/api/v1/metrics/baselines?connection_id=${conn}&probe_name=pg_stat_wal&metrics=wal_bytes_per_sec&database_name=app`, { token: root })).status).toBe(400);
-    const typo = await api("GET", `/api/v1/metrics/baselines?connection_id=${conn}&probe_name=pg_stat_database&metrics=numbackends&databse_name=app`, { token: root });
+    expect(
+      (await api("GET", `/api/v1/metrics/baselines?connection_id=${conn}&probe_name=pg_stat_wal&metrics=wal_bytes_per_sec&database_name=app`, { token: root }))
+        .status,
+    ).toBe(400);
+    const typo = await api("GET", `/api/v1/metrics/baselines?connection_id=${conn}&probe_name=pg_stat_database&metrics=numbackends&databse_name=app`, {
+      token: root,
+    });
     expect(typo).toMatchObject({ status: 400, body: { error: "unknown query parameter `databse_name`" } });
     const stranger = (await userWithToken(store.db, "stranger")).token;
-    expect((await api("GET", `/api/v1/metrics/baselines?connection_id=${conn}&probe_name=pg_stat_database&metrics=numbackends`, { token: stranger })).status).toBe(404);
+    expect(
+      (await api("GET", `/api/v1/metrics/baselines?connection_id=${conn}&probe_name=pg_stat_database&metrics=numbackends`, { token: stranger })).status,
+    ).toBe(404);
   });
 
   it("refreshes baselines from several instances at once without errors or duplicates", async () => {

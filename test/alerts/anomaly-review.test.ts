@@ -39,8 +39,18 @@ describe("similarityVerdict", () => {
 
 describe("parseClassification and classificationDecision", () => {
   it("reads the JSON asked for, also inside prose, clamping the confidence", () => {
-    expect(parseClassification('{"decision":"suppress","confidence":0.9,"reasoning":"batch"}')).toEqual({ decision: "suppress", confidence: 0.9, reasoning: "batch", read_as: "json" });
-    expect(parseClassification('Sure: {"decision": "ALERT", "confidence": 7} done')).toEqual({ decision: "alert", confidence: 1, reasoning: "", read_as: "json" });
+    expect(parseClassification('{"decision":"suppress","confidence":0.9,"reasoning":"batch"}')).toEqual({
+      decision: "suppress",
+      confidence: 0.9,
+      reasoning: "batch",
+      read_as: "json",
+    });
+    expect(parseClassification('Sure: {"decision": "ALERT", "confidence": 7} done')).toEqual({
+      decision: "alert",
+      confidence: 1,
+      reasoning: "",
+      read_as: "json",
+    });
   });
 
   it("falls back to keywords, and to an alert when the answer says neither", () => {

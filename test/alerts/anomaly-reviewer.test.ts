@@ -37,14 +37,19 @@ async function write(t: number, added: number) {
 }
 
 /** OpenAI for chat (the given model) and embeddings, pointed at the wire server. */
-const llm = (model: string, key = KEYS.openai, extra: Record<string, unknown> = {}) => llmSection(wire, { openai: key }, { model, embedding: { model: "text-embedding-3-small" }, ...extra });
+const llm = (model: string, key = KEYS.openai, extra: Record<string, unknown> = {}) =>
+  llmSection(wire, { openai: key }, { model, embedding: { model: "text-embedding-3-small" }, ...extra });
 const round = (model: string, key?: string) => evaluateAndApply(store.db, new Date(), anomalyReviewer(store.db, llm(model, key), quietLog));
 const chatCalls = () => wire.requests.filter((r) => r.path.endsWith("/chat/completions"));
 const embedCalls = () => wire.requests.filter((r) => r.path.endsWith("/embeddings"));
-const reviews = () => store.db.query<{ decision: string; decided_by: string; tier2_score: number | null; tier3_result: any; has_vector: boolean }>(
-  "SELECT decision, decided_by, tier2_score, tier3_result, embedding IS NOT NULL AS has_vector FROM anomaly_reviews ORDER BY id",
-);
-const openAnomalies = () => store.db.query<{ id: number; status: string; anomaly_details: any }>("SELECT id::int, status, anomaly_details FROM alerts WHERE alert_type = 'anomaly' AND cleared_at IS NULL");
+const reviews = () =>
+  store.db.query<{ decision: string; decided_by: string; tier2_score: number | null; tier3_result: any; has_vector: boolean }>(
+    "SELECT decision, decided_by, tier2_score, tier3_result, embedding IS NOT NULL AS has_vector FROM anomaly_reviews ORDER BY id",
+  );
+const openAnomalies = () =>
+  store.db.query<{ id: number; status: string; anomaly_details: any }>(
+    "SELECT id::int, status, anomaly_details FROM alerts WHERE alert_type = 'anomaly' AND cleared_at IS NULL",
+  );
 
 beforeAll(async () => {
   wire = await startWireServer();
@@ -72,7 +77,10 @@ describe("anomaly review (tiers 2-3)", () => {
   it("alerts without review when no LLM is configured; alerterOnce asks the configured LLM and forgets reviews past the retention", async () => {
     expect((await evaluateAndApply(store.db)).raised).toHaveLength(1);
     await store.db.query("DELETE FROM alerts");
-    const config = resolveConfig({ llm: { providers: { openai: { api_key: KEYS.openai, base_url: wire.baseUrl("openai") } }, model: "judge-suppress" } }, { PGLENS_SECRET: TEST_SECRET });
+    const config = resolveConfig(
+      { llm: { providers: { openai: { api_key: KEYS.openai, base_url: wire.baseUrl("openai") } }, model: "judge-suppress" } },
+      { PGLENS_SECRET: TEST_SECRET },
+    );
     // A review older than the alert retention (90 days) goes with the old alerts.
     await store.db.query(
       `INSERT INTO anomaly_reviews (connection_id, database_name, metric_name, metric_value, z_score, description, decision, decided_by, reviewed_at)
@@ -91,7 +99,13 @@ describe("anomaly review (tiers 2-3)", () => {
     const prompt = JSON.stringify(call.body.messages);
     for (const fact of ["busy", "app", METRIC, '\\"z_score\\"', '\\"baseline\\"', "harmless variation"]) expect(prompt).toContain(fact);
     expect(await reviews()).toEqual([
-      { decision: "suppress", decided_by: "llm", tier2_score: null, tier3_result: { decision: "suppress", confidence: 0.9, reasoning: "the nightly batch does this", read_as: "json" }, has_vector: true },
+      {
+        decision: "suppress",
+        decided_by: "llm",
+        tier2_score: null,
+        tier3_result: { decision: "suppress", confidence: 0.9, reasoning: "the nightly batch does this", read_as: "json" },
+        has_vector: true,
+      },
     ]);
     expect((await round("judge-alert")).raised).toEqual([]);
     expect(chatCalls()).toHaveLength(1);
@@ -115,10 +129,19 @@ describe("anomaly review (tiers 2-3)", () => {
     const past = JSON.parse(chatCalls()[1].body.messages.at(-1).content.split("\n")[1]).similar_past_reviews;
     expect(past).toEqual([{ description: expect.stringContaining(METRIC), decision: "alert", similarity: 1, marked_false_positive: false }]);
     const [alert] = await openAnomalies();
-    expect(alert.anomaly_details).toMatchObject({ z_score: expect.any(Number), decided_by: "llm", tier2_score: 1, tier3_result: { decision: "alert", read_as: "json" } });
+    expect(alert.anomaly_details).toMatchObject({
+      z_score: expect.any(Number),
+      decided_by: "llm",
+      tier2_score: 1,
+      tier3_result: { decision: "alert", read_as: "json" },
+    });
     const root = (await userWithToken(store.db, "root", { superuser: true })).token;
     const listed = (await client(testApp(store.db).app)("GET", `/api/v1/alerts?alert_type=anomaly`, { token: root })).body.alerts[0];
-    expect(listed.anomaly_details).toMatchObject({ decided_by: "llm", tier2_score: 1, tier3_result: { decision: "alert", confidence: 0.8, reasoning: "nothing explains it" } });
+    expect(listed.anomaly_details).toMatchObject({
+      decided_by: "llm",
+      tier2_score: 1,
+      tier3_result: { decision: "alert", confidence: 0.8, reasoning: "nothing explains it" },
+    });
   });
 
   it("alerts when the LLM fails (fail-safe) or suppresses with low confidence", async () => {
@@ -148,7 +171,10 @@ describe("anomaly review (tiers 2-3)", () => {
 
   it("two alerters at once review each candidate once", async () => {
     await store.db.query("UPDATE maintenance_runs SET last_run_at = NULL, claimed_until = NULL");
-    const config = resolveConfig({ llm: { providers: { openai: { api_key: KEYS.openai, base_url: wire.baseUrl("openai") } }, model: "judge-alert" } }, { PGLENS_SECRET: TEST_SECRET });
+    const config = resolveConfig(
+      { llm: { providers: { openai: { api_key: KEYS.openai, base_url: wire.baseUrl("openai") } }, model: "judge-alert" } },
+      { PGLENS_SECRET: TEST_SECRET },
+    );
     const rounds = await Promise.all([alerterOnce(store.db, config, quietLog), alerterOnce(store.db, config, quietLog)]);
     expect(rounds.map((r) => r.ran).sort()).toEqual([false, true]);
     expect(chatCalls()).toHaveLength(1);

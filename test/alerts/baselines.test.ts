@@ -18,12 +18,26 @@ describe("summarize", () => {
 });
 
 describe("metricHistory", () => {
-  const sample = (t: number, commits: number, reset = "2026-01-01T00:00:00Z") => ({ t, rows: [{ database_name: "app", xact_commit: commits, numbackends: commits % 7, stats_reset: reset }] });
-  const samples = [sample(0, 100), sample(60_000, 160), sample(120_000, 280), sample(180_000, 10, "2026-02-01T00:00:00Z"), sample(240_000, 70, "2026-02-01T00:00:00Z"), sample(3_600_000, 100, "2026-02-01T00:00:00Z")];
+  const sample = (t: number, commits: number, reset = "2026-01-01T00:00:00Z") => ({
+    t,
+    rows: [{ database_name: "app", xact_commit: commits, numbackends: commits % 7, stats_reset: reset }],
+  });
+  const samples = [
+    sample(0, 100),
+    sample(60_000, 160),
+    sample(120_000, 280),
+    sample(180_000, 10, "2026-02-01T00:00:00Z"),
+    sample(240_000, 70, "2026-02-01T00:00:00Z"),
+    sample(3_600_000, 100, "2026-02-01T00:00:00Z"),
+  ];
 
   it("turns a counter into one rate per interval, skipping resets and gaps", () => {
     const rate = metricHistory(probe, parseMetricName("xact_commit_per_sec", probe), samples, 60);
-    expect(rate).toEqual([{ t: 60_000, value: 1 }, { t: 120_000, value: 2 }, { t: 240_000, value: 1 }]);
+    expect(rate).toEqual([
+      { t: 60_000, value: 1 },
+      { t: 120_000, value: 2 },
+      { t: 240_000, value: 1 },
+    ]);
     expect(metricHistory(probe, parseMetricName("xact_commit_delta", probe), samples, 60).map((p) => p.value)).toEqual([60, 120, 60]);
   });
 
@@ -67,7 +81,18 @@ describe("anomalies", () => {
   });
 
   it("falls back from an hour with under 3 samples to the weekday, then to all", () => {
-    const b = (period_type: Baseline["period_type"], period_value: number, sample_count: number): Baseline => ({ period_type, period_value, mean: 1, stddev: 1, min: 0, max: 2, p50: 1, p95: 2, p99: 2, sample_count });
+    const b = (period_type: Baseline["period_type"], period_value: number, sample_count: number): Baseline => ({
+      period_type,
+      period_value,
+      mean: 1,
+      stddev: 1,
+      min: 0,
+      max: 2,
+      p50: 1,
+      p95: 2,
+      p99: 2,
+      sample_count,
+    });
     expect(pickBaseline([b("hourly", 3, 2), b("daily", 1, 3), b("all", 0, 9)], at(3))).toMatchObject({ period_type: "daily" });
     expect(pickBaseline([b("hourly", 3, 2), b("daily", 1, 2), b("all", 0, 9)], at(3))).toMatchObject({ period_type: "all" });
     expect(pickBaseline([b("all", 0, 2)], at(3))).toBeUndefined();

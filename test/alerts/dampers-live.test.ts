@@ -45,12 +45,19 @@ async function round() {
   await alertAndDeliver(store.db, config, log, {});
 }
 const events = () => receiver.requests.map((r) => (JSON.parse(r.body) as { event: string }).event);
-const alertsOf = async (status: string) => (await api("GET", `/api/v1/alerts?status=${status}&connection_id=${conn}`, { token: root })).body.alerts as Array<{ id: number; status: string }>;
+const alertsOf = async (status: string) =>
+  (await api("GET", `/api/v1/alerts?status=${status}&connection_id=${conn}`, { token: root })).body.alerts as Array<{ id: number; status: string }>;
 
 it("holds a new alert pending for `for`, then fires once; holds it open through the clear delay, then clears once", { timeout: 90_000 }, async () => {
-  await api("POST", "/api/v1/notification-channels", { token: root, body: { channel_type: "webhook", name: "ops", endpoint_url: `${receiver.url}/hook`, is_estate_default: true } });
+  await api("POST", "/api/v1/notification-channels", {
+    token: root,
+    body: { channel_type: "webhook", name: "ops", endpoint_url: `${receiver.url}/hook`, is_estate_default: true },
+  });
   const [rule] = await store.db.query<{ id: number }>("SELECT id FROM alert_rules WHERE name = 'session_count_anomaly'");
-  const put = await api("PUT", `/api/v1/alert-overrides/server/${conn}/${rule.id}`, { token: root, body: { operator: ">=", threshold: 1, severity: "warning", enabled: true, for_minutes: 2, clear_delay_minutes: 1 } });
+  const put = await api("PUT", `/api/v1/alert-overrides/server/${conn}/${rule.id}`, {
+    token: root,
+    body: { operator: ">=", threshold: 1, severity: "warning", enabled: true, for_minutes: 2, clear_delay_minutes: 1 },
+  });
   expect(put.status).toBe(200);
 
   const session = new pg.Client({ connectionString: server.url, application_name: "someone" });
@@ -60,7 +67,13 @@ it("holds a new alert pending for `for`, then fires once; holds it open through 
   expect(await alertsOf("pending")).toHaveLength(1);
   expect(events()).toEqual([]);
   const timeline = async () =>
-    ((await api("GET", `/api/v1/timeline/events?start_time=${new Date(Date.now() - 3_600_000).toISOString()}&end_time=${new Date().toISOString()}&connection_id=${conn}&event_types=alert_fired`, { token: root })).body.events as unknown[]);
+    (
+      await api(
+        "GET",
+        `/api/v1/timeline/events?start_time=${new Date(Date.now() - 3_600_000).toISOString()}&end_time=${new Date().toISOString()}&connection_id=${conn}&event_types=alert_fired`,
+        { token: root },
+      )
+    ).body.events as unknown[];
   expect(await timeline()).toEqual([]); // pending has not fired
   await store.db.query("UPDATE alerts SET pending_since = pending_since - interval '2 minutes' WHERE status = 'pending'");
   await round();

@@ -12,19 +12,50 @@ const MINUTE = 60_000;
 const T0 = Date.parse("2026-11-28T10:00:00Z");
 
 /** Runs one round a minute over `values` (null: no reading); answers what was notified, round by round. */
-function notices(values: Array<number | null>, dampers: { for?: number; clearDelay?: number }, override?: { for_minutes?: number | null; clear_delay_minutes?: number | null }) {
+function notices(
+  values: Array<number | null>,
+  dampers: { for?: number; clearDelay?: number },
+  override?: { for_minutes?: number | null; clear_delay_minutes?: number | null },
+) {
   const rule: RoundRule = {
-    id: 1, name: "sessions", description: "too many sessions", metric_name: "pg_stat_activity.count", default_operator: ">", default_threshold: 1,
-    default_severity: "warning", default_enabled: true, available: true, default_for_minutes: dampers.for ?? 0, default_clear_delay_minutes: dampers.clearDelay ?? 0,
+    id: 1,
+    name: "sessions",
+    description: "too many sessions",
+    metric_name: "pg_stat_activity.count",
+    default_operator: ">",
+    default_threshold: 1,
+    default_severity: "warning",
+    default_enabled: true,
+    available: true,
+    default_for_minutes: dampers.for ?? 0,
+    default_clear_delay_minutes: dampers.clearDelay ?? 0,
   };
-  const overrides = override ? [{ rule_id: 1, scope: "server" as const, scope_id: 5, database_name: "", operator: ">" as const, threshold: 1, severity: "warning" as const, enabled: true, ...override }] : [];
+  const overrides = override
+    ? [
+        {
+          rule_id: 1,
+          scope: "server" as const,
+          scope_id: 5,
+          database_name: "",
+          operator: ">" as const,
+          threshold: 1,
+          severity: "warning" as const,
+          enabled: true,
+          ...override,
+        },
+      ]
+    : [];
   let open: OpenAlert[] = [];
   let nextId = 1;
   const said: string[] = [];
   values.forEach((value, minute) => {
     const now = T0 + minute * MINUTE;
     const input: RoundInput = {
-      rules: [rule], overrides, now, recentlyCleared: new Set(), open,
+      rules: [rule],
+      overrides,
+      now,
+      recentlyCleared: new Set(),
+      open,
       connections: [{ connectionId: 5, clusterId: null, groupId: null, name: "prod", error: null, blackedOut: false }],
       readings: new Map([[5, new Map([[rule.metric_name, value === null ? [] : [{ database_name: "", object_name: "", value }]]])]]),
     };

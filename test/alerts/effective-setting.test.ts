@@ -36,8 +36,26 @@ describe("effectiveSetting", () => {
           { ...override("server_database", true), database_name: "other" },
         ].map((o) => ({ ...o, threshold: 999 }));
         const forApp = effectiveSetting(rule, [...noise, ...overrides], where, "app");
-        if (present.length === 0) expect(forApp).toEqual({ operator: ">", threshold: 100, severity: "warning", enabled: true, for_minutes: 0, clear_delay_minutes: 0, source: "default" });
-        else expect(forApp).toEqual({ operator: "<", threshold: LEVELS.indexOf(present[0]) + 1, severity: "critical", enabled, for_minutes: 0, clear_delay_minutes: 0, source: present[0] });
+        if (present.length === 0)
+          expect(forApp).toEqual({
+            operator: ">",
+            threshold: 100,
+            severity: "warning",
+            enabled: true,
+            for_minutes: 0,
+            clear_delay_minutes: 0,
+            source: "default",
+          });
+        else
+          expect(forApp).toEqual({
+            operator: "<",
+            threshold: LEVELS.indexOf(present[0]) + 1,
+            severity: "critical",
+            enabled,
+            for_minutes: 0,
+            clear_delay_minutes: 0,
+            source: present[0],
+          });
         // A database-specific override applies to its database only.
         const forServer = effectiveSetting(rule, [...noise, ...overrides], where, "");
         const serverWide = present.filter((l) => l !== "server_database");
@@ -54,8 +72,18 @@ describe("effectiveSetting", () => {
 
 describe("violates", () => {
   it.each([
-    [">", 5, 4, true], [">", 4, 4, false], [">=", 4, 4, true], [">=", 3, 4, false], ["<", 3, 4, true], ["<", 4, 4, false],
-    ["<=", 4, 4, true], ["<=", 5, 4, false], ["==", 1, 1, true], ["==", 0, 1, false], ["!=", 0, 1, true], ["!=", 1, 1, false],
+    [">", 5, 4, true],
+    [">", 4, 4, false],
+    [">=", 4, 4, true],
+    [">=", 3, 4, false],
+    ["<", 3, 4, true],
+    ["<", 4, 4, false],
+    ["<=", 4, 4, true],
+    ["<=", 5, 4, false],
+    ["==", 1, 1, true],
+    ["==", 0, 1, false],
+    ["!=", 0, 1, true],
+    ["!=", 1, 1, false],
   ] as const)("%s: %d against %d -> %s", (op, value, threshold, expected) => {
     expect(violates(value, op, threshold)).toBe(expected);
   });

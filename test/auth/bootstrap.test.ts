@@ -16,8 +16,12 @@ const log = createLogger("error");
 const config = (env: Record<string, string>) => resolveConfig({}, env);
 
 it("creates the first superuser from PGLENS_ADMIN_USERNAME/PASSWORD only while there is no user", async () => {
-  await expect(ensureFirstSuperuser(store.db, config({ PGLENS_ADMIN_USERNAME: "root" }), log)).rejects.toThrow("set both PGLENS_ADMIN_USERNAME and PGLENS_ADMIN_PASSWORD");
-  await expect(ensureFirstSuperuser(store.db, config({ PGLENS_ADMIN_USERNAME: "root", PGLENS_ADMIN_PASSWORD: "short" }), log)).rejects.toThrow("PGLENS_ADMIN_PASSWORD: password must be at least 12 characters");
+  await expect(ensureFirstSuperuser(store.db, config({ PGLENS_ADMIN_USERNAME: "root" }), log)).rejects.toThrow(
+    "set both PGLENS_ADMIN_USERNAME and PGLENS_ADMIN_PASSWORD",
+  );
+  await expect(ensureFirstSuperuser(store.db, config({ PGLENS_ADMIN_USERNAME: "root", PGLENS_ADMIN_PASSWORD: "short" }), log)).rejects.toThrow(
+    "PGLENS_ADMIN_PASSWORD: password must be at least 12 characters",
+  );
   expect(await ensureFirstSuperuser(store.db, config({}), log)).toBe(false);
   expect(await ensureFirstSuperuser(store.db, config({ PGLENS_ADMIN_USERNAME: "root", PGLENS_ADMIN_PASSWORD: "root's long passphrase" }), log)).toBe(true);
   const root = await findUserByName(store.db, "root");

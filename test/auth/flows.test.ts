@@ -22,14 +22,27 @@ const send = async (method: string, path: string, options: { token?: string; bod
 
 beforeAll(async () => {
   store = await migratedDatastore("pg");
-  ({ app, logs } = testApp(store.db, { config: { auth: { session_hours: 24, max_failed_logins_per_address: 8, max_failed_logins_per_account: 4, failure_window_minutes: 15, lockout_after_failures: 6, cache_seconds: 5 } } }));
+  ({ app, logs } = testApp(store.db, {
+    config: {
+      auth: {
+        session_hours: 24,
+        max_failed_logins_per_address: 8,
+        max_failed_logins_per_account: 4,
+        failure_window_minutes: 15,
+        lockout_after_failures: 6,
+        cache_seconds: 5,
+      },
+    },
+  }));
   root = (await userWithToken(store.db, "root", { superuser: true })).token;
 });
 afterAll(() => store.close());
 
 describe("sessions", () => {
   it("log in, use the token as bearer or cookie, log out", async () => {
-    expect((await send("POST", "/api/v1/rbac/users", { token: root, body: { username: "alice", password: PASSWORD, display_name: "Alice" } })).status).toBe(201);
+    expect((await send("POST", "/api/v1/rbac/users", { token: root, body: { username: "alice", password: PASSWORD, display_name: "Alice" } })).status).toBe(
+      201,
+    );
     const login = await send("POST", "/api/v1/auth/login", { body: { username: "alice", password: PASSWORD } });
     expect(login.status).toBe(200);
     expect(login.body.token).toMatch(/^pglens_session_/);
@@ -76,7 +89,8 @@ describe("abuse resistance", () => {
   it("limits failed logins per account with 429 and Retry-After, then locks the account until an admin re-enables it", async () => {
     const created = await send("POST", "/api/v1/rbac/users", { token: root, body: { username: "bob", password: PASSWORD } });
     const statuses: number[] = [];
-    for (let i = 0; i < 5; i++) statuses.push((await send("POST", "/api/v1/auth/login", { body: { username: "bob", password: `wrong password ${i}!` } })).status);
+    for (let i = 0; i < 5; i++)
+      statuses.push((await send("POST", "/api/v1/auth/login", { body: { username: "bob", password: `wrong password ${i}!` } })).status);
     expect(statuses).toEqual([401, 401, 401, 401, 429]);
     const limited = await send("POST", "/api/v1/auth/login", { body: { username: "bob", password: PASSWORD } });
     expect(limited.status).toBe(429);
@@ -92,14 +106,18 @@ describe("abuse resistance", () => {
     expect(users.body.users.find((u: { username: string }) => u.username === "bob")).toMatchObject({ locked: true, enabled: false });
     expect(logs.some((l) => l.msg === "account locked after repeated failed logins" && l.username === "bob")).toBe(true);
 
-    expect((await send("PUT", `/api/v1/rbac/users/${created.body.id}`, { token: root, body: { enabled: true } })).body).toMatchObject({ locked: false, enabled: true });
+    expect((await send("PUT", `/api/v1/rbac/users/${created.body.id}`, { token: root, body: { enabled: true } })).body).toMatchObject({
+      locked: false,
+      enabled: true,
+    });
     expect((await send("POST", "/api/v1/auth/login", { body: { username: "bob", password: PASSWORD } })).status).toBe(200);
   });
 
   it("limits failed logins per client address across accounts", async () => {
     await store.db.query("DELETE FROM login_throttle");
     const statuses: number[] = [];
-    for (let i = 0; i < 9; i++) statuses.push((await send("POST", "/api/v1/auth/login", { body: { username: `ghost${i}`, password: "some wrong password" } })).status);
+    for (let i = 0; i < 9; i++)
+      statuses.push((await send("POST", "/api/v1/auth/login", { body: { username: `ghost${i}`, password: "some wrong password" } })).status);
     expect(statuses.slice(0, 8).every((s) => s === 401)).toBe(true);
     expect(statuses[8]).toBe(429);
     await store.db.query("DELETE FROM login_throttle");
@@ -122,9 +140,13 @@ describe("users, groups and tokens", () => {
     const { token: usersAdmin, id } = await userWithToken(store.db, "usersadmin");
     const group = await send("POST", "/api/v1/rbac/groups", { token: root, body: { name: "user admins" } });
     await send("POST", `/api/v1/rbac/groups/${group.body.id}/members`, { token: root, body: { user_id: id } });
-    expect((await send("PUT", `/api/v1/rbac/groups/${group.body.id}/permissions`, { token: root, body: { admin_permissions: ["manage_users"] } })).status).toBe(200);
+    expect((await send("PUT", `/api/v1/rbac/groups/${group.body.id}/permissions`, { token: root, body: { admin_permissions: ["manage_users"] } })).status).toBe(
+      200,
+    );
     expect((await send("POST", "/api/v1/rbac/users", { token: usersAdmin, body: { username: "carol", password: PASSWORD } })).status).toBe(201);
-    expect((await send("POST", "/api/v1/rbac/users", { token: usersAdmin, body: { username: "mallory", password: PASSWORD, is_superuser: true } })).status).toBe(403);
+    expect(
+      (await send("POST", "/api/v1/rbac/users", { token: usersAdmin, body: { username: "mallory", password: PASSWORD, is_superuser: true } })).status,
+    ).toBe(403);
     expect((await send("PUT", `/api/v1/rbac/groups/${group.body.id}/permissions`, { token: usersAdmin, body: { admin_permissions: ["*"] } })).status).toBe(403);
   });
 
@@ -133,13 +155,20 @@ describe("users, groups and tokens", () => {
     const child = (await send("POST", "/api/v1/rbac/groups", { token: root, body: { name: "night shift" } })).body;
     expect((await send("POST", "/api/v1/rbac/groups", { token: root, body: { name: "operators" } })).status).toBe(409);
     expect((await send("POST", `/api/v1/rbac/groups/${parent.id}/members`, { token: root, body: { group_id: child.id } })).status).toBe(204);
-    expect((await send("POST", `/api/v1/rbac/groups/${child.id}/members`, { token: root, body: { group_id: parent.id } })).body.error).toMatch(/would create a cycle/);
-    expect((await send("PUT", `/api/v1/rbac/groups/${parent.id}/privileges/mcp`, { token: root, body: { mcp_privileges: ["list_probes", "nonsense"] } })).body.error).toMatch(/unknown MCP privilege `nonsense`/);
+    expect((await send("POST", `/api/v1/rbac/groups/${child.id}/members`, { token: root, body: { group_id: parent.id } })).body.error).toMatch(
+      /would create a cycle/,
+    );
+    expect(
+      (await send("PUT", `/api/v1/rbac/groups/${parent.id}/privileges/mcp`, { token: root, body: { mcp_privileges: ["list_probes", "nonsense"] } })).body.error,
+    ).toMatch(/unknown MCP privilege `nonsense`/);
     await send("PUT", `/api/v1/rbac/groups/${parent.id}/privileges/mcp`, { token: root, body: { mcp_privileges: ["list_probes"] } });
     const { id: daveId, token: dave } = await userWithToken(store.db, "dave");
     await send("POST", `/api/v1/rbac/groups/${child.id}/members`, { token: root, body: { user_id: daveId } });
     expect((await send("GET", `/api/v1/rbac/groups/${child.id}/effective-privileges`, { token: root })).body.mcp_privileges).toEqual(["list_probes"]);
-    expect((await send("GET", `/api/v1/rbac/users/${daveId}/privileges`, { token: root })).body).toMatchObject({ groups: ["night shift", "operators"], mcp_privileges: ["list_probes"] });
+    expect((await send("GET", `/api/v1/rbac/users/${daveId}/privileges`, { token: root })).body).toMatchObject({
+      groups: ["night shift", "operators"],
+      mcp_privileges: ["list_probes"],
+    });
     const tools = await send("GET", "/api/v1/mcp/tools", { token: dave });
     expect(tools.body.tools.map((t: { name: string }) => t.name)).toEqual(["list_probes"]);
     const refused = await send("POST", "/api/v1/mcp/tools/call", { token: dave, body: { name: "describe_probe", arguments: { probe_name: "pg_stat_wal" } } });
@@ -156,10 +185,16 @@ describe("users, groups and tokens", () => {
     const query = (id: number, token: string) => send("GET", `/api/v1/metrics/query?probe_name=pg_stat_wal&connection_id=${id}&metrics=wal_records`, { token });
     expect((await query(b, created.body.token)).status).toBe(200);
 
-    const scope = await send("PUT", `/api/v1/rbac/tokens/${created.body.id}/scope`, { token: root, body: { connections: [{ connection_id: a, access_level: "read" }], mcp_privileges: ["query_metrics"] } });
+    const scope = await send("PUT", `/api/v1/rbac/tokens/${created.body.id}/scope`, {
+      token: root,
+      body: { connections: [{ connection_id: a, access_level: "read" }], mcp_privileges: ["query_metrics"] },
+    });
     expect(scope.body).toEqual({ connections: [{ connection_id: a, access_level: "read" }], mcp_privileges: ["query_metrics"], admin_permissions: [] });
     expect((await query(a, created.body.token)).status).toBe(200);
-    expect(await query(b, created.body.token)).toMatchObject({ status: 403, body: { error: `you may not read connection ${b}: ask an administrator for a connection privilege on it` } });
+    expect(await query(b, created.body.token)).toMatchObject({
+      status: 403,
+      body: { error: `you may not read connection ${b}: ask an administrator for a connection privilege on it` },
+    });
     expect(await query(999_999, created.body.token)).toMatchObject({ status: 404, body: { error: "connection 999999 not found" } });
     const tools = await send("GET", "/api/v1/mcp/tools", { token: created.body.token });
     expect(tools.body.tools.map((t: { name: string }) => t.name)).toEqual(["query_metrics"]);

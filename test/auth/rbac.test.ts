@@ -20,7 +20,14 @@ describe("connection access", () => {
   });
 
   it("applies group grants on one connection or on 0 (all), the highest level winning", () => {
-    const grants = { mcp_privileges: [], admin_permissions: [], connection_privileges: [{ connection_id: 0, access_level: "read" as const }, { connection_id: 2, access_level: "read_write" as const }] };
+    const grants = {
+      mcp_privileges: [],
+      admin_permissions: [],
+      connection_privileges: [
+        { connection_id: 0, access_level: "read" as const },
+        { connection_id: 2, access_level: "read_write" as const },
+      ],
+    };
     expect(connectionAccess(authority({ grants }), conn(1, 99))).toBe("read");
     expect(connectionAccess(authority({ grants }), conn(2, 99))).toBe("read_write");
   });

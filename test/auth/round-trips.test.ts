@@ -132,7 +132,11 @@ describe("round trips", () => {
     expect(after.tokens).toHaveLength(before.tokens.length + 3);
     expect(after.count, statements.join("\n")).toBe(before.count);
     const scopeOf = (id: number) => after.tokens.find((t) => t.id === id)?.scope;
-    expect(scopeOf(issued[0])).toEqual({ connections: [{ connection_id: connectionId, access_level: "read" }], mcp_privileges: ["query_metrics"], admin_permissions: [] });
+    expect(scopeOf(issued[0])).toEqual({
+      connections: [{ connection_id: connectionId, access_level: "read" }],
+      mcp_privileges: ["query_metrics"],
+      admin_permissions: [],
+    });
     expect(scopeOf(issued[1])).toEqual({ connections: [], mcp_privileges: [], admin_permissions: ["manage_connections"] });
     expect(scopeOf(issued[2])).toEqual({});
   });
@@ -158,7 +162,11 @@ describe("round trips", () => {
     const three = await list();
     expect(three.count, statements.join("\n")).toBe(one.count);
     expect(three.channels.map((c) => [c.name, c.recipients?.map((r) => r.email_address)])).toEqual(
-      expect.arrayContaining([["ops", ["a@example.com", "b@example.com"]], ["dba", ["dba@example.com"]], ["nobody", []]]),
+      expect.arrayContaining([
+        ["ops", ["a@example.com", "b@example.com"]],
+        ["dba", ["dba@example.com"]],
+        ["nobody", []],
+      ]),
     );
   });
 
@@ -169,7 +177,10 @@ describe("round trips", () => {
       .filter((_, i) => i !== 300) // a missed round
       .flatMap((t, i) => ["app", "shop"].map((d) => ({ collected_at: new Date(t).toISOString(), database_name: d, datname: d, xact_commit: 100 * i })));
     await writeSamples(store.db, { connectionId: aligned, probe: "pg_stat_database", rows });
-    await store.db.query("INSERT INTO probe_configs (probe_name, scope, scope_id, collection_interval_seconds, retention_days) VALUES ('pg_stat_database', 'server', $1, 60, 7)", [aligned]);
+    await store.db.query(
+      "INSERT INTO probe_configs (probe_name, scope, scope_id, collection_interval_seconds, retention_days) VALUES ('pg_stat_database', 'server', $1, 60, 7)",
+      [aligned],
+    );
     const { driver, statements } = counting(store.db);
     const { app } = testApp(driver, { config: { auth: { ...resolveConfig({}, {}).auth, cache_seconds: 5 } } });
     const metrics = `/api/v1/metrics/query?probe_name=pg_stat_database&connection_id=${aligned}&metrics=xact_commit_per_sec&time_range=24h`;
@@ -178,7 +189,10 @@ describe("round trips", () => {
       statements.length = 0;
       const { status, body } = await request(app, metrics + narrowed);
       expect(status).toBe(200);
-      expect(body[0].data.some((p: { value: number | null }) => p.value !== null), narrowed).toBe(true);
+      expect(
+        body[0].data.some((p: { value: number | null }) => p.value !== null),
+        narrowed,
+      ).toBe(true);
       expect(statements, `${narrowed}: ${statements.join("\n")}`).toHaveLength(1);
     }
   });

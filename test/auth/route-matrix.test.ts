@@ -51,14 +51,46 @@ function request(method: string, path: string, token?: string) {
 describe("every route has an access decision that holds", () => {
   it("covers the whole route table", () => {
     expect(routes().length).toBeGreaterThan(30);
-    expect(new Set(routes().filter((r) => r.access === "public").map((r) => `${r.method} ${r.path}`))).toEqual(new Set(["GET /health", "POST /api/v1/auth/login", "POST /api/v1/auth/logout", "GET /api/v1/llm/providers", "GET /api/v1/llm/models", "GET /api/v1/llm/health", "GET /api/v1/docs", "GET /api/v1/docs/:file",
-      // The console's pages check the session themselves and send a browser to sign in (test/console/).
-      "GET /", "GET /sign-in", "POST /sign-in", "POST /sign-out", "GET /alerts", "GET /alerts/:id", "GET /servers/:id", "GET /console/console.css",
-      "GET /console/assets/:file", "POST /alerts/:id/acknowledge", "GET /blackouts", "POST /blackouts", "POST /blackouts/:id/stop", "POST /alerts/:id/unacknowledge", "GET /api/v1/openapi.json"]));
+    expect(
+      new Set(
+        routes()
+          .filter((r) => r.access === "public")
+          .map((r) => `${r.method} ${r.path}`),
+      ),
+    ).toEqual(
+      new Set([
+        "GET /health",
+        "POST /api/v1/auth/login",
+        "POST /api/v1/auth/logout",
+        "GET /api/v1/llm/providers",
+        "GET /api/v1/llm/models",
+        "GET /api/v1/llm/health",
+        "GET /api/v1/docs",
+        "GET /api/v1/docs/:file",
+        // The console's pages check the session themselves and send a browser to sign in (test/console/).
+        "GET /",
+        "GET /sign-in",
+        "POST /sign-in",
+        "POST /sign-out",
+        "GET /alerts",
+        "GET /alerts/:id",
+        "GET /servers/:id",
+        "GET /console/console.css",
+        "GET /console/assets/:file",
+        "POST /alerts/:id/acknowledge",
+        "GET /blackouts",
+        "POST /blackouts",
+        "POST /blackouts/:id/stop",
+        "POST /alerts/:id/unacknowledge",
+        "GET /api/v1/openapi.json",
+      ]),
+    );
   });
 
   it("refuses to build an app with a route that has no decision", () => {
-    const undecided = newRouter().openapi(createRoute({ method: "get", path: "/api/v1/undecided", responses: { 200: { description: "x" } } }), (c) => c.json({}, 200));
+    const undecided = newRouter().openapi(createRoute({ method: "get", path: "/api/v1/undecided", responses: { 200: { description: "x" } } }), (c) =>
+      c.json({}, 200),
+    );
     expect(() => testApp(store.db, { extraRoutes: [undecided] })).toThrow("routes without an access decision: GET /api/v1/undecided");
   });
 
@@ -88,7 +120,9 @@ describe("every route that takes query parameters refuses one it does not take",
   );
 
   it("finds the filtering routes", () => {
-    expect(withQuery.map((r) => `${r.method} ${r.path}`)).toEqual(expect.arrayContaining(["GET /api/v1/alerts", "GET /api/v1/timeline/events", "GET /api/v1/blackouts", "GET /api/v1/metrics/query"]));
+    expect(withQuery.map((r) => `${r.method} ${r.path}`)).toEqual(
+      expect.arrayContaining(["GET /api/v1/alerts", "GET /api/v1/timeline/events", "GET /api/v1/blackouts", "GET /api/v1/metrics/query"]),
+    );
   });
 
   it.each(withQuery)("$method $path", async ({ method, path }) => {

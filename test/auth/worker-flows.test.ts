@@ -51,9 +51,14 @@ it("bootstraps the first superuser, logs in, and runs session, API token and sco
   const token = created.body.token as string;
   const query = (id: number, t: string) => call("GET", `/api/v1/metrics/query?probe_name=pg_stat_wal&connection_id=${id}&metrics=wal_records`, t);
   expect((await query(b, token)).status).toBe(200);
-  expect((await call("PUT", `/api/v1/rbac/tokens/${created.body.id}/scope`, session, { connections: [{ connection_id: a, access_level: "read" }] })).status).toBe(200);
+  expect(
+    (await call("PUT", `/api/v1/rbac/tokens/${created.body.id}/scope`, session, { connections: [{ connection_id: a, access_level: "read" }] })).status,
+  ).toBe(200);
   expect((await query(a, token)).status).toBe(200);
-  expect(await query(b, token)).toMatchObject({ status: 403, body: { error: `you may not read connection ${b}: ask an administrator for a connection privilege on it` } });
+  expect(await query(b, token)).toMatchObject({
+    status: 403,
+    body: { error: `you may not read connection ${b}: ask an administrator for a connection privilege on it` },
+  });
 
   expect((await call("POST", "/api/v1/auth/logout", session)).status).toBe(200);
   expect((await call("GET", "/api/v1/user/info", session)).status).toBe(401);

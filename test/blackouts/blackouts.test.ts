@@ -76,7 +76,10 @@ describe("blackouts: validation", () => {
     [{ name: " " }, "body field `name`"],
     [{ scope: "server" }, "server scope needs connection_id"],
   ])("schedule %j -> 400", async (fields, message) => {
-    const res = await api("POST", "/api/v1/blackout-schedules", { token: root, body: { scope: "estate", name: "nightly", cron_expression: "0 2 * * *", duration_minutes: 60, ...fields } });
+    const res = await api("POST", "/api/v1/blackout-schedules", {
+      token: root,
+      body: { scope: "estate", name: "nightly", cron_expression: "0 2 * * *", duration_minutes: 60, ...fields },
+    });
     expect(res.status).toBe(400);
     expect(res.body.error).toContain(message);
     expect(await count("blackout_schedules")).toBe(0);
@@ -90,26 +93,37 @@ describe("blackouts: who may place them, and who sees them", () => {
     const cluster = await api("POST", "/api/v1/blackouts", { token: planner, body: window({ scope: "cluster", cluster_id: ids.cluster }) });
     expect(cluster).toMatchObject({ status: 403, body: { error: `a window on cluster ${ids.cluster} would silence servers you cannot read` } });
     expect((await api("POST", "/api/v1/blackouts", { token: planner, body: window({ scope: "group", group_id: ids.group }) })).status).toBe(403);
-    expect((await api("POST", "/api/v1/blackouts", { token: planner, body: window({ scope: "estate" }) })).body.error).toContain("needs read on all connections");
+    expect((await api("POST", "/api/v1/blackouts", { token: planner, body: window({ scope: "estate" }) })).body.error).toContain(
+      "needs read on all connections",
+    );
     expect((await api("POST", "/api/v1/blackouts", { token: wide, body: window({ scope: "estate" }) })).status).toBe(201);
     expect((await api("POST", "/api/v1/blackouts", { token: wide, body: window({ scope: "cluster", cluster_id: ids.cluster }) })).status).toBe(201);
   });
 
   it("keeps a planner's schedules to the servers it can read too", async () => {
-    const schedule = (body: Record<string, unknown>) => api("POST", "/api/v1/blackout-schedules", { token: planner, body: { name: "nightly", cron_expression: "0 2 * * *", duration_minutes: 30, ...body } });
+    const schedule = (body: Record<string, unknown>) =>
+      api("POST", "/api/v1/blackout-schedules", { token: planner, body: { name: "nightly", cron_expression: "0 2 * * *", duration_minutes: 30, ...body } });
     expect((await schedule({ scope: "estate" })).status).toBe(403);
     expect((await schedule({ scope: "cluster", cluster_id: ids.cluster })).status).toBe(403);
     expect((await schedule({ scope: "server", connection_id: ids.b })).status).toBe(404);
     const own = await schedule({ scope: "server", connection_id: ids.a });
     expect(own.status).toBe(201);
     // Nor can it widen its own schedule to the estate by replacing it.
-    const widened = await api("PUT", `/api/v1/blackout-schedules/${own.body.id}`, { token: planner, body: { scope: "estate", name: "nightly", cron_expression: "0 2 * * *", duration_minutes: 30 } });
+    const widened = await api("PUT", `/api/v1/blackout-schedules/${own.body.id}`, {
+      token: planner,
+      body: { scope: "estate", name: "nightly", cron_expression: "0 2 * * *", duration_minutes: 30 },
+    });
     expect(widened.status).toBe(403);
     expect((await api("DELETE", `/api/v1/blackout-schedules/${own.body.id}`, { token: planner })).status).toBe(204);
   });
 
   it("shows each caller only windows on what it can see", async () => {
-    const onB = (await api("POST", "/api/v1/blackouts", { token: root, body: window({ scope: "server", connection_id: ids.b, start_time: at(2 * hour), end_time: at(3 * hour) }) })).body;
+    const onB = (
+      await api("POST", "/api/v1/blackouts", {
+        token: root,
+        body: window({ scope: "server", connection_id: ids.b, start_time: at(2 * hour), end_time: at(3 * hour) }),
+      })
+    ).body;
     const mine = (await api("GET", "/api/v1/blackouts", { token: planner })).body;
     expect(mine.blackouts.map((b: { scope: string }) => b.scope).sort()).toEqual(["cluster", "estate", "server"]);
     expect(mine.total_count).toBe(3);
@@ -124,8 +138,13 @@ describe("blackouts: who may place them, and who sees them", () => {
     const planned = (await api("POST", "/api/v1/blackouts", { token: root, body: window({ scope: "server", connection_id: ids.solo }) })).body;
     expect(planned.is_active).toBe(true);
     expect((await api("PUT", `/api/v1/blackouts/${planned.id}`, { token: root, body: { start_time: at(0) } })).status).toBe(400);
-    expect((await api("PUT", `/api/v1/blackouts/${planned.id}`, { token: root, body: { end_time: at(-2 * hour) } })).body.error).toBe("end_time must be after start_time");
-    expect((await api("PUT", `/api/v1/blackouts/${planned.id}`, { token: root, body: { reason: "kernel patch" } })).body).toMatchObject({ reason: "kernel patch", is_active: true });
+    expect((await api("PUT", `/api/v1/blackouts/${planned.id}`, { token: root, body: { end_time: at(-2 * hour) } })).body.error).toBe(
+      "end_time must be after start_time",
+    );
+    expect((await api("PUT", `/api/v1/blackouts/${planned.id}`, { token: root, body: { reason: "kernel patch" } })).body).toMatchObject({
+      reason: "kernel patch",
+      is_active: true,
+    });
     const stopped = await api("POST", `/api/v1/blackouts/${planned.id}/stop`, { token: root });
     expect(stopped.body).toMatchObject({ id: planned.id, is_active: false });
     expect(Date.parse(stopped.body.end_time)).toBeLessThanOrEqual(Date.now());
@@ -135,17 +154,37 @@ describe("blackouts: who may place them, and who sees them", () => {
 
 describe("blackout schedules", () => {
   it("returns the next runs, replaces whole, and refuses a bad replacement without writing", async () => {
-    const created = await api("POST", "/api/v1/blackout-schedules", { token: root, body: { scope: "server", connection_id: ids.solo, name: "sunday patching", cron_expression: "0 3 * * 0", duration_minutes: 120, timezone: "Europe/Berlin" } });
+    const created = await api("POST", "/api/v1/blackout-schedules", {
+      token: root,
+      body: {
+        scope: "server",
+        connection_id: ids.solo,
+        name: "sunday patching",
+        cron_expression: "0 3 * * 0",
+        duration_minutes: 120,
+        timezone: "Europe/Berlin",
+      },
+    });
     expect(created.status).toBe(201);
     expect(created.body.next_runs).toHaveLength(3);
     for (const run of created.body.next_runs) {
       const local = new Intl.DateTimeFormat("en-GB", { timeZone: "Europe/Berlin", weekday: "short", hour: "2-digit", minute: "2-digit" }).format(new Date(run));
       expect(local).toBe("Sun 03:00");
     }
-    const bad = await api("PUT", `/api/v1/blackout-schedules/${created.body.id}`, { token: root, body: { scope: "server", connection_id: ids.solo, name: "x", cron_expression: "0 3 * *", duration_minutes: 120 } });
+    const bad = await api("PUT", `/api/v1/blackout-schedules/${created.body.id}`, {
+      token: root,
+      body: { scope: "server", connection_id: ids.solo, name: "x", cron_expression: "0 3 * *", duration_minutes: 120 },
+    });
     expect(bad.status).toBe(400);
-    expect((await api("GET", `/api/v1/blackout-schedules/${created.body.id}`, { token: root })).body).toMatchObject({ name: "sunday patching", cron_expression: "0 3 * * 0", timezone: "Europe/Berlin" });
-    const replaced = await api("PUT", `/api/v1/blackout-schedules/${created.body.id}`, { token: root, body: { scope: "estate", name: "nightly", cron_expression: "30 1 * * *", duration_minutes: 30 } });
+    expect((await api("GET", `/api/v1/blackout-schedules/${created.body.id}`, { token: root })).body).toMatchObject({
+      name: "sunday patching",
+      cron_expression: "0 3 * * 0",
+      timezone: "Europe/Berlin",
+    });
+    const replaced = await api("PUT", `/api/v1/blackout-schedules/${created.body.id}`, {
+      token: root,
+      body: { scope: "estate", name: "nightly", cron_expression: "30 1 * * *", duration_minutes: 30 },
+    });
     expect(replaced.body).toMatchObject({ scope: "estate", connection_id: null, timezone: "UTC", reason: "", enabled: true });
     expect((await api("GET", "/api/v1/blackout-schedules", { token: planner })).body.total_count).toBe(1);
     expect((await api("DELETE", `/api/v1/blackout-schedules/${created.body.id}`, { token: root })).status).toBe(204);
@@ -153,7 +192,12 @@ describe("blackout schedules", () => {
 
   it("opens each scheduled window once, however many alerters race, and late within its duration", async () => {
     await store.db.query("DELETE FROM blackouts");
-    const schedule = (await api("POST", "/api/v1/blackout-schedules", { token: root, body: { scope: "server", connection_id: ids.solo, name: "every minute", cron_expression: "* * * * *", duration_minutes: 5 } })).body;
+    const schedule = (
+      await api("POST", "/api/v1/blackout-schedules", {
+        token: root,
+        body: { scope: "server", connection_id: ids.solo, name: "every minute", cron_expression: "* * * * *", duration_minutes: 5 },
+      })
+    ).body;
     const drivers = Array.from({ length: 4 }, () => openPg(store.url!));
     try {
       const opened = (await Promise.all(drivers.map((d) => materialiseSchedules(d)))).flat();
@@ -162,10 +206,20 @@ describe("blackout schedules", () => {
       await Promise.all(drivers.map((d) => d.close()));
     }
     const [made] = (await api("GET", "/api/v1/blackouts", { token: root })).body.blackouts;
-    expect(made).toMatchObject({ scope: "server", connection_id: ids.solo, reason: "Scheduled: every minute", created_by: "scheduler", schedule_id: schedule.id, is_active: true });
+    expect(made).toMatchObject({
+      scope: "server",
+      connection_id: ids.solo,
+      reason: "Scheduled: every minute",
+      created_by: "scheduler",
+      schedule_id: schedule.id,
+      is_active: true,
+    });
     expect(Date.parse(made.end_time) - Date.parse(made.start_time)).toBe(5 * 60_000);
     // An alerter down at 02:00 opens the 02:00 window at 02:40, and none at 03:01.
-    await api("PUT", `/api/v1/blackout-schedules/${schedule.id}`, { token: root, body: { scope: "server", connection_id: ids.solo, name: "nightly", cron_expression: "0 2 * * *", duration_minutes: 60 } });
+    await api("PUT", `/api/v1/blackout-schedules/${schedule.id}`, {
+      token: root,
+      body: { scope: "server", connection_id: ids.solo, name: "nightly", cron_expression: "0 2 * * *", duration_minutes: 60 },
+    });
     expect(await materialiseSchedules(store.db, new Date("2026-11-20T03:01:00Z"))).toEqual([]);
     const late = await materialiseSchedules(store.db, new Date("2026-11-20T02:40:00Z"));
     expect(late).toHaveLength(1);

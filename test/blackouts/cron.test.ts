@@ -19,9 +19,19 @@ describe("parseSchedule", () => {
   it("reads ranges, lists and steps", () => {
     const from = new Date("2026-11-23T00:00:00Z"); // a Monday
     expect(iso(nextStarts(parseSchedule("*/20 9-10 * * 1-5", "UTC"), 7, from))).toEqual([
-      "2026-11-23T09:00:00.000Z", "2026-11-23T09:20:00.000Z", "2026-11-23T09:40:00.000Z", "2026-11-23T10:00:00.000Z", "2026-11-23T10:20:00.000Z", "2026-11-23T10:40:00.000Z", "2026-11-24T09:00:00.000Z",
+      "2026-11-23T09:00:00.000Z",
+      "2026-11-23T09:20:00.000Z",
+      "2026-11-23T09:40:00.000Z",
+      "2026-11-23T10:00:00.000Z",
+      "2026-11-23T10:20:00.000Z",
+      "2026-11-23T10:40:00.000Z",
+      "2026-11-24T09:00:00.000Z",
     ]);
-    expect(iso(nextStarts(parseSchedule("15 3 1,15 * *", "UTC"), 3, from))).toEqual(["2026-12-01T03:15:00.000Z", "2026-12-15T03:15:00.000Z", "2027-01-01T03:15:00.000Z"]);
+    expect(iso(nextStarts(parseSchedule("15 3 1,15 * *", "UTC"), 3, from))).toEqual([
+      "2026-12-01T03:15:00.000Z",
+      "2026-12-15T03:15:00.000Z",
+      "2027-01-01T03:15:00.000Z",
+    ]);
     expect(iso(nextStarts(parseSchedule("0 4 * * 0", "UTC"), 2, from))).toEqual(["2026-11-29T04:00:00.000Z", "2026-12-06T04:00:00.000Z"]);
   });
 });
@@ -30,9 +40,17 @@ describe("DST", () => {
   it("Europe/Berlin: 02:30 local exists once on the autumn night and is skipped ahead in spring", () => {
     const daily = parseSchedule("30 2 * * *", "Europe/Berlin");
     // 25 Oct 2026: 02:30 happens twice (CEST, then CET); the window opens once, at the first.
-    expect(iso(nextStarts(daily, 3, new Date("2026-10-24T12:00:00Z")))).toEqual(["2026-10-25T00:30:00.000Z", "2026-10-26T01:30:00.000Z", "2026-10-27T01:30:00.000Z"]);
+    expect(iso(nextStarts(daily, 3, new Date("2026-10-24T12:00:00Z")))).toEqual([
+      "2026-10-25T00:30:00.000Z",
+      "2026-10-26T01:30:00.000Z",
+      "2026-10-27T01:30:00.000Z",
+    ]);
     // 28 Mar 2027: 02:00-03:00 does not exist; the window opens when the clock jumps, 03:00 CEST.
-    expect(iso(nextStarts(daily, 3, new Date("2027-03-26T12:00:00Z")))).toEqual(["2027-03-27T01:30:00.000Z", "2027-03-28T01:00:00.000Z", "2027-03-29T00:30:00.000Z"]);
+    expect(iso(nextStarts(daily, 3, new Date("2027-03-26T12:00:00Z")))).toEqual([
+      "2027-03-27T01:30:00.000Z",
+      "2027-03-28T01:00:00.000Z",
+      "2027-03-29T00:30:00.000Z",
+    ]);
   });
 
   it("America/New_York: a 01:30 window keeps its local time across the November change", () => {

@@ -14,7 +14,6 @@ import { collectEvery, registerServer, monitoringConfig as config, quietLog as l
 import { startEmbeddedPostgres, type TestServer } from "../support/postgres.ts";
 import { type Standby, startStandby } from "../support/standby.ts";
 
-
 let primary: TestServer;
 let standby: Standby;
 let store: TestDatastore;
@@ -34,7 +33,13 @@ beforeAll(async () => {
   standby = await startStandby(primary);
   for (const [url, statements] of [
     [publisher.url, ["CREATE TABLE orders (id int PRIMARY KEY)", "CREATE PUBLICATION orders_pub FOR TABLE orders"]],
-    [subscriber.url, ["CREATE TABLE orders (id int PRIMARY KEY)", `CREATE SUBSCRIPTION orders_sub CONNECTION 'host=127.0.0.1 port=${publisher.port} user=postgres password=postgres dbname=postgres' PUBLICATION orders_pub`]],
+    [
+      subscriber.url,
+      [
+        "CREATE TABLE orders (id int PRIMARY KEY)",
+        `CREATE SUBSCRIPTION orders_sub CONNECTION 'host=127.0.0.1 port=${publisher.port} user=postgres password=postgres dbname=postgres' PUBLICATION orders_pub`,
+      ],
+    ],
   ] as const) {
     const c = new pg.Client({ connectionString: url });
     await c.connect();
@@ -77,7 +82,8 @@ afterAll(async () => {
   await publisher?.stop();
 });
 
-const topology = async (token = root) => (await api("GET", "/api/v1/clusters", { token })).body as Array<{ id: string; clusters: Array<Record<string, unknown>> }>;
+const topology = async (token = root) =>
+  (await api("GET", "/api/v1/clusters", { token })).body as Array<{ id: string; clusters: Array<Record<string, unknown>> }>;
 
 it("shows the primary and its standby as one replication cluster, the standby streaming from the primary", async () => {
   const groups = await topology();
@@ -95,7 +101,9 @@ it("shows the primary and its standby as one replication cluster, the standby st
       name: "shop-publisher replication",
       replication_type: "logical",
       servers: [expect.objectContaining({ id: ids.publisher, role: "publisher" }), expect.objectContaining({ id: ids.subscriber, role: "subscriber" })],
-      relationships: [{ source_connection_id: ids.subscriber, target_connection_id: ids.publisher, relationship_type: "subscribes_to", is_auto_detected: true }],
+      relationships: [
+        { source_connection_id: ids.subscriber, target_connection_id: ids.publisher, relationship_type: "subscribes_to", is_auto_detected: true },
+      ],
     }),
   ]);
   expect(groups.find((g) => g.id === "standalone")!.clusters.map((c) => c.id)).toEqual([`server-${ids.loner}`]);
@@ -104,7 +112,9 @@ it("shows the primary and its standby as one replication cluster, the standby st
 it("shows a caller only the members it may see, without edges to hidden ones", async () => {
   const viewer = (await userWithToken(store.db, "viewer")).token;
   const replication = (await topology(viewer)).find((g) => g.id === "replication")!;
-  expect(replication.clusters.find((c) => c.id === `cluster-replication-${systemId}`)).toEqual(expect.objectContaining({ servers: [expect.objectContaining({ id: ids.standby })], relationships: [] }));
+  expect(replication.clusters.find((c) => c.id === `cluster-replication-${systemId}`)).toEqual(
+    expect.objectContaining({ servers: [expect.objectContaining({ id: ids.standby })], relationships: [] }),
+  );
 });
 
 it("is dismissed by a connection manager only, for good", async () => {
@@ -117,6 +127,11 @@ it("is dismissed by a connection manager only, for good", async () => {
   await collectOnce(store.db, config, log); // fresh samples detect it again; it stays dismissed
   const groups = await topology();
   expect(groups.find((g) => g.id === "replication")!.clusters.map((c) => c.id)).toEqual([`cluster-replication-logical-${ids.publisher}`]);
-  expect(groups.find((g) => g.id === "standalone")!.clusters.map((c) => c.id).sort()).toEqual([`server-${ids.loner}`, `server-${ids.primary}`, `server-${ids.standby}`].sort());
+  expect(
+    groups
+      .find((g) => g.id === "standalone")!
+      .clusters.map((c) => c.id)
+      .sort(),
+  ).toEqual([`server-${ids.loner}`, `server-${ids.primary}`, `server-${ids.standby}`].sort());
   expect((await api("DELETE", path, { token: root })).status).toBe(404);
 });

@@ -2,7 +2,16 @@
 import { expect, it } from "vitest";
 import { type NodeRole, type ServerAddress, detectReplicationClusters, shownReplicationClusters } from "../../src/clusters/replication-topology.ts";
 
-const node = (id: number, o: Partial<NodeRole>): NodeRole => ({ connection_id: id, host: "db", port: 5432, is_in_recovery: false, system_identifier: "7", sender_host: null, sender_port: null, ...o });
+const node = (id: number, o: Partial<NodeRole>): NodeRole => ({
+  connection_id: id,
+  host: "db",
+  port: 5432,
+  is_in_recovery: false,
+  system_identifier: "7",
+  sender_host: null,
+  sender_port: null,
+  ...o,
+});
 
 it("groups servers sharing a system identifier, primary first, each standby streaming from the server it names", () => {
   const nodes = [
@@ -16,14 +25,24 @@ it("groups servers sharing a system identifier, primary first, each standby stre
       prefix: "7",
       kind: "physical",
       primary: 1,
-      members: [{ connection_id: 1, role: "primary" }, { connection_id: 2, role: "standby" }, { connection_id: 3, role: "standby" }],
-      edges: [{ source: 3, target: 2, type: "streams_from" }, { source: 2, target: 1, type: "streams_from" }],
+      members: [
+        { connection_id: 1, role: "primary" },
+        { connection_id: 2, role: "standby" },
+        { connection_id: 3, role: "standby" },
+      ],
+      edges: [
+        { source: 3, target: 2, type: "streams_from" },
+        { source: 2, target: 1, type: "streams_from" },
+      ],
     },
   ]);
 });
 
 it("falls back to the primary when the upstream address matches no server, and treats loopback names alike", () => {
-  const [viaPrimary] = detectReplicationClusters([node(1, { host: "10.0.0.1" }), node(2, { is_in_recovery: true, sender_host: "10.9.9.9", sender_port: 5432 })]);
+  const [viaPrimary] = detectReplicationClusters([
+    node(1, { host: "10.0.0.1" }),
+    node(2, { is_in_recovery: true, sender_host: "10.9.9.9", sender_port: 5432 }),
+  ]);
   expect(viaPrimary.edges).toEqual([{ source: 2, target: 1, type: "streams_from" }]);
   const [loopback] = detectReplicationClusters([
     node(1, { host: "localhost", port: 6000 }),
@@ -35,7 +54,12 @@ it("falls back to the primary when the upstream address matches no server, and t
 });
 
 it("leaves out servers in a cluster of their own and dismissed clusters", () => {
-  const nodes = [node(1, { host: "a" }), node(2, { host: "b", is_in_recovery: true }), node(5, { host: "c", system_identifier: "9" }), node(6, { host: "d", system_identifier: "9", is_in_recovery: true })];
+  const nodes = [
+    node(1, { host: "a" }),
+    node(2, { host: "b", is_in_recovery: true }),
+    node(5, { host: "c", system_identifier: "9" }),
+    node(6, { host: "d", system_identifier: "9", is_in_recovery: true }),
+  ];
   const samples = { nodes, subscriptions: [], servers: nodes };
   expect(shownReplicationClusters(samples, new Set([2]), new Set()).map((c) => c.prefix)).toEqual(["9"]);
   expect(shownReplicationClusters(samples, new Set(), new Set(["9"])).map((c) => c.prefix)).toEqual(["7"]);
@@ -58,8 +82,15 @@ it("groups a publisher with the servers subscribing to its address, leaving phys
       prefix: "logical-10",
       kind: "logical",
       primary: 10,
-      members: [{ connection_id: 10, role: "publisher" }, { connection_id: 11, role: "subscriber" }, { connection_id: 12, role: "subscriber" }],
-      edges: [{ source: 11, target: 10, type: "subscribes_to" }, { source: 12, target: 10, type: "subscribes_to" }],
+      members: [
+        { connection_id: 10, role: "publisher" },
+        { connection_id: 11, role: "subscriber" },
+        { connection_id: 12, role: "subscriber" },
+      ],
+      edges: [
+        { source: 11, target: 10, type: "subscribes_to" },
+        { source: 12, target: 10, type: "subscribes_to" },
+      ],
     },
   ]);
   const physical = [node(10, { host: "pub.internal" }), node(14, { is_in_recovery: true })];

@@ -14,7 +14,6 @@ import { client } from "../support/http.ts";
 import { TEST_SECRET, collectEvery, registerServer, monitoringConfig as config, quietLog as log, pause } from "../support/monitored.ts";
 import { startEmbeddedPostgres, type TestServer } from "../support/postgres.ts";
 
-
 // A server of this file's own (pg_stat_statements installed; stopped and restarted below), and the machine's.
 let own: TestServer;
 beforeAll(async () => {
@@ -57,17 +56,34 @@ describe.each(servers)("collecting from %s", (_name, serverUrl) => {
     const errors = schedule.filter((s) => s.last_status === "error");
     expect(errors).toEqual([]);
     const byName = Object.fromEntries(schedule.map((s) => [s.probe_name, s]));
-    for (const probe of ["pg_stat_database", "pg_stat_activity", "pg_settings", "pg_stat_all_tables", "pg_stat_all_indexes", "pg_database", "pg_stat_wal", "pg_stat_checkpointer", "pg_extension"])
+    for (const probe of [
+      "pg_stat_database",
+      "pg_stat_activity",
+      "pg_settings",
+      "pg_stat_all_tables",
+      "pg_stat_all_indexes",
+      "pg_database",
+      "pg_stat_wal",
+      "pg_stat_checkpointer",
+      "pg_extension",
+    ])
       expect(byName[probe]).toMatchObject({ last_status: "ok", last_rows: expect.any(Number) });
     expect(byName.pg_sys_memory_info).toMatchObject({ last_status: "unavailable", last_error: "extension system_stats is not installed" });
   });
 
   it("serves non-null derived metrics and row counts from what it collected", async () => {
-    const query = await api("GET", `/api/v1/metrics/query?probe_name=pg_stat_database&connection_id=${conn}&metrics=xact_commit_per_sec,blk_read_time_pct,active_time_sessions&time_range=1h`, { token: root });
+    const query = await api(
+      "GET",
+      `/api/v1/metrics/query?probe_name=pg_stat_database&connection_id=${conn}&metrics=xact_commit_per_sec,blk_read_time_pct,active_time_sessions&time_range=1h`,
+      { token: root },
+    );
     expect(query.status).toBe(200);
     for (const series of query.body) expect(series.data.some((p: { value: number | null }) => p.value !== null)).toBe(true);
     const list = await api("POST", "/api/v1/mcp/tools/call", { token: root, body: { name: "list_probes" } });
-    const row = list.body.content[0].text.split("\n").find((l: string) => l.startsWith("pg_stat_database\t")).split("\t");
+    const row = list.body.content[0].text
+      .split("\n")
+      .find((l: string) => l.startsWith("pg_stat_database\t"))
+      .split("\t");
     expect(Number(row[2])).toBeGreaterThan(0);
   });
 
@@ -93,7 +109,9 @@ describe("sample times", () => {
       const run = await runConnection(store.db, row, work, TEST_SECRET, 10_000, claimedAt);
       expect(run.outcomes.map((o) => o.status)).toEqual(["ok"]);
     }
-    const stamps = await store.db.query<{ t: Date }>("SELECT DISTINCT collected_at AS t FROM metrics.pg_stat_database WHERE connection_id = $1 ORDER BY 1", [id]);
+    const stamps = await store.db.query<{ t: Date }>("SELECT DISTINCT collected_at AS t FROM metrics.pg_stat_database WHERE connection_id = $1 ORDER BY 1", [
+      id,
+    ]);
     expect(stamps.map((r) => r.t.getTime())).toEqual([slot, slot + 60_000 + alignToleranceMs(60) + 1]);
     await store.close();
   });
@@ -119,8 +137,13 @@ describe("monitored sessions", () => {
     const id = await registerServer(store.db, "m", own.url);
     const row = (await findConnection(store.db, id))!;
     const seen = await withMonitoredClient(row, TEST_SECRET, async (c) => {
-      const r = await c.query("SELECT current_setting('application_name') AS app, current_setting('default_transaction_read_only') AS ro, current_setting('statement_timeout') AS st");
-      const write = await c.query("CREATE TABLE pglens_should_not_exist (id int)").then(() => "written", (e: Error) => e.message);
+      const r = await c.query(
+        "SELECT current_setting('application_name') AS app, current_setting('default_transaction_read_only') AS ro, current_setting('statement_timeout') AS st",
+      );
+      const write = await c.query("CREATE TABLE pglens_should_not_exist (id int)").then(
+        () => "written",
+        (e: Error) => e.message,
+      );
       return { ...r.rows[0], write };
     });
     expect(seen).toEqual({ app: "pglens", ro: "on", st: "10s", write: "cannot execute CREATE TABLE in a read-only transaction" });
@@ -156,7 +179,10 @@ describe("the collector over time", () => {
 
   it("claims each due probe once even when two instances tick at the same moment", async () => {
     await pause(1100);
-    const [{ waiting }] = await store.db.query<{ waiting: number }>("SELECT count(*)::int AS waiting FROM probe_schedule WHERE connection_id = $1 AND not_before > now()", [conn]);
+    const [{ waiting }] = await store.db.query<{ waiting: number }>(
+      "SELECT count(*)::int AS waiting FROM probe_schedule WHERE connection_id = $1 AND not_before > now()",
+      [conn],
+    );
     const other = openPg(store.url!);
     const [a, b] = await Promise.all([collectOnce(store.db, config, log), collectOnce(other, config, log)]);
     await other.close();
@@ -168,12 +194,17 @@ describe("the collector over time", () => {
       [conn],
     );
     expect(runs.length).toBe(PROBES.length);
-    const times = await store.db.query<{ n: number }>("SELECT count(DISTINCT collected_at)::int AS n FROM metrics.pg_stat_database WHERE connection_id = $1", [conn]);
+    const times = await store.db.query<{ n: number }>("SELECT count(DISTINCT collected_at)::int AS n FROM metrics.pg_stat_database WHERE connection_id = $1", [
+      conn,
+    ]);
     expect(times[0].n).toBe(2);
   });
 
   it("does not retry an unavailable probe in a tight loop, and follows a changed interval without a restart", async () => {
-    const [before] = await store.db.query<{ not_before: Date }>("SELECT not_before FROM probe_schedule WHERE connection_id = $1 AND probe_name = 'pg_sys_load_avg_info'", [conn]);
+    const [before] = await store.db.query<{ not_before: Date }>(
+      "SELECT not_before FROM probe_schedule WHERE connection_id = $1 AND probe_name = 'pg_sys_load_avg_info'",
+      [conn],
+    );
     expect(before.not_before.getTime()).toBeGreaterThan(Date.now() + 30 * 60_000);
     await api("PUT", `/api/v1/probe-overrides/server/${conn}/pg_settings`, { token: root, body: { collection_interval_seconds: 3600 } });
     await pause(1100);
@@ -203,7 +234,11 @@ describe("the collector over time", () => {
     expect(sample.n).toBe(1);
     // The server's only database was reset: its interval has no valid change, so rates are null there.
     expect(change.xact_commit).toBeNull();
-    const series = await api("GET", `/api/v1/metrics/query?probe_name=pg_stat_database&connection_id=${conn}&metrics=xact_commit_per_sec&database_name=postgres&time_range=1h&buckets=500`, { token: root });
+    const series = await api(
+      "GET",
+      `/api/v1/metrics/query?probe_name=pg_stat_database&connection_id=${conn}&metrics=xact_commit_per_sec&database_name=postgres&time_range=1h&buckets=500`,
+      { token: root },
+    );
     const values = series.body[0].data.map((p: { value: number | null }) => p.value);
     expect(values.every((v: number | null) => v === null || (v >= 0 && v < 10_000))).toBe(true);
   });
@@ -215,7 +250,9 @@ describe("the collector over time", () => {
     expect(down.unreachable).toEqual([{ connectionId: conn, error: expect.stringMatching(/cannot reach connection/) }]);
     const listed = await api("GET", `/api/v1/connections/${conn}`, { token: root });
     expect(listed.body.connection_error).toMatch(/ECONNREFUSED/);
-    const count = async () => (await store.db.query<{ n: number }>("SELECT count(DISTINCT collected_at)::int AS n FROM metrics.pg_stat_database WHERE connection_id = $1", [conn]))[0].n;
+    const count = async () =>
+      (await store.db.query<{ n: number }>("SELECT count(DISTINCT collected_at)::int AS n FROM metrics.pg_stat_database WHERE connection_id = $1", [conn]))[0]
+        .n;
     const before = await count();
     expect((await tick()).claimed).toBe(0); // backing off, not hammering
     await own.start();
@@ -254,8 +291,13 @@ describe("retention", () => {
     // The time rollups go with their weeks: only the current sample's 5-minute and hourly cells are left.
     expect(dropped.filter((d) => /^pg_stat_wal__levels_\d{8}$/.test(d)).length).toBe(2);
     expect(dropped.filter((d) => /^pg_stat_database__levels_\d{8}$/.test(d)).length).toBe(2);
-    const cells = await store.db.query<{ level_seconds: number; samples: number }>("SELECT level_seconds, samples FROM metrics.pg_stat_wal__levels ORDER BY level_seconds");
-    expect(cells).toEqual([{ level_seconds: 300, samples: 1 }, { level_seconds: 3600, samples: 1 }]);
+    const cells = await store.db.query<{ level_seconds: number; samples: number }>(
+      "SELECT level_seconds, samples FROM metrics.pg_stat_wal__levels ORDER BY level_seconds",
+    );
+    expect(cells).toEqual([
+      { level_seconds: 300, samples: 1 },
+      { level_seconds: 3600, samples: 1 },
+    ]);
     await store.close();
   });
 });

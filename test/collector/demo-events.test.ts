@@ -26,8 +26,17 @@ const openAlerts = async () => (await store.db.query<{ title: string }>("SELECT 
 it("the demo's day has every kind of event on its timeline", async () => {
   const now = new Date();
   const visible = { connections: [id], clusters: [], groups: [] };
-  const events = await timelineEvents(store.db, { connectionIds: [id], names: new Map([[id, "demo"]]), visible, from: new Date(now.getTime() - 86_400_000 - 60_000), to: now, types: new Set(EVENT_TYPES) });
-  expect(new Set(events.map((e) => e.event_type))).toEqual(new Set(["config_change", "restart", "alert_fired", "alert_cleared", "blackout_started", "blackout_ended"]));
+  const events = await timelineEvents(store.db, {
+    connectionIds: [id],
+    names: new Map([[id, "demo"]]),
+    visible,
+    from: new Date(now.getTime() - 86_400_000 - 60_000),
+    to: now,
+    types: new Set(EVENT_TYPES),
+  });
+  expect(new Set(events.map((e) => e.event_type))).toEqual(
+    new Set(["config_change", "restart", "alert_fired", "alert_cleared", "blackout_started", "blackout_ended"]),
+  );
   expect(events.find((e) => e.event_type === "config_change" && e.summary.includes("work_mem"))).toBeDefined();
 });
 

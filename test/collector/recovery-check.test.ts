@@ -32,7 +32,8 @@ afterAll(async () => {
   await server?.stop();
 });
 
-const openConnectionAlerts = async () => (await store.db.query<{ n: number }>("SELECT count(*)::int AS n FROM alerts WHERE alert_type = 'connection' AND cleared_at IS NULL"))[0].n;
+const openConnectionAlerts = async () =>
+  (await store.db.query<{ n: number }>("SELECT count(*)::int AS n FROM alerts WHERE alert_type = 'connection' AND cleared_at IS NULL"))[0].n;
 
 it("clears the connection alert within two probe intervals of the server coming back, whatever the back-off", { timeout: 120_000 }, async () => {
   expect((await collectOnce(store.db, config, log)).unreachable).toEqual([]);

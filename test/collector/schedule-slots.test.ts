@@ -17,7 +17,11 @@ describe("probe slots", () => {
   afterAll(() => store.close());
 
   const done = async (last: string | null, now: string, seconds: number) => {
-    const [row] = await store.db.query<{ done: boolean | null }>(`SELECT ${slotDoneSql("$1::timestamptz", "$2::timestamptz", "$3::int")} AS done`, [last, now, seconds]);
+    const [row] = await store.db.query<{ done: boolean | null }>(`SELECT ${slotDoneSql("$1::timestamptz", "$2::timestamptz", "$3::int")} AS done`, [
+      last,
+      now,
+      seconds,
+    ]);
     return row.done === true;
   };
 
@@ -55,7 +59,10 @@ describe("probe slots", () => {
   it("claims a probe once per slot, and again where a claim lapsed without a finished run", async () => {
     const candidate = { connectionId, probe: "pg_stat_database", intervalSeconds: 3600 };
     // Last finished two hours ago: due.
-    await store.db.query("INSERT INTO probe_schedule (connection_id, probe_name, last_slot_at) VALUES ($1, $2, now() - interval '2 hours')", [connectionId, candidate.probe]);
+    await store.db.query("INSERT INTO probe_schedule (connection_id, probe_name, last_slot_at) VALUES ($1, $2, now() - interval '2 hours')", [
+      connectionId,
+      candidate.probe,
+    ]);
     expect(await claimDue(store.db, [candidate])).toEqual([candidate]);
     // Claimed and not finished: another instance leaves it alone until the lease lapses, then takes it over.
     expect(await claimDue(store.db, [candidate])).toEqual([]);

@@ -26,7 +26,8 @@ afterAll(async () => {
 });
 
 it("collects due probes from a real server in the scheduled handler", async () => {
-  const samples = async () => (await db.query<{ n: number }>("SELECT count(DISTINCT collected_at)::int AS n FROM metrics.pg_stat_database WHERE connection_id = $1", [conn]))[0].n;
+  const samples = async () =>
+    (await db.query<{ n: number }>("SELECT count(DISTINCT collected_at)::int AS n FROM metrics.pg_stat_database WHERE connection_id = $1", [conn]))[0].n;
   await worker.scheduled();
   for (let i = 0; i < 50 && (await samples()) < 1; i++) await new Promise((r) => setTimeout(r, 200));
   expect(await samples()).toBe(1);
@@ -34,7 +35,10 @@ it("collects due probes from a real server in the scheduled handler", async () =
   await worker.scheduled();
   for (let i = 0; i < 50 && (await samples()) < 2; i++) await new Promise((r) => setTimeout(r, 200));
   expect(await samples()).toBe(2);
-  const statuses = await db.query<{ last_status: string; n: number }>("SELECT last_status, count(*)::int AS n FROM probe_schedule WHERE connection_id = $1 GROUP BY 1 ORDER BY 1", [conn]);
+  const statuses = await db.query<{ last_status: string; n: number }>(
+    "SELECT last_status, count(*)::int AS n FROM probe_schedule WHERE connection_id = $1 GROUP BY 1 ORDER BY 1",
+    [conn],
+  );
   expect(statuses.find((s) => s.last_status === "error")).toBeUndefined();
   expect(worker.logs.some((l) => l.includes('"msg":"collection tick"'))).toBe(true);
 });
@@ -44,7 +48,8 @@ it("runs the alerter after the collector in the same scheduled handler", async (
   const [dead] = await db.query<{ id: number }>(
     "INSERT INTO connections (name, host, port, username, is_monitored) VALUES ('unreachable-from-workers', '127.0.0.1', 1, 'x', true) RETURNING id",
   );
-  const alert = async () => (await db.query<{ title: string }>("SELECT title FROM alerts WHERE connection_id = $1 AND alert_type = 'connection' AND cleared_at IS NULL", [dead.id]))[0];
+  const alert = async () =>
+    (await db.query<{ title: string }>("SELECT title FROM alerts WHERE connection_id = $1 AND alert_type = 'connection' AND cleared_at IS NULL", [dead.id]))[0];
   await db.query("UPDATE maintenance_runs SET last_run_at = NULL, claimed_until = NULL WHERE task = 'alerter'");
   await worker.scheduled();
   for (let i = 0; i < 50 && !(await alert()); i++) await new Promise((r) => setTimeout(r, 200));

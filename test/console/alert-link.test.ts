@@ -43,7 +43,10 @@ beforeAll(async () => {
   );
   server = await serveOnFreePort(testApp(store.db).app.fetch);
   receiver = await startHttpReceiver();
-  await store.db.query("INSERT INTO notification_channels (name, channel_type, endpoint_url, is_estate_default, created_by) VALUES ('hook', 'webhook', $1, true, 'dba')", [`${receiver.url}/hook`]);
+  await store.db.query(
+    "INSERT INTO notification_channels (name, channel_type, endpoint_url, is_estate_default, created_by) VALUES ('hook', 'webhook', $1, true, 'dba')",
+    [`${receiver.url}/hook`],
+  );
   browser = await launchBrowser();
 }, 60_000);
 afterAll(async () => {
@@ -84,7 +87,11 @@ describe("acknowledging in the console", () => {
     expect(await page.textContent("h1")).toContain("bloat on orders");
     expect(await page.locator("form.actions").count()).toBe(0);
     // With the viewer's session and a same-site header a browser would send: the rights still refuse.
-    const forged = await page.request.post(`${server.url}/alerts/${alertId}/acknowledge`, { form: { message: "forged" }, headers: { "sec-fetch-site": "same-origin" }, maxRedirects: 0 });
+    const forged = await page.request.post(`${server.url}/alerts/${alertId}/acknowledge`, {
+      form: { message: "forged" },
+      headers: { "sec-fetch-site": "same-origin" },
+      maxRedirects: 0,
+    });
     expect(forged.status()).toBe(403);
     expect(await forged.text()).toContain("needs read_write on its server");
     expect(await statusInDatastore()).toBe("active");
@@ -134,7 +141,13 @@ describe("an alert's link", () => {
   });
 
   it("refuses a cross-site form post (CSRF): a page elsewhere cannot sign a user out or in", async () => {
-    const evil = createServer((_req, res) => res.writeHead(200, { "content-type": "text/html" }).end(`<form method="post" action="${server.url}/sign-in"><input name="username" value="dba"><input name="password" value="${PASSWORD}"><button>go</button></form>`));
+    const evil = createServer((_req, res) =>
+      res
+        .writeHead(200, { "content-type": "text/html" })
+        .end(
+          `<form method="post" action="${server.url}/sign-in"><input name="username" value="dba"><input name="password" value="${PASSWORD}"><button>go</button></form>`,
+        ),
+    );
     await new Promise<void>((r) => evil.listen(0, "127.0.0.1", r));
     try {
       const page = await browser.newPage();

@@ -74,12 +74,16 @@ const firstPaint = (page: Page) => page.evaluate(() => performance.getEntriesByN
 
 async function axeViolations(page: Page) {
   await page.evaluate(AXE); // through the DevTools protocol: the page's CSP rightly refuses inline script
-  const result = await page.evaluate(() => (window as unknown as { axe: { run: () => Promise<{ violations: Array<{ id: string; impact: string; nodes: unknown[] }> }> } }).axe.run());
+  const result = await page.evaluate(() =>
+    (window as unknown as { axe: { run: () => Promise<{ violations: Array<{ id: string; impact: string; nodes: unknown[] }> }> } }).axe.run(),
+  );
   return result.violations.filter((v) => v.impact === "serious" || v.impact === "critical").map((v) => `${v.id} (${v.impact}, ${v.nodes.length} nodes)`);
 }
 
 const chartStates = (page: Page) =>
-  page.$$eval("figure[data-chart]", (figures) => figures.map((f) => ({ chart: f.getAttribute("data-chart"), state: f.getAttribute("data-state"), points: f.getAttribute("data-points") })));
+  page.$$eval("figure[data-chart]", (figures) =>
+    figures.map((f) => ({ chart: f.getAttribute("data-chart"), state: f.getAttribute("data-state"), points: f.getAttribute("data-points") })),
+  );
 
 /** The charts once each has ended (drawn, empty or an error); polled from here, as in-page polling needs eval, which the CSP refuses. */
 async function allCharts(page: Page) {
@@ -103,7 +107,12 @@ describe("the estate page", () => {
     expect(await row.textContent()).toMatch(/\d+ (s|min) ago/);
     console.log(`estate page first paint: ${await firstPaint(page)} ms`);
     expect(await axeViolations(page)).toEqual([]);
-    if (SHOTS) await page.screenshot({ path: join(SHOTS, "estate.png"), fullPage: true, clip: { x: 0, y: 0, width: 1280, height: await page.evaluate(() => Math.ceil(document.querySelector("main")!.getBoundingClientRect().bottom) + 24) } });
+    if (SHOTS)
+      await page.screenshot({
+        path: join(SHOTS, "estate.png"),
+        fullPage: true,
+        clip: { x: 0, y: 0, width: 1280, height: await page.evaluate(() => Math.ceil(document.querySelector("main")!.getBoundingClientRect().bottom) + 24) },
+      });
     expect(errors).toEqual([]);
     await page.close();
   });
@@ -152,7 +161,12 @@ describe("the server page", { timeout: 90_000 }, () => {
     expect(await page.textContent("dl")).toContain("17.2");
     console.log(`server page first paint: ${await firstPaint(page)} ms`);
     expect(await axeViolations(page)).toEqual([]);
-    if (SHOTS) await page.screenshot({ path: join(SHOTS, "server.png"), fullPage: true, clip: { x: 0, y: 0, width: 1280, height: await page.evaluate(() => Math.ceil(document.getElementById("charts")!.getBoundingClientRect().bottom) + 16) } });
+    if (SHOTS)
+      await page.screenshot({
+        path: join(SHOTS, "server.png"),
+        fullPage: true,
+        clip: { x: 0, y: 0, width: 1280, height: await page.evaluate(() => Math.ceil(document.getElementById("charts")!.getBoundingClientRect().bottom) + 16) },
+      });
     expect(errors).toEqual([]);
     await page.close();
   });
@@ -160,7 +174,10 @@ describe("the server page", { timeout: 90_000 }, () => {
   it("switching the range asks the API for the new window and redraws; per database splits the series", async () => {
     const { page } = await signedIn("viewer", `/servers/${demoId}`);
     await allCharts(page);
-    const [week] = await Promise.all([page.waitForRequest((r) => r.url().includes("time_range=7d") && r.url().includes("probe_name=pg_stat_wal")), page.click("a:text-is('7d')")]);
+    const [week] = await Promise.all([
+      page.waitForRequest((r) => r.url().includes("time_range=7d") && r.url().includes("probe_name=pg_stat_wal")),
+      page.click("a:text-is('7d')"),
+    ]);
     expect(week.url()).toContain(`connection_id=${demoId}`);
     expect((await allCharts(page)).every((c) => c.state === "drawn")).toBe(true);
     await Promise.all([page.waitForRequest((r) => r.url().includes("group_by=database_name")), page.click("text=Per database")]);
@@ -173,7 +190,9 @@ describe("the server page", { timeout: 90_000 }, () => {
   it("a chart the API refuses shows the API's message in its panel", async () => {
     const { page, errors } = await signedIn("viewer", `/servers/${demoId}`);
     // Ask the real API for a metric it refuses, as a chart of a server that lacks it would.
-    await page.route("**/api/v1/metrics/query?*probe_name=pg_stat_wal*", (route) => route.continue({ url: route.request().url().replace("wal_bytes_per_sec", "wal_buffers_full_pct") }));
+    await page.route("**/api/v1/metrics/query?*probe_name=pg_stat_wal*", (route) =>
+      route.continue({ url: route.request().url().replace("wal_bytes_per_sec", "wal_buffers_full_pct") }),
+    );
     await page.reload();
     await allCharts(page);
     const wal = page.locator("figure[data-chart=wal]");
@@ -187,7 +206,13 @@ describe("the server page", { timeout: 90_000 }, () => {
     const primary = await addConnection(store.db, "primary-1");
     await store.db.query("UPDATE connections SET is_shared = true WHERE id = $1", [primary]);
     const now = Date.now();
-    const rows = [0, 1, 2].map((i) => ({ collected_at: new Date(now - (3 - i) * 30_000).toISOString(), pid: 4242, role: "primary", application_name: "standby-1", replay_lag: 0.5 + i }));
+    const rows = [0, 1, 2].map((i) => ({
+      collected_at: new Date(now - (3 - i) * 30_000).toISOString(),
+      pid: 4242,
+      role: "primary",
+      application_name: "standby-1",
+      replay_lag: 0.5 + i,
+    }));
     await writeSamples(store.db, { connectionId: primary, probe: "pg_stat_replication", rows });
     const { page } = await signedIn("dba", `/servers/${primary}?range=1h`);
     const charts = await allCharts(page);

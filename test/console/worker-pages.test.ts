@@ -23,7 +23,10 @@ beforeAll(async () => {
   db = openPg(database.url);
   await migrate(db);
   const conn = await addConnection(db, "edge-db");
-  await db.query("INSERT INTO alerts (alert_type, connection_id, severity, title, status, metric_name) VALUES ('threshold', $1, 'warning', 'replication lag on edge-db', 'active', 'm')", [conn]);
+  await db.query(
+    "INSERT INTO alerts (alert_type, connection_id, severity, title, status, metric_name) VALUES ('threshold', $1, 'warning', 'replication lag on edge-db', 'active', 'm')",
+    [conn],
+  );
   ({ id: demoId } = await createDemoConnection(db));
   worker = await startWorker({ PGLENS_DATASTORE_URL: database.url, PGLENS_ADMIN_USERNAME: "admin", PGLENS_ADMIN_PASSWORD: PASSWORD });
 });
@@ -57,7 +60,9 @@ it("shows the estate and a server page, and serves the charts' files and data", 
     expect(file.headers.get("content-type")).toContain("javascript");
     expect(await file.text()).toBe(assets[name]);
   }
-  const chart = await worker.fetch(`/api/v1/metrics/query?connection_id=${demoId}&time_range=24h&probe_name=pg_stat_wal&metrics=wal_bytes_per_sec`, { headers: { cookie } });
+  const chart = await worker.fetch(`/api/v1/metrics/query?connection_id=${demoId}&time_range=24h&probe_name=pg_stat_wal&metrics=wal_bytes_per_sec`, {
+    headers: { cookie },
+  });
   const [series] = (await chart.json()) as Array<{ data: Array<{ value: number | null }> }>;
   expect(series.data.filter((p) => p.value !== null).length).toBeGreaterThan(100);
 });

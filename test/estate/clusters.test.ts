@@ -28,33 +28,72 @@ describe("clusters and groups", () => {
   it("shows servers in no cluster in the hierarchy, then groups of clusters of servers", async () => {
     const before = await api("GET", "/api/v1/clusters", { token: root });
     expect(before.body).toEqual([
-      { id: "standalone", group_id: null, name: "Standalone servers", clusters: expect.arrayContaining([expect.objectContaining({ id: `server-${primary}`, servers: [expect.objectContaining({ id: primary, name: "primary" })] })]) },
+      {
+        id: "standalone",
+        group_id: null,
+        name: "Standalone servers",
+        clusters: expect.arrayContaining([
+          expect.objectContaining({ id: `server-${primary}`, servers: [expect.objectContaining({ id: primary, name: "primary" })] }),
+        ]),
+      },
     ]);
     const group = await api("POST", "/api/v1/cluster-groups", { token: root, body: { name: "production" } });
     expect(group.status).toBe(201);
     expect((await api("POST", "/api/v1/cluster-groups", { token: root, body: { name: "production" } })).status).toBe(409);
-    const cluster = await api("POST", `/api/v1/cluster-groups/${group.body.id}/clusters`, { token: root, body: { name: "orders", replication_type: "physical" } });
+    const cluster = await api("POST", `/api/v1/cluster-groups/${group.body.id}/clusters`, {
+      token: root,
+      body: { name: "orders", replication_type: "physical" },
+    });
     expect(cluster).toMatchObject({ status: 201, body: { group_id: group.body.id, name: "orders", replication_type: "physical" } });
     expect((await api("POST", "/api/v1/clusters", { token: root, body: { name: "orders", group_id: group.body.id } })).status).toBe(409);
     expect((await api("POST", "/api/v1/clusters", { token: root, body: { name: "x", group_id: 424242 } })).status).toBe(404);
-    expect((await api("POST", "/api/v1/clusters", { token: root, body: { name: "x", replication_type: "magic" } })).body.error).toMatch(/body field `replication_type`/);
+    expect((await api("POST", "/api/v1/clusters", { token: root, body: { name: "x", replication_type: "magic" } })).body.error).toMatch(
+      /body field `replication_type`/,
+    );
 
-    for (const [id, role] of [[primary, "primary"], [standby, "standby"]] as const)
-      expect((await api("POST", `/api/v1/clusters/${cluster.body.id}/servers`, { token: root, body: { connection_id: id, role } })).body).toMatchObject({ id, role });
+    for (const [id, role] of [
+      [primary, "primary"],
+      [standby, "standby"],
+    ] as const)
+      expect((await api("POST", `/api/v1/clusters/${cluster.body.id}/servers`, { token: root, body: { connection_id: id, role } })).body).toMatchObject({
+        id,
+        role,
+      });
     const after = (await api("GET", "/api/v1/clusters", { token: root })).body;
-    expect(after[0]).toMatchObject({ id: `group-${group.body.id}`, name: "production", clusters: [{ id: `cluster-${cluster.body.id}`, name: "orders", servers: [{ id: primary }, { id: standby }] }] });
+    expect(after[0]).toMatchObject({
+      id: `group-${group.body.id}`,
+      name: "production",
+      clusters: [{ id: `cluster-${cluster.body.id}`, name: "orders", servers: [{ id: primary }, { id: standby }] }],
+    });
     expect(after.find((g: { id: string }) => g.id === "standalone").clusters.map((c: { id: string }) => c.id)).toEqual([`server-${loner}`]);
 
     expect((await api("GET", "/api/v1/clusters/list", { token: root })).body).toEqual([expect.objectContaining({ id: cluster.body.id, server_count: 2 })]);
-    expect((await api("GET", `/api/v1/cluster-groups/${group.body.id}/clusters`, { token: root })).body.map((c: { name: string }) => c.name)).toEqual(["orders"]);
-    expect((await api("PUT", `/api/v1/clusters/${cluster.body.id}`, { token: root, body: { description: "order processing" } })).body.description).toBe("order processing");
+    expect((await api("GET", `/api/v1/cluster-groups/${group.body.id}/clusters`, { token: root })).body.map((c: { name: string }) => c.name)).toEqual([
+      "orders",
+    ]);
+    expect((await api("PUT", `/api/v1/clusters/${cluster.body.id}`, { token: root, body: { description: "order processing" } })).body.description).toBe(
+      "order processing",
+    );
   });
 
   it("records relationships between members only", async () => {
     const [cluster] = (await api("GET", "/api/v1/clusters/list", { token: root })).body;
-    const rel = await api("POST", `/api/v1/clusters/${cluster.id}/relationships`, { token: root, body: { source_connection_id: standby, target_connection_id: primary, relationship_type: "streams_from" } });
-    expect(rel).toMatchObject({ status: 201, body: { source_name: "standby", target_name: "primary", relationship_type: "streams_from", is_auto_detected: false } });
-    expect((await api("POST", `/api/v1/clusters/${cluster.id}/relationships`, { token: root, body: { source_connection_id: loner, target_connection_id: primary, relationship_type: "streams_from" } })).body.error).toMatch(`connection ${loner} is not a member of cluster ${cluster.id}`);
+    const rel = await api("POST", `/api/v1/clusters/${cluster.id}/relationships`, {
+      token: root,
+      body: { source_connection_id: standby, target_connection_id: primary, relationship_type: "streams_from" },
+    });
+    expect(rel).toMatchObject({
+      status: 201,
+      body: { source_name: "standby", target_name: "primary", relationship_type: "streams_from", is_auto_detected: false },
+    });
+    expect(
+      (
+        await api("POST", `/api/v1/clusters/${cluster.id}/relationships`, {
+          token: root,
+          body: { source_connection_id: loner, target_connection_id: primary, relationship_type: "streams_from" },
+        })
+      ).body.error,
+    ).toMatch(`connection ${loner} is not a member of cluster ${cluster.id}`);
     expect((await api("GET", `/api/v1/clusters/${cluster.id}/relationships`, { token: viewer.token })).body).toHaveLength(1);
     expect((await api("DELETE", `/api/v1/clusters/${cluster.id}/relationships/${rel.body.id}`, { token: root })).status).toBe(204);
     expect((await api("DELETE", `/api/v1/clusters/${cluster.id}/relationships/${rel.body.id}`, { token: root })).status).toBe(404);
@@ -81,7 +120,10 @@ describe("clusters and groups", () => {
     expect((await api("DELETE", `/api/v1/clusters/${temp.body.id}`, { token: root })).status).toBe(204);
     expect((await api("GET", `/api/v1/clusters/${temp.body.id}`, { token: root })).status).toBe(404);
 
-    const standaloneIds = async () => ((await api("GET", "/api/v1/clusters", { token: root })).body.find((g: { id: string }) => g.id === "standalone")?.clusters ?? []).map((c: { id: string }) => c.id);
+    const standaloneIds = async () =>
+      ((await api("GET", "/api/v1/clusters", { token: root })).body.find((g: { id: string }) => g.id === "standalone")?.clusters ?? []).map(
+        (c: { id: string }) => c.id,
+      );
     expect(await standaloneIds()).toContain(`server-${extra}`);
     expect((await api("DELETE", `/api/v1/clusters/server-${extra}`, { token: root })).status).toBe(204);
     expect(await standaloneIds()).not.toContain(`server-${extra}`);
@@ -106,7 +148,9 @@ describe("clusters and groups", () => {
     await api("PUT", `/api/v1/probe-overrides/group/${group.id}/pg_stat_wal`, { token: root, body: { collection_interval_seconds: 120 } });
     const res = await api("DELETE", `/api/v1/cluster-groups/${group.id}`, { token: root });
     expect(res.status).toBe(409);
-    expect(res.body.error).toBe(`cluster group ${group.id} cannot be deleted: its clusters would become ungrouped beside ungrouped clusters of the same name (\`Billing\`); rename or move one of each pair first`);
+    expect(res.body.error).toBe(
+      `cluster group ${group.id} cannot be deleted: its clusters would become ungrouped beside ungrouped clusters of the same name (\`Billing\`); rename or move one of each pair first`,
+    );
     expect((await api("GET", `/api/v1/cluster-groups/${group.id}`, { token: root })).status).toBe(200);
     expect((await api("GET", `/api/v1/probe-overrides/group/${group.id}`, { token: root })).body).toHaveLength(1);
   });

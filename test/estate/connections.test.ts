@@ -31,13 +31,29 @@ beforeAll(async () => {
 });
 afterAll(() => store.close());
 
-const newConnection = (name: string, extra: Record<string, unknown> = {}) => ({ name, host: "db.example.com", username: "monitor", password: SECRET_PASSWORD, ...extra });
+const newConnection = (name: string, extra: Record<string, unknown> = {}) => ({
+  name,
+  host: "db.example.com",
+  username: "monitor",
+  password: SECRET_PASSWORD,
+  ...extra,
+});
 
 describe("connections", () => {
   it("creates a connection owned by the caller, never returning the password", async () => {
     const created = await api("POST", "/api/v1/connections", { token: manager.token, body: newConnection("orders-primary", { description: "orders" }) });
     expect(created.status).toBe(201);
-    expect(created.body).toMatchObject({ id: expect.any(Number), name: "orders-primary", port: 5432, database_name: "postgres", sslmode: "prefer", is_monitored: true, is_shared: false, owner_username: "manager", password_set: true });
+    expect(created.body).toMatchObject({
+      id: expect.any(Number),
+      name: "orders-primary",
+      port: 5432,
+      database_name: "postgres",
+      sslmode: "prefer",
+      is_monitored: true,
+      is_shared: false,
+      owner_username: "manager",
+      password_set: true,
+    });
     expect(created.text).not.toContain(SECRET_PASSWORD);
     const [stored] = await store.db.query<{ password_secret: string }>("SELECT password_secret FROM connections WHERE id = $1", [created.body.id]);
     expect(stored.password_secret).toMatch(/^v1\.[\w-]+\.[\w-]+$/);
@@ -75,7 +91,10 @@ describe("connections", () => {
     expect(await names(reader.token)).toEqual(["granted-one", "shared-one"]);
 
     const scoped = await api("POST", "/api/v1/rbac/tokens", { token: root, body: { owner_username: "manager" } });
-    await api("PUT", `/api/v1/rbac/tokens/${scoped.body.id}/scope`, { token: root, body: { connections: [{ connection_id: shared.id, access_level: "read" }] } });
+    await api("PUT", `/api/v1/rbac/tokens/${scoped.body.id}/scope`, {
+      token: root,
+      body: { connections: [{ connection_id: shared.id, access_level: "read" }] },
+    });
     expect(await names(scoped.body.token)).toEqual(["shared-one"]);
     expect((await api("GET", `/api/v1/connections/${own.id}`, { token: scoped.body.token })).status).toBe(404);
   });
@@ -86,7 +105,10 @@ describe("connections", () => {
     const renamed = await api("PUT", `/api/v1/connections/${conn.id}`, { token: reader.token, body: { description: "mine", port: 6432 } });
     expect(renamed).toMatchObject({ status: 200, body: { description: "mine", port: 6432, password_set: true } });
     expect((await api("PUT", `/api/v1/connections/${conn.id}`, { token: reader.token, body: { is_shared: true } })).status).toBe(403);
-    expect((await api("PUT", `/api/v1/connections/${conn.id}`, { token: manager.token, body: { is_shared: true, password: null } })).body).toMatchObject({ is_shared: true, password_set: false });
+    expect((await api("PUT", `/api/v1/connections/${conn.id}`, { token: manager.token, body: { is_shared: true, password: null } })).body).toMatchObject({
+      is_shared: true,
+      password_set: false,
+    });
     expect((await api("PUT", `/api/v1/connections/${conn.id}`, { token: manager.token, body: { name: "orders-primary" } })).status).toBe(409);
     const other = (await api("POST", "/api/v1/connections", { token: manager.token, body: newConnection("not-readers", { is_shared: true }) })).body;
     expect(await api("PUT", `/api/v1/connections/${other.id}`, { token: reader.token, body: { description: "x" } })).toMatchObject({ status: 403 });
@@ -103,7 +125,10 @@ describe("connections", () => {
     expect(dbs.body).toContainEqual(expect.objectContaining({ name: "postgres", owner: "postgres", encoding: "UTF8", size_bytes: expect.any(Number) }));
 
     const port = await freePort();
-    const dead = await api("POST", "/api/v1/connections", { token: root, body: { name: "dead", host: "127.0.0.1", port, username: "x", password: SECRET_PASSWORD, sslmode: "disable" } });
+    const dead = await api("POST", "/api/v1/connections", {
+      token: root,
+      body: { name: "dead", host: "127.0.0.1", port, username: "x", password: SECRET_PASSWORD, sslmode: "disable" },
+    });
     const started = Date.now();
     const res = await api("GET", `/api/v1/connections/${dead.body.id}/databases`, { token: root });
     expect(res.status).toBe(502);
@@ -115,7 +140,9 @@ describe("connections", () => {
   it("remembers a current connection per credential", async () => {
     const shared = (await api("GET", "/api/v1/connections", { token: reader.token })).body.find((c: { name: string }) => c.name === "shared-one");
     expect((await api("GET", "/api/v1/connections/current", { token: reader.token })).status).toBe(404);
-    expect((await api("POST", "/api/v1/connections/current", { token: reader.token, body: { connection_id: shared.id, database_name: "app" } })).body).toMatchObject({ connection_id: shared.id, database_name: "app", name: "shared-one" });
+    expect(
+      (await api("POST", "/api/v1/connections/current", { token: reader.token, body: { connection_id: shared.id, database_name: "app" } })).body,
+    ).toMatchObject({ connection_id: shared.id, database_name: "app", name: "shared-one" });
     expect((await api("GET", "/api/v1/connections/current", { token: reader.token })).body.connection_id).toBe(shared.id);
     expect((await api("GET", "/api/v1/connections/current", { token: manager.token })).status).toBe(404);
     expect((await api("POST", "/api/v1/connections/current", { token: reader.token, body: { connection_id: 987654 } })).status).toBe(404);
@@ -125,7 +152,11 @@ describe("connections", () => {
 
   it("deletes a connection with everything that belongs to it", async () => {
     const conn = (await api("POST", "/api/v1/connections", { token: root, body: newConnection("doomed", { is_shared: true }) })).body;
-    await writeSamples(store.db, { connectionId: conn.id, probe: "pg_stat_database", rows: [0, 60].map((s) => ({ collected_at: new Date(Date.UTC(2026, 0, 1, 0, 0, s)).toISOString(), database_name: "app", xact_commit: s })) });
+    await writeSamples(store.db, {
+      connectionId: conn.id,
+      probe: "pg_stat_database",
+      rows: [0, 60].map((s) => ({ collected_at: new Date(Date.UTC(2026, 0, 1, 0, 0, s)).toISOString(), database_name: "app", xact_commit: s })),
+    });
     await api("PUT", `/api/v1/probe-overrides/server/${conn.id}/pg_stat_database`, { token: root, body: { collection_interval_seconds: 30 } });
     await api("POST", "/api/v1/connections/current", { token: reader.token, body: { connection_id: conn.id } });
     const cluster = (await api("POST", "/api/v1/clusters", { token: root, body: { name: "doomed cluster" } })).body;

@@ -40,13 +40,17 @@ beforeAll(async () => {
 });
 afterAll(() => store.close());
 
-const serverInfo = (token: string, connectionId: number) => typedClient(app, token).GET("/api/v1/server-info/{connection_id}", { params: { path: { connection_id: connectionId } } });
+const serverInfo = (token: string, connectionId: number) =>
+  typedClient(app, token).GET("/api/v1/server-info/{connection_id}", { params: { path: { connection_id: connectionId } } });
 
 it("summarises what the datastore knows, with the time of each figure", async () => {
   const { response, data: body } = await serverInfo(root, conn);
   expect(response.status).toBe(200);
   if (!body) throw new Error("no body");
-  expect(body.postgresql).toEqual({ collected_at: T2, data: { version: "17.10", cluster_name: null, data_directory: "/var/lib/postgresql/17/main", role: "primary", standby_count: 0 } });
+  expect(body.postgresql).toEqual({
+    collected_at: T2,
+    data: { version: "17.10", cluster_name: null, data_directory: "/var/lib/postgresql/17/main", role: "primary", standby_count: 0 },
+  });
   expect(body.uptime).toEqual({ collected_at: T2, data: { started_at: "2026-02-01T08:00:00.000Z", uptime_seconds: 3 * 3600 } });
   expect(body.databases).toEqual({ collected_at: T2, data: [{ name: "app", size_bytes: 123456789, xid_age: 1000 }] });
   expect(body.extensions).toEqual({ collected_at: T1, data: [{ database_name: "app", name: "pg_stat_statements", version: "1.11" }] });

@@ -35,7 +35,13 @@ afterAll(async () => {
   await store.close();
 });
 
-const TOOLS = [{ name: "query_metrics", description: "Query collected metrics", inputSchema: { type: "object", properties: { probe: { type: "string" } }, required: ["probe"] } }];
+const TOOLS = [
+  {
+    name: "query_metrics",
+    description: "Query collected metrics",
+    inputSchema: { type: "object", properties: { probe: { type: "string" } }, required: ["probe"] },
+  },
+];
 
 describe.each(CHAT_PROVIDERS)("chat through %s", (provider) => {
   it("answers one turn with text and token usage, sending the key and the system prompt upstream", async () => {
@@ -45,7 +51,12 @@ describe.each(CHAT_PROVIDERS)("chat through %s", (provider) => {
     expect(res.status, res.text).toBe(200);
     expect(res.body.content).toEqual([{ type: "text", text: "echo: how busy is prod?" }]);
     expect(res.body.stop_reason).toBe("end_turn");
-    expect(res.body.token_usage).toMatchObject({ provider, prompt_tokens: USAGE.prompt, completion_tokens: USAGE.completion, total_tokens: USAGE.prompt + USAGE.completion });
+    expect(res.body.token_usage).toMatchObject({
+      provider,
+      prompt_tokens: USAGE.prompt,
+      completion_tokens: USAGE.completion,
+      total_tokens: USAGE.prompt + USAGE.completion,
+    });
     const sent = wire.requests.slice(before).find((r) => r.provider === provider)!;
     expect(JSON.stringify(sent.headers)).toContain(KEYS[provider]);
     const system = JSON.stringify(sent.body);
@@ -58,7 +69,10 @@ describe.each(CHAT_PROVIDERS)("chat through %s", (provider) => {
 
   it("returns tool calls, and forwards the client's tool results on the next turn", async () => {
     const { api } = appWith(llmSection(wire));
-    const first = await api("POST", "/api/v1/llm/chat", { token, body: { provider, tools: TOOLS, messages: [{ role: "user", content: "please use a tool" }] } });
+    const first = await api("POST", "/api/v1/llm/chat", {
+      token,
+      body: { provider, tools: TOOLS, messages: [{ role: "user", content: "please use a tool" }] },
+    });
     expect(first.status, first.text).toBe(200);
     expect(first.body.stop_reason).toBe("tool_use");
     const call = first.body.content.find((b: { type: string }) => b.type === "tool_use");
@@ -82,7 +96,11 @@ describe.each(CHAT_PROVIDERS)("chat through %s", (provider) => {
 
   it("streams message_start, text deltas in order and message_end", async () => {
     const { app } = appWith(llmSection(wire));
-    const res = await app.request("/api/v1/llm/chat/stream", { method: "POST", headers: { authorization: `Bearer ${token}`, "content-type": "application/json" }, body: JSON.stringify({ provider, messages: [{ role: "user", content: "stream it" }] }) });
+    const res = await app.request("/api/v1/llm/chat/stream", {
+      method: "POST",
+      headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+      body: JSON.stringify({ provider, messages: [{ role: "user", content: "stream it" }] }),
+    });
     expect(res.status).toBe(200);
     expect(res.headers.get("content-type")).toMatch(/^text\/event-stream/);
     const events = await readSse(res);
@@ -91,12 +109,19 @@ describe.each(CHAT_PROVIDERS)("chat through %s", (provider) => {
     expect(deltas.length).toBeGreaterThan(1);
     expect(deltas.every((d) => d.data.index === 0 && d.data.type === "text")).toBe(true);
     expect(deltas.map((d) => d.data.text).join("")).toBe("echo: stream it");
-    expect(events.at(-1)).toEqual({ event: "message_end", data: { stop_reason: "end_turn", token_usage: expect.objectContaining({ prompt_tokens: USAGE.prompt, completion_tokens: USAGE.completion }) } });
+    expect(events.at(-1)).toEqual({
+      event: "message_end",
+      data: { stop_reason: "end_turn", token_usage: expect.objectContaining({ prompt_tokens: USAGE.prompt, completion_tokens: USAGE.completion }) },
+    });
   });
 
   it("streams a tool call as one complete tool_use event", async () => {
     const { app } = appWith(llmSection(wire));
-    const res = await app.request("/api/v1/llm/chat/stream", { method: "POST", headers: { authorization: `Bearer ${token}`, "content-type": "application/json" }, body: JSON.stringify({ provider, tools: TOOLS, messages: [{ role: "user", content: "use a tool now" }] }) });
+    const res = await app.request("/api/v1/llm/chat/stream", {
+      method: "POST",
+      headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+      body: JSON.stringify({ provider, tools: TOOLS, messages: [{ role: "user", content: "use a tool now" }] }),
+    });
     const events = await readSse(res);
     const tools = events.filter((e) => e.event === "tool_use");
     expect(tools).toEqual([{ event: "tool_use", data: { index: 0, type: "tool_use", id: expect.any(String), name: "query_metrics", input: TOOL_INPUT } }]);
@@ -110,7 +135,11 @@ describe.each(CHAT_PROVIDERS)("chat through %s", (provider) => {
     expect(res.status).toBe(502);
     expect(res.body.error).toMatch(new RegExp(`^${provider} answered HTTP (401|400)`));
     expect(res.text).not.toContain("bad-key");
-    const streamed = await app.request("/api/v1/llm/chat/stream", { method: "POST", headers: { authorization: `Bearer ${token}`, "content-type": "application/json" }, body: JSON.stringify({ provider, messages: [{ role: "user", content: "hi" }] }) });
+    const streamed = await app.request("/api/v1/llm/chat/stream", {
+      method: "POST",
+      headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+      body: JSON.stringify({ provider, messages: [{ role: "user", content: "hi" }] }),
+    });
     const text = await streamed.text();
     expect(parseSse(text).at(-1)).toEqual({ event: "error", data: { error: expect.stringMatching(new RegExp(`^${provider} answered HTTP (401|400)`)) } });
     expect(text).not.toContain("bad-key");

@@ -94,7 +94,13 @@ describe("multimodal embeddings", () => {
     const before = wire.requests.length;
     const res = await api("POST", "/api/v1/llm/embed/multimodal", {
       token,
-      body: { inputs: [{ type: "text", text: "a slow query plan" }, { type: "image", data: PNG, mime_type: "image/png" }, { type: "image", url: "https://example.com/chart.png" }] },
+      body: {
+        inputs: [
+          { type: "text", text: "a slow query plan" },
+          { type: "image", data: PNG, mime_type: "image/png" },
+          { type: "image", url: "https://example.com/chart.png" },
+        ],
+      },
     });
     expect(res.status, res.text).toBe(200);
     expect(res.body.embeddings).toHaveLength(3);
@@ -108,17 +114,27 @@ describe("multimodal embeddings", () => {
   });
 
   it("names the limitation when the provider cannot embed images", async () => {
-    const res = await apiWith(llmSection(wire))("POST", "/api/v1/llm/embed/multimodal", { token, body: { provider: "openai", inputs: [{ type: "text", text: "x" }] } });
+    const res = await apiWith(llmSection(wire))("POST", "/api/v1/llm/embed/multimodal", {
+      token,
+      body: { provider: "openai", inputs: [{ type: "text", text: "x" }] },
+    });
     expect(res.status).toBe(400);
     expect(res.body.error).toBe("provider openai cannot embed images; providers that can: voyage");
-    const none = await apiWith(llmSection(wire, { openai: KEYS.openai }))("POST", "/api/v1/llm/embed/multimodal", { token, body: { inputs: [{ type: "text", text: "x" }] } });
+    const none = await apiWith(llmSection(wire, { openai: KEYS.openai }))("POST", "/api/v1/llm/embed/multimodal", {
+      token,
+      body: { inputs: [{ type: "text", text: "x" }] },
+    });
     expect(none.status).toBe(400);
     expect(none.body.error).toMatch(/no LLM provider that can embed images is configured/);
   });
 
   it("refuses an image with neither or both of data and url, or data without its type", async () => {
     const api = apiWith(llmSection(wire));
-    for (const image of [{ type: "image" }, { type: "image", data: PNG, url: "https://example.com/a.png", mime_type: "image/png" }, { type: "image", data: PNG }]) {
+    for (const image of [
+      { type: "image" },
+      { type: "image", data: PNG, url: "https://example.com/a.png", mime_type: "image/png" },
+      { type: "image", data: PNG },
+    ]) {
       const res = await api("POST", "/api/v1/llm/embed/multimodal", { token, body: { inputs: [image] } });
       expect(res.status).toBe(400);
       expect(res.body.error).toMatch(/inputs\[0\]: (an image needs exactly one of data \(base64\) or url|mime_type is required with data)/);
@@ -130,7 +146,10 @@ describe("reranking", () => {
   const DOCS = ["vacuum settings for large tables", "checkpoint tuning", "autovacuum on large tables lags"];
 
   it("asks the rerank provider and returns its order with the documents", async () => {
-    const res = await apiWith(llmSection(wire, KEYS, { rerank: { provider: "voyage" } }))("POST", "/api/v1/llm/rerank", { token, body: { query: "large tables vacuum", documents: DOCS, top_n: 2 } });
+    const res = await apiWith(llmSection(wire, KEYS, { rerank: { provider: "voyage" } }))("POST", "/api/v1/llm/rerank", {
+      token,
+      body: { query: "large tables vacuum", documents: DOCS, top_n: 2 },
+    });
     expect(res.status, res.text).toBe(200);
     expect(res.body.method).toBe("voyage/rerank-2.5");
     expect(res.body.results).toEqual([
@@ -141,7 +160,10 @@ describe("reranking", () => {
 
   it("falls back to local BM25 when no rerank provider is configured, without calling any provider", async () => {
     const before = wire.requests.length;
-    const res = await apiWith(llmSection(wire, { openai: KEYS.openai }))("POST", "/api/v1/llm/rerank", { token, body: { query: "large tables vacuum", documents: DOCS } });
+    const res = await apiWith(llmSection(wire, { openai: KEYS.openai }))("POST", "/api/v1/llm/rerank", {
+      token,
+      body: { query: "large tables vacuum", documents: DOCS },
+    });
     expect(res.status, res.text).toBe(200);
     expect(res.body.method).toBe("bm25");
     expect(res.body.results.map((r: { index: number }) => r.index)).toEqual([0, 2, 1]);
@@ -158,7 +180,12 @@ describe("reranking", () => {
 
 describe("BM25", () => {
   it("ranks a document with more of the rarer query terms higher, and shorter documents above longer ones with the same matches", () => {
-    const [a, b, c, d] = bm25Scores("replication lag", ["replication lag on the standby", "replication slots", "lag", "replication lag on the standby after a long checkpoint and a vacuum"]);
+    const [a, b, c, d] = bm25Scores("replication lag", [
+      "replication lag on the standby",
+      "replication slots",
+      "lag",
+      "replication lag on the standby after a long checkpoint and a vacuum",
+    ]);
     expect(a).toBeGreaterThan(b);
     expect(a).toBeGreaterThan(c);
     expect(a).toBeGreaterThan(d);

@@ -6,7 +6,17 @@ import { redact } from "../../src/llm/provider-error.ts";
 describe("llm configuration", () => {
   it("has the documented defaults", () => {
     const { llm } = resolveConfig({}, {});
-    expect(llm).toEqual({ providers: {}, embedding: {}, rerank: {}, timeout_seconds: 120, max_tokens: 4096, temperature: 0.7, overview_summary: true, server_analysis: true, anomaly_review: true });
+    expect(llm).toEqual({
+      providers: {},
+      embedding: {},
+      rerank: {},
+      timeout_seconds: 120,
+      max_tokens: 4096,
+      temperature: 0.7,
+      overview_summary: true,
+      server_analysis: true,
+      anomaly_review: true,
+    });
   });
 
   it("takes every provider's key and base URL, the defaults and the limits from environment variables", () => {
@@ -54,7 +64,10 @@ describe("llm configuration", () => {
   });
 
   it("overlays variables on the file's per-provider headers", () => {
-    const { llm } = resolveConfig({ llm: { providers: { openai: { base_url: "http://a/v1", headers: { "X-Team": "dba" } } } } }, { PGLENS_LLM_OPENAI_API_KEY: "k" });
+    const { llm } = resolveConfig(
+      { llm: { providers: { openai: { base_url: "http://a/v1", headers: { "X-Team": "dba" } } } } },
+      { PGLENS_LLM_OPENAI_API_KEY: "k" },
+    );
     expect(llm.providers.openai).toEqual({ base_url: "http://a/v1", api_key: "k", headers: { "X-Team": "dba" } });
   });
 

@@ -37,7 +37,16 @@ describe("GET /api/v1/llm/providers", () => {
   });
 
   it("follows llm.provider and llm.model, and counts a keyless OpenAI-compatible or Ollama server by its URL", async () => {
-    const llm = resolveConfig({ llm: { provider: "ollama", model: "qwen3:8b", providers: { ollama: { base_url: wire.baseUrl("ollama") }, openai: { base_url: wire.baseUrl("openai") }, anthropic: { headers: { "x-extra": "1" } } } } }, {}).llm;
+    const llm = resolveConfig(
+      {
+        llm: {
+          provider: "ollama",
+          model: "qwen3:8b",
+          providers: { ollama: { base_url: wire.baseUrl("ollama") }, openai: { base_url: wire.baseUrl("openai") }, anthropic: { headers: { "x-extra": "1" } } },
+        },
+      },
+      {},
+    ).llm;
     const res = await apiWith(llm)("GET", "/api/v1/llm/providers");
     expect(res.body.providers.map((p: { name: string; isDefault: boolean }) => [p.name, p.isDefault])).toEqual([
       ["openai", false],

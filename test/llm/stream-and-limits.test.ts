@@ -31,7 +31,12 @@ afterAll(async () => {
 });
 
 const post = (path: string, body: unknown, signal?: AbortSignal) =>
-  fetch(server.url + path, { method: "POST", headers: { authorization: `Bearer ${token}`, "content-type": "application/json" }, body: JSON.stringify(body), signal });
+  fetch(server.url + path, {
+    method: "POST",
+    headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+    body: JSON.stringify(body),
+    signal,
+  });
 
 async function until(check: () => boolean, ms = 5000) {
   const end = Date.now() + ms;
@@ -76,7 +81,11 @@ describe("timeouts", () => {
     const res = await api("POST", "/api/v1/llm/chat", { token, body: { provider: "anthropic", model: "stall", messages: [{ role: "user", content: "hi" }] } });
     expect(res).toMatchObject({ status: 504, body: { error: "anthropic did not answer within 1 s (llm.timeout_seconds)" } });
     const { app } = testApp(store.db, { config: { llm: llmSection(wire, KEYS, { timeout_seconds: 1 }) } });
-    const streamed = await app.request("/api/v1/llm/chat/stream", { method: "POST", headers: { authorization: `Bearer ${token}`, "content-type": "application/json" }, body: JSON.stringify({ provider: "openai", model: "stall", messages: [{ role: "user", content: "hi" }] }) });
+    const streamed = await app.request("/api/v1/llm/chat/stream", {
+      method: "POST",
+      headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+      body: JSON.stringify({ provider: "openai", model: "stall", messages: [{ role: "user", content: "hi" }] }),
+    });
     expect(parseSse(await streamed.text()).at(-1)).toEqual({ event: "error", data: { error: "openai did not answer within 1 s (llm.timeout_seconds)" } });
   });
 });
@@ -84,9 +93,19 @@ describe("timeouts", () => {
 describe("token accounting", () => {
   it("logs each call's token counts without its content", async () => {
     const { app, logs } = testApp(store.db, { config: { llm: llmSection(wire) } });
-    await client(app)("POST", "/api/v1/llm/chat", { token, body: { provider: "gemini", messages: [{ role: "user", content: "secret plans for the migration" }] } });
+    await client(app)("POST", "/api/v1/llm/chat", {
+      token,
+      body: { provider: "gemini", messages: [{ role: "user", content: "secret plans for the migration" }] },
+    });
     expect(logs.filter((l) => l.msg === "llm usage")).toEqual([
-      expect.objectContaining({ user: "streamer", endpoint: "chat", provider: "gemini", prompt_tokens: USAGE.prompt, completion_tokens: USAGE.completion, total_tokens: USAGE.prompt + USAGE.completion }),
+      expect.objectContaining({
+        user: "streamer",
+        endpoint: "chat",
+        provider: "gemini",
+        prompt_tokens: USAGE.prompt,
+        completion_tokens: USAGE.completion,
+        total_tokens: USAGE.prompt + USAGE.completion,
+      }),
     ]);
     expect(JSON.stringify(logs)).not.toContain("secret plans");
   });
@@ -97,12 +116,20 @@ describe("token accounting", () => {
     const api = client(app);
     const chat = () => api("POST", "/api/v1/llm/chat", { token: budgeted.token, body: { provider: "openai", messages: [{ role: "user", content: "hi" }] } });
     expect((await chat()).status).toBe(200);
-    const streamed = await app.request("/api/v1/llm/chat/stream", { method: "POST", headers: { authorization: `Bearer ${budgeted.token}`, "content-type": "application/json" }, body: JSON.stringify({ provider: "openai", messages: [{ role: "user", content: "hi" }] }) });
+    const streamed = await app.request("/api/v1/llm/chat/stream", {
+      method: "POST",
+      headers: { authorization: `Bearer ${budgeted.token}`, "content-type": "application/json" },
+      body: JSON.stringify({ provider: "openai", messages: [{ role: "user", content: "hi" }] }),
+    });
     await streamed.text();
     expect((await api("POST", "/api/v1/llm/embed", { token: budgeted.token, body: { provider: "openai", input: ["a", "b"] } })).status).toBe(200);
     const [{ tokens }] = await store.db.query<{ tokens: string }>("SELECT tokens FROM llm_token_usage WHERE user_id = $1", [budgeted.id]);
     expect(Number(tokens)).toBe(2 * (USAGE.prompt + USAGE.completion) + 6);
-    const refused = await app.request("/api/v1/llm/chat", { method: "POST", headers: { authorization: `Bearer ${budgeted.token}`, "content-type": "application/json" }, body: JSON.stringify({ messages: [{ role: "user", content: "hi" }] }) });
+    const refused = await app.request("/api/v1/llm/chat", {
+      method: "POST",
+      headers: { authorization: `Bearer ${budgeted.token}`, "content-type": "application/json" },
+      body: JSON.stringify({ messages: [{ role: "user", content: "hi" }] }),
+    });
     expect(refused.status).toBe(429);
     expect(await refused.json()).toEqual({ error: "daily LLM token limit of 40 reached (llm.daily_token_limit); it resets at 00:00 UTC" });
     const retryAfter = Number(refused.headers.get("retry-after"));

@@ -58,7 +58,11 @@ describe("the LLM proxy on Node and on workerd", () => {
   it.each([
     ["/api/v1/llm/providers", null, 200],
     ["/api/v1/llm/chat", { messages: [{ role: "user", content: "hello from the edge" }] }, 200],
-    ["/api/v1/llm/chat", { provider: "gemini", tools: [{ name: "list_probes", inputSchema: { type: "object" } }], messages: [{ role: "user", content: "use a tool" }] }, 200],
+    [
+      "/api/v1/llm/chat",
+      { provider: "gemini", tools: [{ name: "list_probes", inputSchema: { type: "object" } }], messages: [{ role: "user", content: "use a tool" }] },
+      200,
+    ],
     ["/api/v1/llm/embed", { provider: "openai", input: ["a", "b"], dimensions: 4 }, 200],
     ["/api/v1/llm/chat", { provider: "ollama", messages: [{ role: "user", content: "not configured" }] }, 400],
   ] as const)("%s %j answers alike", async (path, body, status) => {
@@ -77,6 +81,11 @@ describe("the LLM proxy on Node and on workerd", () => {
     expect(res.headers.get("content-type")).toMatch(/^text\/event-stream/);
     const fromWorker = parseSse(await res.text());
     expect(fromWorker).toEqual(fromNode);
-    expect(fromWorker.filter((e) => e.event === "content_delta").map((e) => e.data.text).join("")).toBe("echo: stream at the edge");
+    expect(
+      fromWorker
+        .filter((e) => e.event === "content_delta")
+        .map((e) => e.data.text)
+        .join(""),
+    ).toBe("echo: stream at the edge");
   });
 });

@@ -8,7 +8,7 @@ import type { Driver } from "../../drivers/types.ts";
 import { issueApiToken } from "../../src/auth/issue-token.ts";
 import { migrate } from "../../src/datastore/migrate.ts";
 import { runCli } from "../support/cli.ts";
-import { dataOf, mcpClient, } from "../support/mcp-client.ts";
+import { dataOf, mcpClient } from "../support/mcp-client.ts";
 import { TEST_SECRET, registerServer } from "../support/monitored.ts";
 import { testApp } from "../support/app.ts";
 import { serveOnFreePort } from "../support/node-server.ts";
@@ -48,7 +48,10 @@ describe("an assistant arriving cold", () => {
     const bad = await runCli(["group", "grant", "assistants", "--mcp", "no_such_tool"], env);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain("unknown MCP privilege `no_such_tool`");
-    const granted = await runCli(["group", "grant", "assistants", "--member", "assistant", "--mcp", "list_connections,query_metrics", "--connections", "0:read"], env);
+    const granted = await runCli(
+      ["group", "grant", "assistants", "--member", "assistant", "--mcp", "list_connections,query_metrics", "--connections", "0:read"],
+      env,
+    );
     expect(granted.code, granted.stderr).toBe(0);
     expect(granted.stderr).toContain("MCP list_connections, query_metrics; connections 0:read");
     expect((await runCli(["group", "grant", "assistants", "--member", "assistant"], env)).code).toBe(0); // again: no duplicate, no error

@@ -49,41 +49,83 @@ describe.each(runtimes)("MCP over Streamable HTTP on %s", (_name, target) => {
     const [base, fetchImpl] = target();
     const client = await mcpClient(base, root, fetchImpl);
     const { tools } = await client.listTools();
-    expect(tools.map((t) => t.name)).toEqual(["list_connections", "list_probes", "describe_probe", "query_metrics", "get_performance_summary", "get_top_queries", "get_latest_snapshot", "query_database", "get_schema_info", "execute_explain", "list_alerts", "get_alert_rules", "list_blackouts", "get_timeline", "store_memory", "recall_memories", "get_overview"]);
+    expect(tools.map((t) => t.name)).toEqual([
+      "list_connections",
+      "list_probes",
+      "describe_probe",
+      "query_metrics",
+      "get_performance_summary",
+      "get_top_queries",
+      "get_latest_snapshot",
+      "query_database",
+      "get_schema_info",
+      "execute_explain",
+      "list_alerts",
+      "get_alert_rules",
+      "list_blackouts",
+      "get_timeline",
+      "store_memory",
+      "recall_memories",
+      "get_overview",
+    ]);
     expect(tools.filter((t) => t.annotations?.readOnlyHint !== true).map((t) => t.name)).toEqual(["store_memory"]);
     expect(tools.find((t) => t.name === "query_database")?.inputSchema.required).toEqual(["query"]);
 
     expect(textOf(await client.callTool({ name: "list_probes", arguments: {} }))).toMatch(/^name\trow_count|^name\tdescription\trow_count\tscope/);
     expect(textOf(await client.callTool({ name: "describe_probe", arguments: { probe_name: "pg_stat_wal" } }))).toContain("wal_records\tbigint");
-    expect(dataOf(await client.callTool({ name: "query_metrics", arguments: { probe_name: "pg_stat_wal", connection_id: conn, metrics: "wal_records", time_start: "1h" } }))).toMatch(/^bucket_time\twal_records\n/);
+    expect(
+      dataOf(
+        await client.callTool({
+          name: "query_metrics",
+          arguments: { probe_name: "pg_stat_wal", connection_id: conn, metrics: "wal_records", time_start: "1h" },
+        }),
+      ),
+    ).toMatch(/^bucket_time\twal_records\n/);
     const rows = await client.callTool({ name: "query_database", arguments: { connection_id: conn, query: "SELECT 41 + 1 AS answer, 'a\tb' AS tricky" } });
     expect(rows.isError).toBeFalsy();
     expect(textOf(rows)).toMatch(/<<<pglens-data-[0-9a-f]{24}\nanswer\ttricky\n42\ta\\tb\npglens-data-[0-9a-f]{24}>>>\n\(1 row\)$/);
     const schema = await client.callTool({ name: "get_schema_info", arguments: { connection_id: conn, schema_name: "pg_catalog", table_name: "pg_class" } });
     expect(textOf(schema)).toMatch(/pg_catalog\tpg_class\tcolumn\trelname\tname\tNOT NULL/);
-    const plan = await client.callTool({ name: "execute_explain", arguments: { connection_id: conn, statement: "SELECT count(*) FROM pg_class", analyze: true, format: "json" } });
+    const plan = await client.callTool({
+      name: "execute_explain",
+      arguments: { connection_id: conn, statement: "SELECT count(*) FROM pg_class", analyze: true, format: "json" },
+    });
     expect(textOf(plan)).toMatch(/"Actual Rows"/);
-    expect(dataOf(await client.callTool({ name: "list_alerts", arguments: { connection_ids: [conn] } }))).toMatch(/^id\talert_type\tseverity\tstatus\tserver_name/);
-    expect(dataOf(await client.callTool({ name: "get_alert_rules", arguments: { category: "locks" } }))).toMatch(/\tdeadlocks_detected\tlocks\tpg_stat_database\.deadlocks_delta\t/);
+    expect(dataOf(await client.callTool({ name: "list_alerts", arguments: { connection_ids: [conn] } }))).toMatch(
+      /^id\talert_type\tseverity\tstatus\tserver_name/,
+    );
+    expect(dataOf(await client.callTool({ name: "get_alert_rules", arguments: { category: "locks" } }))).toMatch(
+      /\tdeadlocks_detected\tlocks\tpg_stat_database\.deadlocks_delta\t/,
+    );
     expect(dataOf(await client.callTool({ name: "list_blackouts", arguments: { active: true } }))).toMatch(/^id\tscope\tgroup_id\tcluster_id\tconnection_id/);
     const hourAgo = new Date(Date.now() - 3_600_000).toISOString();
-    expect(dataOf(await client.callTool({ name: "get_timeline", arguments: { time_start: hourAgo, time_end: new Date().toISOString(), connection_ids: [conn] } }))).toMatch(/^occurred_at\tevent_type\tseverity\tserver_name/);
+    expect(
+      dataOf(await client.callTool({ name: "get_timeline", arguments: { time_start: hourAgo, time_end: new Date().toISOString(), connection_ids: [conn] } })),
+    ).toMatch(/^occurred_at\tevent_type\tseverity\tserver_name/);
     const bad = await client.callTool({ name: "get_timeline", arguments: { time_start: "yesterday", time_end: new Date().toISOString() } });
     expect(bad.isError).toBe(true);
     // An argument the tool does not take is refused, as its schema says, not dropped (the filter would be lost).
     const typo = await client.callTool({ name: "query_metrics", arguments: { probe_name: "pg_stat_database", connection_id: conn, databse_name: "postgres" } });
     expect(typo).toMatchObject({ isError: true, content: [{ text: expect.stringMatching(/query_metrics.*databse_name/s) }] });
     const fact = `checkpoints on ${_name} run at 02:00`;
-    expect(textOf(await client.callTool({ name: "store_memory", arguments: { content: fact, category: "schedule" } }))).toMatch(/^Stored memory \d+\nscope: user\ncategory: schedule/);
+    expect(textOf(await client.callTool({ name: "store_memory", arguments: { content: fact, category: "schedule" } }))).toMatch(
+      /^Stored memory \d+\nscope: user\ncategory: schedule/,
+    );
     expect(dataOf(await client.callTool({ name: "recall_memories", arguments: { query: `${_name} checkpoints` } }))).toContain(`\tschedule\tfalse\t`);
-    expect(dataOf(await client.callTool({ name: "get_overview", arguments: { connection_ids: [conn] } }))).toMatch(/^\(no LLM is configured: no summary\)\n\nSnapshot:\n\{"timestamp"/);
+    expect(dataOf(await client.callTool({ name: "get_overview", arguments: { connection_ids: [conn] } }))).toMatch(
+      /^\(no LLM is configured: no summary\)\n\nSnapshot:\n\{"timestamp"/,
+    );
     await client.close();
   });
 });
 
 describe("MCP access control", () => {
   it("needs a token", async () => {
-    const res = await fetch(`${node.url}/mcp/v1`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }) });
+    const res = await fetch(`${node.url}/mcp/v1`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }),
+    });
     expect(res.status).toBe(401);
   });
 
@@ -104,8 +146,16 @@ describe("MCP access control", () => {
     expect((await granted.callTool({ name: "query_database", arguments: { connection_id: other, query: "SELECT 1" } })).isError).toBeFalsy();
     await granted.close();
 
-    const scoped = await fetch(`${node.url}/api/v1/rbac/tokens`, { method: "POST", headers: { ...bearer(root), "content-type": "application/json" }, body: JSON.stringify({ owner_username: "analyst" }) }).then((r) => r.json());
-    await fetch(`${node.url}/api/v1/rbac/tokens/${scoped.id}/scope`, { method: "PUT", headers: { ...bearer(root), "content-type": "application/json" }, body: JSON.stringify({ connections: [{ connection_id: conn, access_level: "read" }], mcp_privileges: ["query_database"] }) });
+    const scoped = await fetch(`${node.url}/api/v1/rbac/tokens`, {
+      method: "POST",
+      headers: { ...bearer(root), "content-type": "application/json" },
+      body: JSON.stringify({ owner_username: "analyst" }),
+    }).then((r) => r.json());
+    await fetch(`${node.url}/api/v1/rbac/tokens/${scoped.id}/scope`, {
+      method: "PUT",
+      headers: { ...bearer(root), "content-type": "application/json" },
+      body: JSON.stringify({ connections: [{ connection_id: conn, access_level: "read" }], mcp_privileges: ["query_database"] }),
+    });
     const narrow = await mcpClient(node.url, scoped.token);
     expect((await narrow.callTool({ name: "query_database", arguments: { connection_id: conn, query: "SELECT 1" } })).isError).toBeFalsy();
     const denied = await narrow.callTool({ name: "query_database", arguments: { connection_id: other, query: "SELECT 1" } });
@@ -114,7 +164,11 @@ describe("MCP access control", () => {
   });
 
   it("uses the credential's current connection when none is named", async () => {
-    await fetch(`${node.url}/api/v1/connections/current`, { method: "POST", headers: { ...bearer(root), "content-type": "application/json" }, body: JSON.stringify({ connection_id: conn }) });
+    await fetch(`${node.url}/api/v1/connections/current`, {
+      method: "POST",
+      headers: { ...bearer(root), "content-type": "application/json" },
+      body: JSON.stringify({ connection_id: conn }),
+    });
     const client = await mcpClient(node.url, root);
     expect(textOf(await client.callTool({ name: "query_database", arguments: { query: "SELECT current_database()" } }))).toContain("\npostgres\n");
     await client.close();

@@ -68,16 +68,35 @@ beforeAll(async () => {
   call = (name, args) => callTool(name, { connection_id: conn, ...args }, { db: store.db, now: Date.now(), access, config, log: createLogger("error") });
   superConn = await registerServer(store.db, "superuser-login", server.url);
   callAs = (live, name, args) =>
-    callTool(name, { connection_id: superConn, ...args }, { db: store.db, now: Date.now(), access, config: resolveConfig({ live_tools: { statement_timeout_ms: 1500, ...live } }, { PGLENS_SECRET: TEST_SECRET }), log: createLogger("error") });
+    callTool(
+      name,
+      { connection_id: superConn, ...args },
+      {
+        db: store.db,
+        now: Date.now(),
+        access,
+        config: resolveConfig({ live_tools: { statement_timeout_ms: 1500, ...live } }, { PGLENS_SECRET: TEST_SECRET }),
+        log: createLogger("error"),
+      },
+    );
   // The collector's login is the superuser; the live tools have a pg_monitor login of their own.
   const liveConn = await registerServer(store.db, "superuser-with-live-login", server.url);
-  await store.db.query("UPDATE connections SET live_username = 'pglens_monitor', live_password_secret = $2 WHERE id = $1", [liveConn, await seal(MONITOR_PASSWORD, TEST_SECRET)]);
-  callLive = (name, args) => callTool(name, { connection_id: liveConn, ...args }, { db: store.db, now: Date.now(), access, config, log: createLogger("error") });
+  await store.db.query("UPDATE connections SET live_username = 'pglens_monitor', live_password_secret = $2 WHERE id = $1", [
+    liveConn,
+    await seal(MONITOR_PASSWORD, TEST_SECRET),
+  ]);
+  callLive = (name, args) =>
+    callTool(name, { connection_id: liveConn, ...args }, { db: store.db, now: Date.now(), access, config, log: createLogger("error") });
   callAsLogin = async (login, asLiveUsername, name, args) => {
     const url = new URL(server.url);
     if (!asLiveUsername) [url.username, url.password] = [login, MONITOR_PASSWORD];
     const id = await registerServer(store.db, `${login}-${asLiveUsername}`, url.toString());
-    if (asLiveUsername) await store.db.query("UPDATE connections SET live_username = $2, live_password_secret = $3 WHERE id = $1", [id, login, await seal(MONITOR_PASSWORD, TEST_SECRET)]);
+    if (asLiveUsername)
+      await store.db.query("UPDATE connections SET live_username = $2, live_password_secret = $3 WHERE id = $1", [
+        id,
+        login,
+        await seal(MONITOR_PASSWORD, TEST_SECRET),
+      ]);
     return callTool(name, { connection_id: id, ...args }, { db: store.db, now: Date.now(), access, config, log: createLogger("error") });
   };
 });
@@ -159,7 +178,11 @@ const SUPERUSER_ATTACKS: Array<[string, RegExp]> = [
 
 describe("on a superuser login", () => {
   it("the live tools refuse, naming the fix, when live_tools.role is not set", async () => {
-    for (const [name, args] of [["query_database", { query: "SELECT 1" }], ["execute_explain", { statement: "SELECT 1" }], ["get_schema_info", {}]] as const) {
+    for (const [name, args] of [
+      ["query_database", { query: "SELECT 1" }],
+      ["execute_explain", { statement: "SELECT 1" }],
+      ["get_schema_info", {}],
+    ] as const) {
       const result = await callAs({}, name, args);
       expect(result.isError).toBe(true);
       expect(result.content[0].text).toMatch(/logs in as postgres \(superuser\).*set the connection's live_username to a pg_monitor login/);
@@ -173,14 +196,19 @@ describe("on a superuser login", () => {
   });
 
   it("with live_tools.role, explain analyze cannot write through dblink either, and honest queries run as that role", async () => {
-    const plan = await callAs({ role: "pglens_live" }, "execute_explain", { statement: "SELECT dblink_exec('dbname=postgres user=postgres', 'DELETE FROM victim')", analyze: true });
+    const plan = await callAs({ role: "pglens_live" }, "execute_explain", {
+      statement: "SELECT dblink_exec('dbname=postgres user=postgres', 'DELETE FROM victim')",
+      analyze: true,
+    });
     expect(plan.isError).toBe(true);
     const who = await callAs({ role: "pglens_live" }, "query_database", { query: "SELECT current_user AS who" });
     expect(who.content[0].text).toMatch(/\nwho\npglens_live\n/);
   });
 
   it("live_tools.role guards against mistakes only: the caller's own SQL can switch back (use live_username)", async () => {
-    const escaped = await callAs({ role: "pglens_live" }, "query_database", { query: "SELECT set_config('role', 'postgres', true) AS r, current_setting('is_superuser') AS su" });
+    const escaped = await callAs({ role: "pglens_live" }, "query_database", {
+      query: "SELECT set_config('role', 'postgres', true) AS r, current_setting('is_superuser') AS su",
+    });
     expect(escaped.content[0].text).toMatch(/\nr\tsu\npostgres\ton\n/);
   });
 
@@ -213,7 +241,8 @@ describe("on a superuser login with a live_username", () => {
 // A login that is not powerful itself but may become a powerful role (SET ROLE works through a NOINHERIT
 // membership too) would run `set_config('role', ...)` and then write through dblink_exec as a superuser.
 describe("a login that is a member of a powerful role", () => {
-  const BECOME_AND_WRITE = "SELECT set_config('role', 'su_role', true), dblink_exec('dbname=postgres user=postgres', 'INSERT INTO victim VALUES (7, ''pwned'')')";
+  const BECOME_AND_WRITE =
+    "SELECT set_config('role', 'su_role', true), dblink_exec('dbname=postgres user=postgres', 'INSERT INTO victim VALUES (7, ''pwned'')')";
   it.each([
     ["noinherit_su", /noinherit_su \(member of su_role, a superuser role\)|noinherit_su has member of su_role, a superuser role/],
     ["deep_su", /deep_su \(member of su_role, a superuser role\)|deep_su has member of su_role, a superuser role/],

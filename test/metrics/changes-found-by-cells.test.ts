@@ -43,11 +43,23 @@ describe("the changes of another length, found through the change cells", () => 
     await store.db.query("UPDATE probe_configs SET collection_interval_seconds = 60");
     // A missed round in the third hour and one 5 s late in the fifth: the cells' longest intervals show them. And a
     // missed round in the window's last hour, which is not whole: found among its changes themselves.
-    ids.longer = await history(store, "longer", everyMinute.filter((j) => j !== 130 && j !== 445).map((j) => (j === 250 ? j + 5 / 60 : j)));
+    ids.longer = await history(
+      store,
+      "longer",
+      everyMinute.filter((j) => j !== 130 && j !== 445).map((j) => (j === 250 ? j + 5 / 60 : j)),
+    );
     // An extra round half-way in the fourth hour: two 30 s intervals, none longer; only the cell's shortest shows it.
-    ids.shorter = await history(store, "shorter", [...everyMinute, 200.5].sort((a, b) => a - b));
+    ids.shorter = await history(
+      store,
+      "shorter",
+      [...everyMinute, 200.5].sort((a, b) => a - b),
+    );
     // The same, its cells as written before migration 32 (no shortest).
-    ids.unknown = await history(store, "unknown", [...everyMinute, 200.5].sort((a, b) => a - b));
+    ids.unknown = await history(
+      store,
+      "unknown",
+      [...everyMinute, 200.5].sort((a, b) => a - b),
+    );
     await store.db.query("UPDATE metrics.pg_stat_database__change_cells SET min_span_ms = NULL WHERE connection_id = $1", [ids.unknown]);
   });
   afterAll(() => store.close());
@@ -55,17 +67,42 @@ describe("the changes of another length, found through the change cells", () => 
   async function answer(connectionId: number, buckets: number) {
     const statements: string[] = [];
     // The data statements (the connection's facts are read first, from the catalogue).
-    const watched = { query: (sql: string, params?: readonly unknown[]) => (sql.includes("metrics.") && statements.push(sql), store.db.query(sql, params)) } as never;
-    const result = await runMetricsQuery(watched, { probeName: probe.name, connectionIds: [connectionId], window: WINDOW, buckets, metrics: METRIC, filters: { database_name: "a" } });
+    const watched = {
+      query: (sql: string, params?: readonly unknown[]) => (sql.includes("metrics.") && statements.push(sql), store.db.query(sql, params)),
+    } as never;
+    const result = await runMetricsQuery(watched, {
+      probeName: probe.name,
+      connectionIds: [connectionId],
+      window: WINDOW,
+      buckets,
+      metrics: METRIC,
+      filters: { database_name: "a" },
+    });
     const layout = layoutBuckets(WINDOW.start, WINDOW.end, 60, buckets);
-    const raw = await fetchSampleRows(store.db, { probe, connectionIds: [connectionId], from: WINDOW.start - borrowLimitMs(layout), to: WINDOW.end, columns: ["xact_commit", "stats_reset"], filters: { database_name: "a" } });
-    const [expected] = computeSeries({ probe, metrics: parseMetricList(METRIC, probe), samples: groupSamples(probe, raw), buckets: layout, intervalSeconds: 60, aggregation: "avg" });
+    const raw = await fetchSampleRows(store.db, {
+      probe,
+      connectionIds: [connectionId],
+      from: WINDOW.start - borrowLimitMs(layout),
+      to: WINDOW.end,
+      columns: ["xact_commit", "stats_reset"],
+      filters: { database_name: "a" },
+    });
+    const [expected] = computeSeries({
+      probe,
+      metrics: parseMetricList(METRIC, probe),
+      samples: groupSamples(probe, raw),
+      buckets: layout,
+      intervalSeconds: 60,
+      aggregation: "avg",
+    });
     return { series: result.series[0].data.map((p) => p.value), expected, statements };
   }
 
   /** Rates summed in another order differ in the last bits. */
   const close = (actual: Array<number | null>, expected: Array<number | null>) =>
-    actual.map((v, k) => (typeof v === "number" && typeof expected[k] === "number" && Math.abs(v - expected[k]!) <= 1e-9 * Math.max(1, Math.abs(v)) ? expected[k] : v));
+    actual.map((v, k) =>
+      typeof v === "number" && typeof expected[k] === "number" && Math.abs(v - expected[k]!) <= 1e-9 * Math.max(1, Math.abs(v)) ? expected[k] : v,
+    );
 
   it.each(["longer", "shorter", "unknown"])("reads the %s history by difference in one statement, as the pipeline reads it", async (name) => {
     for (const buckets of [7, 20]) {
@@ -79,7 +116,12 @@ describe("the changes of another length, found through the change cells", () => 
 
   it("keeps each cell's shortest interval, and none in cells written before", async () => {
     const shortest = async (id: number) =>
-      (await store.db.query<{ ms: number | null }>("SELECT min_span_ms AS ms FROM metrics.pg_stat_database__change_cells WHERE connection_id = $1 AND level_seconds = 3600 AND cell_start = $2", [id, new Date(T0 + 3 * 60 * MINUTE).toISOString()]))[0].ms;
+      (
+        await store.db.query<{ ms: number | null }>(
+          "SELECT min_span_ms AS ms FROM metrics.pg_stat_database__change_cells WHERE connection_id = $1 AND level_seconds = 3600 AND cell_start = $2",
+          [id, new Date(T0 + 3 * 60 * MINUTE).toISOString()],
+        )
+      )[0].ms;
     expect(await shortest(ids.shorter)).toBe(30_000);
     expect(await shortest(ids.longer)).toBe(60_000);
     expect(await shortest(ids.unknown)).toBeNull();

@@ -27,15 +27,36 @@ describe.each(DATASTORE_KINDS)("GET /api/v1/metrics/query on %s", (kind) => {
     conn2 = await addConnection(store.db, "replica");
     empty = await addConnection(store.db, "empty");
     await store.db.query("UPDATE probe_configs SET collection_interval_seconds = 60 WHERE probe_name = 'pg_stat_database'");
-    for (const [id, rate] of [[conn1, 1], [conn2, 2]]) {
+    for (const [id, rate] of [
+      [conn1, 1],
+      [conn2, 2],
+    ]) {
       const rows = [];
       for (let j = 0; j < 10; j++) {
-        for (const [d, share] of [["app", 0.5], ["postgres", 0.25]] as const)
-          rows.push({ collected_at: iso(30 + 60 * j), database_name: d, datname: d, numbackends: 3, xact_commit: 60 * rate * j, blk_read_time: 60_000 * share * j, stats_reset: null });
+        for (const [d, share] of [
+          ["app", 0.5],
+          ["postgres", 0.25],
+        ] as const)
+          rows.push({
+            collected_at: iso(30 + 60 * j),
+            database_name: d,
+            datname: d,
+            numbackends: 3,
+            xact_commit: 60 * rate * j,
+            blk_read_time: 60_000 * share * j,
+            stats_reset: null,
+          });
       }
       await writeSamples(store.db, { connectionId: id, probe: "pg_stat_database", rows });
     }
-    const table = (relname: string, live: number, dead: number) => ({ collected_at: iso(30), database_name: "app", schemaname: "public", relname, n_live_tup: live, n_dead_tup: dead });
+    const table = (relname: string, live: number, dead: number) => ({
+      collected_at: iso(30),
+      database_name: "app",
+      schemaname: "public",
+      relname,
+      n_live_tup: live,
+      n_dead_tup: dead,
+    });
     await writeSamples(store.db, { connectionId: conn1, probe: "pg_stat_all_tables", rows: [table("orders", 90, 10), table("users", 100, 0)] });
     app = testApp(store.db).app;
     auth = bearer((await userWithToken(store.db, "admin", { superuser: true })).token);
@@ -43,7 +64,9 @@ describe.each(DATASTORE_KINDS)("GET /api/v1/metrics/query on %s", (kind) => {
   afterAll(() => store.close());
 
   it("answers derived and raw series per connection, metrics first then connections", async () => {
-    const { status, body } = await get(`probe_name=pg_stat_database&connection_id=${conn1},${conn2}&metrics=xact_commit_per_sec,blk_read_time_pct,numbackends&${WINDOW}`);
+    const { status, body } = await get(
+      `probe_name=pg_stat_database&connection_id=${conn1},${conn2}&metrics=xact_commit_per_sec,blk_read_time_pct,numbackends&${WINDOW}`,
+    );
     expect(status).toBe(200);
     expect(body.map((s: { name: string; connection_id: number }) => [s.name, s.connection_id])).toEqual([
       ["xact_commit_per_sec", conn1],
@@ -63,7 +86,9 @@ describe.each(DATASTORE_KINDS)("GET /api/v1/metrics/query on %s", (kind) => {
   });
 
   it("narrows to one database with database_name", async () => {
-    const { body } = await get(`probe_name=pg_stat_database&connection_id=${conn1}&connection_id=${conn2}&metrics=blk_read_time_pct&database_name=postgres&${WINDOW}`);
+    const { body } = await get(
+      `probe_name=pg_stat_database&connection_id=${conn1}&connection_id=${conn2}&metrics=blk_read_time_pct&database_name=postgres&${WINDOW}`,
+    );
     expect(body).toHaveLength(2);
     expect(body[0].data[4].value).toBeCloseTo(25);
   });
@@ -74,7 +99,9 @@ describe.each(DATASTORE_KINDS)("GET /api/v1/metrics/query on %s", (kind) => {
   });
 
   it("answers one series per entity with group_by, in key order, and the groups with the largest totals with top", async () => {
-    const { status, body } = await get(`probe_name=pg_stat_database&connection_id=${conn1},${conn2}&metrics=xact_commit_per_sec,blk_read_time_pct&group_by=database_name&${WINDOW}`);
+    const { status, body } = await get(
+      `probe_name=pg_stat_database&connection_id=${conn1},${conn2}&metrics=xact_commit_per_sec,blk_read_time_pct&group_by=database_name&${WINDOW}`,
+    );
     expect(status).toBe(200);
     expect(body.map((s: { name: string; connection_id: number; entity: object }) => [s.name, s.connection_id, s.entity])).toEqual([
       ["xact_commit_per_sec", conn1, { database_name: "app" }],
@@ -119,7 +146,10 @@ describe.each(DATASTORE_KINDS)("GET /api/v1/metrics/query on %s", (kind) => {
     ["time_range=custom&time_start=2999-01-01T00:00:00Z&time_end=2999-01-02T00:00:00Z", /`time_start` must be before the present moment/],
     ["time_range=custom&time_start=2024-01-01T00:00:00Z&time_end=2025-06-01T00:00:00Z", /more than 366 days/],
     ["time_range=2h", /query parameter `time_range`/],
-    ["metrics=numbackends_per_sec", /^metric `numbackends_per_sec` not supported for probe `pg_stat_database`: `numbackends` is a gauge, not a cumulative counter$/],
+    [
+      "metrics=numbackends_per_sec",
+      /^metric `numbackends_per_sec` not supported for probe `pg_stat_database`: `numbackends` is a gauge, not a cumulative counter$/,
+    ],
     ["metrics=blk_read_time_per_sec", /`blk_read_time` is a cumulative time counter \(milliseconds\), not a cumulative counter; use `blk_read_time_pct`/],
     ["metrics=nope_delta", /metric `nope_delta` not supported for probe `pg_stat_database`: the probe has no column `nope`/],
     ["metrics=xact_commit&schema_name=public", /^`schema_name` does not apply to probe `pg_stat_database`: it has no schema column$/],
@@ -132,13 +162,24 @@ describe.each(DATASTORE_KINDS)("GET /api/v1/metrics/query on %s", (kind) => {
   });
 
   it("judges by the server's own interval, else the global one; cluster overrides drive only the collector", async () => {
-    const points = async () => (await get(`probe_name=pg_stat_database&connection_id=${conn1}&metrics=numbackends&buckets=500&time_range=custom&time_start=${iso(0)}&time_end=${iso(3600)}`)).body[0].data.length;
+    const points = async () =>
+      (
+        await get(
+          `probe_name=pg_stat_database&connection_id=${conn1}&metrics=numbackends&buckets=500&time_range=custom&time_start=${iso(0)}&time_end=${iso(3600)}`,
+        )
+      ).body[0].data.length;
     const [cluster] = await store.db.query<{ id: number }>("INSERT INTO clusters (name) VALUES ('interval-test') RETURNING id");
     try {
       await store.db.query("UPDATE connections SET cluster_id = $1 WHERE id = $2", [cluster.id, conn1]);
-      await store.db.query("INSERT INTO probe_configs (probe_name, scope, scope_id, collection_interval_seconds, retention_days) VALUES ('pg_stat_database', 'cluster', $1, 10, 7)", [cluster.id]);
+      await store.db.query(
+        "INSERT INTO probe_configs (probe_name, scope, scope_id, collection_interval_seconds, retention_days) VALUES ('pg_stat_database', 'cluster', $1, 10, 7)",
+        [cluster.id],
+      );
       expect(await points()).toBe(61); // the global 60 s: 60 buckets, not the cluster's 10 s (360)
-      await store.db.query("INSERT INTO probe_configs (probe_name, scope, scope_id, collection_interval_seconds, retention_days) VALUES ('pg_stat_database', 'server', $1, 600, 7)", [conn1]);
+      await store.db.query(
+        "INSERT INTO probe_configs (probe_name, scope, scope_id, collection_interval_seconds, retention_days) VALUES ('pg_stat_database', 'server', $1, 600, 7)",
+        [conn1],
+      );
       expect(await points()).toBe(7); // the server's own 600 s
     } finally {
       await store.db.query("DELETE FROM probe_configs WHERE scope IN ('cluster', 'server')");
@@ -157,9 +198,15 @@ describe.each(DATASTORE_KINDS)("GET /api/v1/metrics/query on %s", (kind) => {
   });
 
   it("answers 400 for missing or malformed connection ids and unknown probes, 404 for unknown connections", async () => {
-    expect(await get("probe_name=pg_stat_database")).toEqual({ status: 400, body: { error: expect.stringMatching(/query parameter `connection_id`: required/) } });
+    expect(await get("probe_name=pg_stat_database")).toEqual({
+      status: 400,
+      body: { error: expect.stringMatching(/query parameter `connection_id`: required/) },
+    });
     expect((await get("probe_name=pg_stat_database&connection_id=1,x")).body.error).toMatch(/"x" is not a connection id/);
-    expect(await get(`probe_name=pg_stat_nothing&connection_id=${conn1}`)).toEqual({ status: 400, body: { error: expect.stringMatching(/unknown probe `pg_stat_nothing`/) } });
+    expect(await get(`probe_name=pg_stat_nothing&connection_id=${conn1}`)).toEqual({
+      status: 400,
+      body: { error: expect.stringMatching(/unknown probe `pg_stat_nothing`/) },
+    });
     expect(await get("probe_name=pg_stat_database&connection_id=9999")).toEqual({ status: 404, body: { error: "connection 9999 not found" } });
   });
 });

@@ -23,7 +23,9 @@ const minutes = (edit: (ts: number[]) => number[] = (ts) => ts) => edit(Array.fr
 /** Segments of changes (or anything else) as each change's times, to compare with sequenceOf. */
 function expanded(found: unknown) {
   if (!found || typeof found !== "object" || !("segments" in found)) return found;
-  const changes = (found as SpacedSequence).segments.flatMap((g) => Array.from({ length: g.count }, (_, i) => [g.from + i * g.spacing, g.from + (i + 1) * g.spacing]));
+  const changes = (found as SpacedSequence).segments.flatMap((g) =>
+    Array.from({ length: g.count }, (_, i) => [g.from + i * g.spacing, g.from + (i + 1) * g.spacing]),
+  );
   return { to: changes.map(([, to]) => to), from: changes.map(([from]) => from) };
 }
 
@@ -108,7 +110,10 @@ describe.each(DATASTORE_KINDS)("the spacing facts on %s", (kind) => {
 
   it("is undefined where a sample in range was written before irregular intervals were recorded", async () => {
     const even = await connectionWith("unchecked", minutes());
-    await store.db.query(`UPDATE metrics."pg_stat_database__changes" SET entities_checked = NULL WHERE connection_id = $1 AND collected_at = $2`, [even.id, new Date(T0 + 100 * MINUTE).toISOString()]);
+    await store.db.query(`UPDATE metrics."pg_stat_database__changes" SET entities_checked = NULL WHERE connection_id = $1 AND collected_at = $2`, [
+      even.id,
+      new Date(T0 + 100 * MINUTE).toISOString(),
+    ]);
     expect(await even(T0, END, Number.NEGATIVE_INFINITY)).toBeUndefined();
     expect(await even(T0 + 101 * MINUTE, END, Number.NEGATIVE_INFINITY)).toBeDefined();
   });

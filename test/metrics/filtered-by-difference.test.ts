@@ -31,14 +31,21 @@ describe("a filter naming a database in every sample", () => {
     // 6 hours a minute apart; `steady` is always there (reset once), `flaky` misses one sample.
     const rows = Array.from({ length: 360 }, (_, i) => {
       const collected_at = new Date(T0 + i * MINUTE).toISOString();
-      const steady = { collected_at, database_name: "steady", xact_commit: (i % 200) * 7 + (i * i) % 5, blk_read_time: i * 30, stats_reset: i < 200 ? null : collected_at.slice(0, 10) };
+      const steady = {
+        collected_at,
+        database_name: "steady",
+        xact_commit: (i % 200) * 7 + ((i * i) % 5),
+        blk_read_time: i * 30,
+        stats_reset: i < 200 ? null : collected_at.slice(0, 10),
+      };
       const flaky = { collected_at, database_name: "flaky", xact_commit: i * 3, blk_read_time: i * 10, stats_reset: null };
       return i === 150 ? [steady] : [steady, flaky];
     });
     for (let i = 0; i < rows.length; i += 60) await writeSamples(store.db, { connectionId, probe: probe.name, rows: rows.slice(i, i + 60).flat() });
     // The same history written an hour at a time from the last: its records lie out of time order in the datastore.
     reversedId = await addConnection(store.db, "filtered-reversed");
-    for (let i = rows.length - 60; i >= 0; i -= 60) await writeSamples(store.db, { connectionId: reversedId, probe: probe.name, rows: rows.slice(i, i + 60).flat() });
+    for (let i = rows.length - 60; i >= 0; i -= 60)
+      await writeSamples(store.db, { connectionId: reversedId, probe: probe.name, rows: rows.slice(i, i + 60).flat() });
   });
   afterAll(() => store.close());
 
@@ -56,18 +63,43 @@ describe("a filter naming a database in every sample", () => {
           })
         : store.db.query(sql, params);
     const watched = { query: (sql: string, params?: readonly unknown[]) => (statements.push(sql), run(sql, params)) } as never;
-    const result = await runMetricsQuery(watched, { probeName: probe.name, connectionIds: [connection], window, buckets, metrics: METRICS, filters: { database_name: database } });
+    const result = await runMetricsQuery(watched, {
+      probeName: probe.name,
+      connectionIds: [connection],
+      window,
+      buckets,
+      metrics: METRICS,
+      filters: { database_name: database },
+    });
     const layout = layoutBuckets(window.start, window.end, 60, buckets);
     const columns = ["xact_commit", "blk_read_time", "stats_reset"];
-    const raw = await fetchSampleRows(store.db, { probe, connectionIds: [connection], from: window.start - borrowLimitMs(layout), to: window.end, columns, filters: { database_name: database } });
-    const expected = computeSeries({ probe, metrics: parseMetricList(METRICS, probe), samples: groupSamples(probe, raw), buckets: layout, intervalSeconds: 60, aggregation: "avg" });
+    const raw = await fetchSampleRows(store.db, {
+      probe,
+      connectionIds: [connection],
+      from: window.start - borrowLimitMs(layout),
+      to: window.end,
+      columns,
+      filters: { database_name: database },
+    });
+    const expected = computeSeries({
+      probe,
+      metrics: parseMetricList(METRICS, probe),
+      samples: groupSamples(probe, raw),
+      buckets: layout,
+      intervalSeconds: 60,
+      aggregation: "avg",
+    });
     const readRaw = statements.some((sql) => /FROM metrics\."pg_stat_database"( s)? WHERE/.test(sql));
     return { series: result.series.map((s) => s.data.map((p) => p.value)), readRaw, expected, statements };
   }
 
   /** Rates summed in another order differ in the last bits. */
   const rounded = (actual: Array<Array<number | null>>, expected: Array<Array<number | null>>) =>
-    actual.map((values, i) => values.map((v, k) => (typeof v === "number" && typeof expected[i][k] === "number" && Math.abs(v - expected[i][k]!) <= 1e-9 * Math.max(1, Math.abs(v)) ? expected[i][k] : v)));
+    actual.map((values, i) =>
+      values.map((v, k) =>
+        typeof v === "number" && typeof expected[i][k] === "number" && Math.abs(v - expected[i][k]!) <= 1e-9 * Math.max(1, Math.abs(v)) ? expected[i][k] : v,
+      ),
+    );
 
   it.each([7, 40])("is read by difference, as the pipeline reads it (%i buckets)", async (buckets) => {
     const { series, readRaw, expected } = await answer("steady", buckets);
@@ -82,8 +114,22 @@ describe("a filter naming a database in every sample", () => {
     const watched = { query: (sql: string, params?: readonly unknown[]) => (statements.push(sql), store.db.query(sql, params)) } as never;
     const query = { probeName: probe.name, connectionIds: [connectionId], window, buckets: 7, metrics: "xact_commit_delta", aggregation: "max" };
     const layout = layoutBuckets(window.start, window.end, 60, 7);
-    const raw = await fetchSampleRows(store.db, { probe, connectionIds: [connectionId], from: window.start - borrowLimitMs(layout), to: window.end, columns: ["xact_commit", "stats_reset"], filters: { database_name: "steady" } });
-    const expected = computeSeries({ probe, metrics: parseMetricList("xact_commit_delta", probe), samples: groupSamples(probe, raw), buckets: layout, intervalSeconds: 60, aggregation: "max" });
+    const raw = await fetchSampleRows(store.db, {
+      probe,
+      connectionIds: [connectionId],
+      from: window.start - borrowLimitMs(layout),
+      to: window.end,
+      columns: ["xact_commit", "stats_reset"],
+      filters: { database_name: "steady" },
+    });
+    const expected = computeSeries({
+      probe,
+      metrics: parseMetricList("xact_commit_delta", probe),
+      samples: groupSamples(probe, raw),
+      buckets: layout,
+      intervalSeconds: 60,
+      aggregation: "max",
+    });
     const filtered = await runMetricsQuery(watched, { ...query, filters: { database_name: "steady" } });
     expect(filtered.series.map((x) => x.data.map((p) => p.value))).toEqual(expected);
     const grouped = await runGroupedMetricsQuery(watched, { ...query, groupBy: "database_name" });

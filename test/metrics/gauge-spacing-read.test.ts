@@ -43,7 +43,13 @@ const history = (databases: Array<[string, (j: number) => boolean]>) =>
   Array.from({ length: LAST + 1 }, (_, j) =>
     databases
       .filter(([, present]) => present(j))
-      .map(([database_name], d) => ({ collected_at: new Date(T0 + j * MINUTE).toISOString(), database_name, numbackends: (j * 7 + d) % 11, xact_commit: j, stats_reset: null })),
+      .map(([database_name], d) => ({
+        collected_at: new Date(T0 + j * MINUTE).toISOString(),
+        database_name,
+        numbackends: (j * 7 + d) % 11,
+        xact_commit: j,
+        stats_reset: null,
+      })),
   ).flat();
 
 describe("a filter's gauge in buckets of several samples", () => {
@@ -60,10 +66,31 @@ describe("a filter's gauge in buckets of several samples", () => {
   async function answer(database: string) {
     const statements: string[] = [];
     const watched = { query: (sql: string, params?: readonly unknown[]) => (statements.push(sql), store.db.query(sql, params)) } as never;
-    const result = await runMetricsQuery(watched, { probeName: probe.name, connectionIds: [connectionId], window: WINDOW, buckets: BUCKETS, metrics: "numbackends", filters: { database_name: database } });
+    const result = await runMetricsQuery(watched, {
+      probeName: probe.name,
+      connectionIds: [connectionId],
+      window: WINDOW,
+      buckets: BUCKETS,
+      metrics: "numbackends",
+      filters: { database_name: database },
+    });
     const layout = layoutBuckets(WINDOW.start, WINDOW.end, 60, BUCKETS);
-    const raw = await fetchSampleRows(store.db, { probe, connectionIds: [connectionId], from: WINDOW.start - borrowLimitMs(layout), to: WINDOW.end, columns: ["numbackends"], filters: { database_name: database } });
-    const expected = computeSeries({ probe, metrics: parseMetricList("numbackends", probe), samples: groupSamples(probe, raw), buckets: layout, intervalSeconds: 60, aggregation: "avg" });
+    const raw = await fetchSampleRows(store.db, {
+      probe,
+      connectionIds: [connectionId],
+      from: WINDOW.start - borrowLimitMs(layout),
+      to: WINDOW.end,
+      columns: ["numbackends"],
+      filters: { database_name: database },
+    });
+    const expected = computeSeries({
+      probe,
+      metrics: parseMetricList("numbackends", probe),
+      samples: groupSamples(probe, raw),
+      buckets: layout,
+      intervalSeconds: 60,
+      aggregation: "avg",
+    });
     return { values: result.series[0].data.map((p) => p.value), expected: expected[0], statements };
   }
 
@@ -99,7 +126,14 @@ describe("every database's gauge in buckets of several samples", () => {
   /** The grouped answer over a connection whose samples are those `present` says, two databases in each, and the pipeline's. */
   async function grouped(name: string, present: (j: number) => boolean) {
     const connectionId = await addConnection(store.db, name);
-    await writeSamples(store.db, { connectionId, probe: probe.name, rows: history([["a", present], ["b", present]]) });
+    await writeSamples(store.db, {
+      connectionId,
+      probe: probe.name,
+      rows: history([
+        ["a", present],
+        ["b", present],
+      ]),
+    });
     const statements: string[] = [];
     const watched = { query: (sql: string, params?: readonly unknown[]) => (statements.push(sql), store.db.query(sql, params)) } as never;
     const query = { probeName: probe.name, connectionIds: [connectionId], window: WINDOW, buckets: BUCKETS, metrics: "numbackends", groupBy: "database_name" };

@@ -27,7 +27,13 @@ describe("the indexes of migrations 27, 28 and 30", () => {
     const times = Array.from({ length: SAMPLES }, (_, j) => T0 + j * MINUTE + (j === 1500 ? 5_000 : 0)).filter((_, j) => j !== 700 && !(j > 3000 && j < 3020));
     for (let i = 0; i < times.length; i += 500) {
       const rows = times.slice(i, i + 500).flatMap((t, j) =>
-        ["a", "b"].map((d) => ({ collected_at: new Date(t).toISOString(), database_name: d, numbackends: (i + j) % 7, xact_commit: (i + j) * 10, stats_reset: null })),
+        ["a", "b"].map((d) => ({
+          collected_at: new Date(t).toISOString(),
+          database_name: d,
+          numbackends: (i + j) % 7,
+          xact_commit: (i + j) * 10,
+          stats_reset: null,
+        })),
       );
       await writeSamples(store.db, { connectionId, probe: "pg_stat_database", rows });
     }
@@ -37,13 +43,22 @@ describe("the indexes of migrations 27, 28 and 30", () => {
 
   /** The partitions' names of a partitioned index (as plans name them). */
   async function partitionsOf(index: string): Promise<string[]> {
-    const rows = await store.db.query<{ name: string }>("SELECT c.relname AS name FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid WHERE i.inhparent = to_regclass($1)", [index]);
+    const rows = await store.db.query<{ name: string }>(
+      "SELECT c.relname AS name FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid WHERE i.inhparent = to_regclass($1)",
+      [index],
+    );
     expect(rows.length, `${index} has partitions`).toBeGreaterThan(0);
     return rows.map((r) => r.name);
   }
 
   /** The index scans in the plans of a request's statements, with sequential scans priced out: each index's name and its search condition. */
-  async function indexScans(request: { metrics: string; filters?: { database_name: string }; from: number; to: number; buckets?: number }): Promise<Array<{ index: string; condition: string }>> {
+  async function indexScans(request: {
+    metrics: string;
+    filters?: { database_name: string };
+    from: number;
+    to: number;
+    buckets?: number;
+  }): Promise<Array<{ index: string; condition: string }>> {
     const sent: Array<{ sql: string; params?: readonly unknown[] }> = [];
     const recording: Driver = { ...store.db, query: (sql, params) => (sent.push({ sql, params }), store.db.query(sql, params)) };
     await runMetricsQuery(recording, {

@@ -18,7 +18,13 @@ describe("medianSpacingAtMost", () => {
       // Uniform, clustered near the window's ends, or even with a few long gaps.
       const kind = seed % 3;
       const times = Array.from({ length: n }, (_, i) =>
-        kind === 0 ? random() * W.end : kind === 1 ? (random() < 0.5 ? random() * 60_000 : W.end - random() * 60_000) : (i * W.end) / n + (random() < 0.05 ? random() * 3_600_000 : 0),
+        kind === 0
+          ? random() * W.end
+          : kind === 1
+            ? random() < 0.5
+              ? random() * 60_000
+              : W.end - random() * 60_000
+            : (i * W.end) / n + (random() < 0.05 ? random() * 3_600_000 : 0),
       )
         .map(Math.round)
         .sort((a, b) => a - b);

@@ -19,17 +19,23 @@ describe("metric names", () => {
       "metric `numbackends_per_sec` not supported for probe `pg_stat_database`: `numbackends` is a gauge, not a cumulative counter",
     );
     expect(() => parseMetricName("max_exec_time_per_sec", statements)).toThrow("`max_exec_time` is a lifetime watermark, not a cumulative counter");
-    expect(() => parseMetricName("mean_exec_time_per_sec", statements)).toThrow("metric `mean_exec_time_per_sec` not supported for probe `pg_stat_statements`: `mean_exec_time` is a lifetime watermark, not a cumulative counter");
+    expect(() => parseMetricName("mean_exec_time_per_sec", statements)).toThrow(
+      "metric `mean_exec_time_per_sec` not supported for probe `pg_stat_statements`: `mean_exec_time` is a lifetime watermark, not a cumulative counter",
+    );
   });
 
   it("points _per_sec on a time counter to _pct, and on session time to _sessions", () => {
-    expect(() => parseMetricName("blk_read_time_per_sec", db)).toThrow(/`blk_read_time` is a cumulative time counter \(milliseconds\), not a cumulative counter; use `blk_read_time_pct`/);
+    expect(() => parseMetricName("blk_read_time_per_sec", db)).toThrow(
+      /`blk_read_time` is a cumulative time counter \(milliseconds\), not a cumulative counter; use `blk_read_time_pct`/,
+    );
     expect(() => parseMetricName("active_time_per_sec", db)).toThrow(/use `active_time_sessions`/);
   });
 
   it("refuses a form whose base is missing or of the wrong kind, naming metric and probe", () => {
     expect(() => parseMetricName("foo_per_sec", db)).toThrow("metric `foo_per_sec` not supported for probe `pg_stat_database`: the probe has no column `foo`");
-    expect(() => parseMetricName("xact_commit_pct", db)).toThrow(/metric `xact_commit_pct` not supported for probe `pg_stat_database`: `_pct` needs a cumulative time counter/);
+    expect(() => parseMetricName("xact_commit_pct", db)).toThrow(
+      /metric `xact_commit_pct` not supported for probe `pg_stat_database`: `_pct` needs a cumulative time counter/,
+    );
     expect(() => parseMetricName("session_time_pct", db)).toThrow(/`_pct` needs a cumulative time counter, but `session_time` is a session time counter/);
     expect(() => parseMetricName("blk_read_time_sessions", db)).toThrow(/`_sessions` needs a session time column/);
     expect(() => parseMetricName("numbackends_delta", db)).toThrow(/`numbackends` is a gauge/);

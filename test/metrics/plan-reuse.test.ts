@@ -16,7 +16,8 @@ const SAMPLES = 2 * 24 * 60;
 
 const SLOT = Math.floor(Date.now() / MINUTE) * MINUTE;
 /** A window ending a few minutes before the last sample, so that both drivers are asked the same question. */
-const last = (ms: number) => `time_range=custom&time_start=${new Date(SLOT - 5 * MINUTE - ms).toISOString()}&time_end=${new Date(SLOT - 5 * MINUTE).toISOString()}`;
+const last = (ms: number) =>
+  `time_range=custom&time_start=${new Date(SLOT - 5 * MINUTE - ms).toISOString()}&time_end=${new Date(SLOT - 5 * MINUTE).toISOString()}`;
 const REQUESTS = [
   `metrics=xact_commit_per_sec&database_name=app&${last(24 * 60 * MINUTE)}`, // read by difference
   `metrics=xact_commit_per_sec&buckets=10&${last(24 * 60 * MINUTE)}`, // the change cells
@@ -38,11 +39,15 @@ describe("metrics reads planned once per connection", () => {
     store = await migratedDatastore("pg");
     ({ token } = await userWithToken(store.db, "reader", { superuser: true }));
     id = await addConnection(store.db, "history");
-    await store.db.query("INSERT INTO probe_configs (probe_name, scope, scope_id, collection_interval_seconds, retention_days) VALUES ('pg_stat_database', 'server', $1, 60, 31)", [id]);
+    await store.db.query(
+      "INSERT INTO probe_configs (probe_name, scope, scope_id, collection_interval_seconds, retention_days) VALUES ('pg_stat_database', 'server', $1, 60, 31)",
+      [id],
+    );
     const rows = [];
     for (let i = 0; i < SAMPLES; i++) {
       const collected_at = new Date(SLOT - (SAMPLES - 1 - i) * MINUTE).toISOString();
-      for (const d of ["app", "shop"]) rows.push({ collected_at, database_name: d, datname: d, xact_commit: 100 * i + (d === "app" ? 0 : (i * i) % 7), numbackends: i % 7 });
+      for (const d of ["app", "shop"])
+        rows.push({ collected_at, database_name: d, datname: d, xact_commit: 100 * i + (d === "app" ? 0 : (i * i) % 7), numbackends: i % 7 });
     }
     await writeSamples(store.db, { connectionId: id, probe: "pg_stat_database", rows });
     // One connection for the reads that reuse their plans, so that its prepared statements can be looked at.
@@ -56,7 +61,9 @@ describe("metrics reads planned once per connection", () => {
   });
 
   const get = async (db: Driver, query: string) => {
-    const res = await testApp(db).app.request(`/api/v1/metrics/query?probe_name=pg_stat_database&connection_id=${id}&${query}`, { headers: { authorization: `Bearer ${token}` } });
+    const res = await testApp(db).app.request(`/api/v1/metrics/query?probe_name=pg_stat_database&connection_id=${id}&${query}`, {
+      headers: { authorization: `Bearer ${token}` },
+    });
     const body = await res.json();
     expect(res.status, JSON.stringify(body)).toBe(200);
     return body;
@@ -75,7 +82,13 @@ describe("metrics reads planned once per connection", () => {
       ["%pg_prepared_statements%"],
       { reusePlan: true },
     );
-    expect(kept.map((k) => [k.generic_plans, k.custom_plans])).toEqual([[2, 0], [2, 0], [2, 0], [2, 0], [2, 0]]);
+    expect(kept.map((k) => [k.generic_plans, k.custom_plans])).toEqual([
+      [2, 0],
+      [2, 0],
+      [2, 0],
+      [2, 0],
+      [2, 0],
+    ]);
     expect(kept[0].statement).toMatch(/^WITH d AS MATERIALIZED/); // the read by difference
     expect(kept[1].statement).toContain('"xact_commit:ratio_sum"'); // the change cells
     expect(kept[2].statement).toContain("numbackends"); // the recorded gauge facts
@@ -92,7 +105,10 @@ describe("metrics reads planned once per connection", () => {
       const plan = lines.join("\n");
       const cellScans = lines.filter((line) => /Index Cond: .*cell_start < \(?to_timestamp\(\(\(u\.cell_end\)/.test(line));
       expect(cellScans.length, plan).toBeGreaterThan(0);
-      expect(lines.filter((line) => /Join Filter: .*cell_start/.test(line)), plan).toEqual([]);
+      expect(
+        lines.filter((line) => /Join Filter: .*cell_start/.test(line)),
+        plan,
+      ).toEqual([]);
     }
   });
 

@@ -65,34 +65,60 @@ describe("a gauge over every entity from the recorded changes", () => {
     // The same history with one row of changes missing (as no writer leaves it), and a connection of one sample.
     brokenId = await addConnection(store.db, "broken");
     await write(brokenId);
-    await store.db.query("DELETE FROM metrics.pg_stat_database__changes WHERE connection_id = $1 AND collected_at = $2", [brokenId, new Date(T0 + 150 * MINUTE).toISOString()]);
+    await store.db.query("DELETE FROM metrics.pg_stat_database__changes WHERE connection_id = $1 AND collected_at = $2", [
+      brokenId,
+      new Date(T0 + 150 * MINUTE).toISOString(),
+    ]);
     singleId = await addConnection(store.db, "single");
-    await writeSamples(store.db, { connectionId: singleId, probe: probe.name, rows: rows.filter((r) => r.collected_at === new Date(T0 + 150 * MINUTE).toISOString()) });
+    await writeSamples(store.db, {
+      connectionId: singleId,
+      probe: probe.name,
+      rows: rows.filter((r) => r.collected_at === new Date(T0 + 150 * MINUTE).toISOString()),
+    });
   });
   afterAll(() => store.close());
 
   async function answer(id: number, metrics: string, aggregation: Aggregation, window: { start: number; end: number }, buckets: number) {
     const statements: string[] = [];
     // The data statements (the connection's facts are read first, from the catalogue).
-    const watched = { query: (sql: string, params?: readonly unknown[]) => (sql.includes("metrics.") && statements.push(sql), store.db.query(sql, params)) } as never;
+    const watched = {
+      query: (sql: string, params?: readonly unknown[]) => (sql.includes("metrics.") && statements.push(sql), store.db.query(sql, params)),
+    } as never;
     const result = await runMetricsQuery(watched, { probeName: probe.name, connectionIds: [id], window, buckets, metrics, aggregation });
     const layout = layoutBuckets(window.start, window.end, 60, buckets);
-    const raw = await fetchSampleRows(store.db, { probe, connectionIds: [id], from: window.start - borrowLimitMs(layout), to: window.end, columns: ["numbackends", "xact_commit"], filters: {} });
-    const expected = computeSeries({ probe, metrics: parseMetricList(metrics, probe), samples: groupSamples(probe, raw), buckets: layout, intervalSeconds: 60, aggregation });
+    const raw = await fetchSampleRows(store.db, {
+      probe,
+      connectionIds: [id],
+      from: window.start - borrowLimitMs(layout),
+      to: window.end,
+      columns: ["numbackends", "xact_commit"],
+      filters: {},
+    });
+    const expected = computeSeries({
+      probe,
+      metrics: parseMetricList(metrics, probe),
+      samples: groupSamples(probe, raw),
+      buckets: layout,
+      intervalSeconds: 60,
+      aggregation,
+    });
     return { series: result.series.map((s) => s.data.map((p) => p.value)), expected, statements };
   }
 
   const inside = { start: T0 + 40 * MINUTE + 17_000, end: T0 + 330 * MINUTE + 41_000 };
 
-  it.each(["avg", "sum"] as const)("reads the %s of every database's values from the changes alone, one statement, as the pipeline computes it", async (aggregation) => {
-    for (const buckets of [30, 97]) {
-      const { series, expected, statements } = await answer(connectionId, "numbackends", aggregation, inside, buckets);
-      expect(statements, statements.join("\n---\n")).toHaveLength(1);
-      expect(statements[0]).toMatch(READS_CHANGES);
-      expect(series).toEqual(expected);
-      expect(series[0].filter((v) => v === null).length, "the stop leaves empty buckets").toBeGreaterThan(0);
-    }
-  });
+  it.each(["avg", "sum"] as const)(
+    "reads the %s of every database's values from the changes alone, one statement, as the pipeline computes it",
+    async (aggregation) => {
+      for (const buckets of [30, 97]) {
+        const { series, expected, statements } = await answer(connectionId, "numbackends", aggregation, inside, buckets);
+        expect(statements, statements.join("\n---\n")).toHaveLength(1);
+        expect(statements[0]).toMatch(READS_CHANGES);
+        expect(series).toEqual(expected);
+        expect(series[0].filter((v) => v === null).length, "the stop leaves empty buckets").toBeGreaterThan(0);
+      }
+    },
+  );
 
   it("reduces raw rows for the other aggregations, and for a raw counter beside the gauge", async () => {
     const max = await answer(connectionId, "numbackends", "max", inside, 30);
@@ -128,13 +154,13 @@ describe("a gauge over every entity from the recorded changes", () => {
   it("records each sample's count and sum of values, missing databases and values left out", async () => {
     const at = async (minute: number) =>
       (
-        await store.db.query<{ n: number; sum: number }>('SELECT "numbackends:n" AS n, "numbackends:sum" AS sum FROM metrics.pg_stat_database__changes WHERE connection_id = $1 AND collected_at = $2', [
-          connectionId,
-          new Date(T0 + minute * MINUTE).toISOString(),
-        ])
+        await store.db.query<{ n: number; sum: number }>(
+          'SELECT "numbackends:n" AS n, "numbackends:sum" AS sum FROM metrics.pg_stat_database__changes WHERE connection_id = $1 AND collected_at = $2',
+          [connectionId, new Date(T0 + minute * MINUTE).toISOString()],
+        )
       )[0];
     expect(await at(105)).toEqual({ n: 1, sum: (105 * 7) % 11 }); // c absent, b without a value
-    expect(await at(101)).toEqual({ n: 2, sum: (101 * 7) % 11 + (101 * 3) % 13 });
-    expect(await at(121)).toEqual({ n: 3, sum: (121 * 7) % 11 + (121 * 3) % 13 + (121 % 4) });
+    expect(await at(101)).toEqual({ n: 2, sum: ((101 * 7) % 11) + ((101 * 3) % 13) });
+    expect(await at(121)).toEqual({ n: 3, sum: ((121 * 7) % 11) + ((121 * 3) % 13) + (121 % 4) });
   });
 });

@@ -41,7 +41,10 @@ describe("planRollupReads", () => {
   it("uses hours where whole hours fit, 5-minute cells around them, raw rows at the edges", () => {
     const start = Date.parse("2026-03-01T00:02:30Z");
     const plan = planRollupReads(layoutBuckets(start, start + 3 * 3_600_000, 60, 1), Number.NEGATIVE_INFINITY);
-    expect(plan.cells.filter((c) => c.levelSeconds === 3600).map((c) => new Date(c.start).toISOString())).toEqual(["2026-03-01T01:00:00.000Z", "2026-03-01T02:00:00.000Z"]);
+    expect(plan.cells.filter((c) => c.levelSeconds === 3600).map((c) => new Date(c.start).toISOString())).toEqual([
+      "2026-03-01T01:00:00.000Z",
+      "2026-03-01T02:00:00.000Z",
+    ]);
     expect(plan.cells.filter((c) => c.levelSeconds === 300)).toHaveLength(11);
     expect(plan.raw.map((r) => [new Date(r.from).toISOString(), r.to - r.from])).toEqual([
       ["2026-03-01T00:02:30.000Z", 150_000],
@@ -124,7 +127,11 @@ describe("pairedRanges", () => {
     for (let round = 0; round < 100; round++) {
       const start = Date.parse("2026-03-01T00:00:00Z") + Math.floor(next() * 86_400_000);
       const b = layoutBuckets(start, start + Math.floor(next() * 10 * 86_400_000) + 60_000, 60, 150);
-      for (const plan of [planRollupReads(b, Number.NEGATIVE_INFINITY), planComplementReads(b, Number.NEGATIVE_INFINITY, [3_600_000]), planComplementReads(b, Number.NEGATIVE_INFINITY, [3_600_000, 300_000])]) {
+      for (const plan of [
+        planRollupReads(b, Number.NEGATIVE_INFINITY),
+        planComplementReads(b, Number.NEGATIVE_INFINITY, [3_600_000]),
+        planComplementReads(b, Number.NEGATIVE_INFINITY, [3_600_000, 300_000]),
+      ]) {
         // The bucket each instant falls in, and the one it is subtracted from.
         const bucketsAt = (t: number) =>
           pairedRanges(plan.raw)

@@ -13,7 +13,12 @@ const N = null;
 /** Rows of one sample at `seconds` after T0. */
 const sample = (seconds: number, ...rows: Row[]) => rows.map((r) => ({ collected_at: at(seconds), ...r }));
 
-function run(probeName: string, metrics: string, rows: Row[], opts: { windowSeconds?: number; interval?: number; buckets?: number; aggregation?: Aggregation; startOffset?: number } = {}) {
+function run(
+  probeName: string,
+  metrics: string,
+  rows: Row[],
+  opts: { windowSeconds?: number; interval?: number; buckets?: number; aggregation?: Aggregation; startOffset?: number } = {},
+) {
   const probe = findProbe(probeName)!;
   const start = T0 + (opts.startOffset ?? 0) * 1000;
   const b = layoutBuckets(start, start + (opts.windowSeconds ?? 600) * 1000, opts.interval ?? 60, opts.buckets);
@@ -48,7 +53,11 @@ describe("bucket layout", () => {
   });
 
   it("gives a connection without samples a full-length series of nulls", () => {
-    const { series } = run("pg_stat_database", "numbackends,xact_commit_per_sec,xact_commit_delta,blk_read_time_pct,dead_tuple_ratio".replace(",dead_tuple_ratio", ""), []);
+    const { series } = run(
+      "pg_stat_database",
+      "numbackends,xact_commit_per_sec,xact_commit_delta,blk_read_time_pct,dead_tuple_ratio".replace(",dead_tuple_ratio", ""),
+      [],
+    );
     for (const s of series) expect(s).toEqual(new Array(11).fill(null));
   });
 });
@@ -75,16 +84,18 @@ describe("per-entity differencing", () => {
   });
 
   it("produces no negative change for an entity that disappears", () => {
-    const rows = [
-      ...sample(mid(0), dbRow("a", { xact_commit: 100 }), dbRow("b", { xact_commit: 9000 })),
-      ...sample(mid(1), dbRow("a", { xact_commit: 160 })),
-    ];
+    const rows = [...sample(mid(0), dbRow("a", { xact_commit: 100 }), dbRow("b", { xact_commit: 9000 })), ...sample(mid(1), dbRow("a", { xact_commit: 160 }))];
     expect(run("pg_stat_database", "xact_commit_per_sec", rows).series[0].slice(0, 3)).toEqual([N, 1, N]);
   });
 
   it("leaves out lo and lo0 from raw and derived metrics of pg_sys_network_info", () => {
     const rows = [0, 1].flatMap((j) =>
-      sample(mid(j), { interface_name: "eth0", rx_bytes: 600 * j }, { interface_name: "lo", rx_bytes: 60_000 * j }, { interface_name: "lo0", rx_bytes: 6e6 * j }),
+      sample(
+        mid(j),
+        { interface_name: "eth0", rx_bytes: 600 * j },
+        { interface_name: "lo", rx_bytes: 60_000 * j },
+        { interface_name: "lo0", rx_bytes: 6e6 * j },
+      ),
     );
     const { series } = run("pg_sys_network_info", "rx_bytes,rx_bytes_per_sec", rows);
     expect(series[0].slice(0, 2)).toEqual([0, 600]);
@@ -184,7 +195,10 @@ describe("rates and aggregation", () => {
 
   it("carries units for each form", () => {
     const probe = findProbe("pg_stat_database")!;
-    const units = parseMetricList("numbackends,xact_commit_per_sec,xact_commit_delta,blk_read_time_delta,session_time_delta,blk_read_time_pct,active_time_sessions", probe).map((m) => m.unit);
+    const units = parseMetricList(
+      "numbackends,xact_commit_per_sec,xact_commit_delta,blk_read_time_delta,session_time_delta,blk_read_time_pct,active_time_sessions",
+      probe,
+    ).map((m) => m.unit);
     expect(units).toEqual(["", "/s", "", "ms", "ms", "%", "sessions"]);
   });
 });
@@ -196,13 +210,22 @@ describe("raw columns and dead_tuple_ratio", () => {
   });
 
   it("aggregates every row of the bucket", () => {
-    const rows = [...sample(30, dbRow("a", { numbackends: 1 }), dbRow("b", { numbackends: 3 })), ...sample(90, dbRow("a", { numbackends: 2 }), dbRow("b", { numbackends: 4 }))];
+    const rows = [
+      ...sample(30, dbRow("a", { numbackends: 1 }), dbRow("b", { numbackends: 3 })),
+      ...sample(90, dbRow("a", { numbackends: 2 }), dbRow("b", { numbackends: 4 })),
+    ];
     const value = (aggregation: Aggregation) => run("pg_stat_database", "numbackends", rows, { buckets: 5, aggregation }).series[0][0];
     expect([value("avg"), value("sum"), value("min"), value("max"), value("last")]).toEqual([2.5, 10, 1, 4, 4]);
   });
 
   it("computes dead_tuple_ratio per sample over the selected rows, then repeats like a raw column", () => {
-    const table = (relname: string, live: number, dead: number) => ({ database_name: "app", schemaname: "public", relname, n_live_tup: live, n_dead_tup: dead });
+    const table = (relname: string, live: number, dead: number) => ({
+      database_name: "app",
+      schemaname: "public",
+      relname,
+      n_live_tup: live,
+      n_dead_tup: dead,
+    });
     const rows = [...sample(mid(0), table("t1", 90, 10), table("t2", 0, 0)), ...sample(mid(1), table("t1", 50, 50), table("t2", 100, 0))];
     const { series } = run("pg_stat_all_tables", "dead_tuple_ratio", rows);
     expect(series[0].slice(0, 6)).toEqual([10, 25, 25, 25, 25, N]);

@@ -95,7 +95,6 @@ it("reports the window's change: 10 + 7 calls, the reset interval left out, neve
   for (const p of stats.body.time_series) if (p.calls_per_sec !== null) expect(p.calls_per_sec).toBeGreaterThanOrEqual(0);
   expect(stats.body.query).toContain("statements_live_workload");
   expect(stats.body.totals.wal_bytes).toBeGreaterThanOrEqual(0); // measured on PostgreSQL 17 (extension 1.11), if zero for a read
-
 });
 
 it("marks pglens's own probe statements so exclude_collector can drop them", async () => {
@@ -116,6 +115,9 @@ it("collects pg_stat_statements 1.7 with the older column names and no reset tim
   expect(rows[0].with_reset).toBe(0);
   expect(rows[0].with_wal).toBe(0); // 1.7 counts no WAL
   expect(rows[0].timed).toBeGreaterThan(0);
-  const [status] = await store.db.query<{ last_status: string }>("SELECT last_status FROM probe_schedule WHERE connection_id = $1 AND probe_name = 'pg_stat_statements'", [conn]);
+  const [status] = await store.db.query<{ last_status: string }>(
+    "SELECT last_status FROM probe_schedule WHERE connection_id = $1 AND probe_name = 'pg_stat_statements'",
+    [conn],
+  );
   expect(status.last_status).toBe("ok");
 });

@@ -15,7 +15,11 @@ describe.each(DATASTORE_KINDS)("datastore tools through the REST bridge on %s", 
   let app: ReturnType<typeof testApp>["app"];
   let auth: Record<string, string>;
   const call = async (name: string, args?: unknown, a = app) => {
-    const res = await a.request("/api/v1/mcp/tools/call", { method: "POST", body: JSON.stringify({ name, arguments: args }), headers: { "content-type": "application/json", ...auth } });
+    const res = await a.request("/api/v1/mcp/tools/call", {
+      method: "POST",
+      body: JSON.stringify({ name, arguments: args }),
+      headers: { "content-type": "application/json", ...auth },
+    });
     expect(res.status).toBe(200);
     return (await res.json()) as { content: Array<{ text: string }>; isError: boolean };
   };
@@ -35,7 +39,25 @@ describe.each(DATASTORE_KINDS)("datastore tools through the REST bridge on %s", 
 
   it("lists the tools with JSON Schemas and read-only annotations", async () => {
     const body = await (await app.request("/api/v1/mcp/tools", { headers: auth })).json();
-    expect(body.tools.map((t: { name: string }) => t.name)).toEqual(["list_connections", "list_probes", "describe_probe", "query_metrics", "get_performance_summary", "get_top_queries", "get_latest_snapshot", "query_database", "get_schema_info", "execute_explain", "list_alerts", "get_alert_rules", "list_blackouts", "get_timeline", "store_memory", "recall_memories", "get_overview"]);
+    expect(body.tools.map((t: { name: string }) => t.name)).toEqual([
+      "list_connections",
+      "list_probes",
+      "describe_probe",
+      "query_metrics",
+      "get_performance_summary",
+      "get_top_queries",
+      "get_latest_snapshot",
+      "query_database",
+      "get_schema_info",
+      "execute_explain",
+      "list_alerts",
+      "get_alert_rules",
+      "list_blackouts",
+      "get_timeline",
+      "store_memory",
+      "recall_memories",
+      "get_overview",
+    ]);
     const query = body.tools.find((t: { name: string }) => t.name === "query_metrics");
     expect(query.inputSchema.required).toEqual(["probe_name", "connection_id"]);
     expect(query.inputSchema.properties.aggregation.enum).toEqual(["avg", "sum", "min", "max", "last"]);
@@ -50,7 +72,12 @@ describe.each(DATASTORE_KINDS)("datastore tools through the REST bridge on %s", 
     const network = lines.find((l) => l.startsWith("pg_sys_network_info\t"))!.split("\t");
     expect(network[2]).toBe("6");
     expect(network[3]).toBe("server");
-    expect(lines.find((l) => l.startsWith("pg_stat_database\t"))!.split("\t").slice(2)).toEqual(["0", "database"]);
+    expect(
+      lines
+        .find((l) => l.startsWith("pg_stat_database\t"))!
+        .split("\t")
+        .slice(2),
+    ).toEqual(["0", "database"]);
     expect(lines).toHaveLength(PROBES.length + 1);
   });
 
@@ -65,7 +92,15 @@ describe.each(DATASTORE_KINDS)("datastore tools through the REST bridge on %s", 
   });
 
   it("query_metrics answers buckets without loopback interfaces, never narrower than the interval", async () => {
-    const args = { probe_name: "pg_sys_network_info", connection_id: conn, time_start: iso(0), time_end: iso(900), buckets: 3, metrics: "rx_bytes", aggregation: "max" };
+    const args = {
+      probe_name: "pg_sys_network_info",
+      connection_id: conn,
+      time_start: iso(0),
+      time_end: iso(900),
+      buckets: 3,
+      metrics: "rx_bytes",
+      aggregation: "max",
+    };
     // The default interval of pg_sys_network_info is 600 s: a 900 s window holds one bucket.
     expect(fencedData((await call("query_metrics", args)).content[0].text)).toBe(["bucket_time\trx_bytes", `${iso(0)}\t2000`, `${iso(900)}\t2000`].join("\n"));
     await store.db.query("UPDATE probe_configs SET collection_interval_seconds = 300 WHERE probe_name = 'pg_sys_network_info'");
@@ -77,7 +112,16 @@ describe.each(DATASTORE_KINDS)("datastore tools through the REST bridge on %s", 
   });
 
   it("query_metrics with group_by names a column per entity (loopback still left out)", async () => {
-    const args = { probe_name: "pg_sys_network_info", connection_id: conn, time_start: iso(0), time_end: iso(900), buckets: 3, metrics: "rx_bytes", aggregation: "max", group_by: "interface_name" };
+    const args = {
+      probe_name: "pg_sys_network_info",
+      connection_id: conn,
+      time_start: iso(0),
+      time_end: iso(900),
+      buckets: 3,
+      metrics: "rx_bytes",
+      aggregation: "max",
+      group_by: "interface_name",
+    };
     expect(fencedData((await call("query_metrics", args)).content[0].text)).toBe(
       ["bucket_time\trx_bytes{interface_name=eth0}", `${iso(0)}\t0`, `${iso(300)}\t1000`, `${iso(600)}\t2000`, `${iso(900)}\t2000`].join("\n"),
     );
@@ -85,7 +129,10 @@ describe.each(DATASTORE_KINDS)("datastore tools through the REST bridge on %s", 
   });
 
   it.each([
-    [{ probe_name: "pg_sys_network_info", connection_id: 1, metrics: "rx_bytes_per_sec" }, /`rx_bytes_per_sec` is a derived metric: request it from GET \/api\/v1\/metrics\/query/],
+    [
+      { probe_name: "pg_sys_network_info", connection_id: 1, metrics: "rx_bytes_per_sec" },
+      /`rx_bytes_per_sec` is a derived metric: request it from GET \/api\/v1\/metrics\/query/,
+    ],
     [{ probe_name: "pg_sys_network_info", connection_id: 1, buckets: 501 }, /`buckets` must be between 1 and 500/],
     [{ probe_name: "pg_sys_network_info", connection_id: 1, buckets: 0 }, /`buckets` must be between 1 and 500/],
     [{ probe_name: "pg_sys_network_info" }, /invalid arguments for query_metrics: argument `connection_id`/],
@@ -101,9 +148,29 @@ describe.each(DATASTORE_KINDS)("datastore tools through the REST bridge on %s", 
   it("hides a tool switched off in configuration and refuses calls to it", async () => {
     const { app: limited } = testApp(store.db, { config: { builtins: { tools: { query_metrics: false } } } });
     const body = await (await limited.request("/api/v1/mcp/tools", { headers: auth })).json();
-    expect(body.tools.map((t: { name: string }) => t.name)).toEqual(["list_connections", "list_probes", "describe_probe", "get_performance_summary", "get_top_queries", "get_latest_snapshot", "query_database", "get_schema_info", "execute_explain", "list_alerts", "get_alert_rules", "list_blackouts", "get_timeline", "store_memory", "recall_memories", "get_overview"]);
+    expect(body.tools.map((t: { name: string }) => t.name)).toEqual([
+      "list_connections",
+      "list_probes",
+      "describe_probe",
+      "get_performance_summary",
+      "get_top_queries",
+      "get_latest_snapshot",
+      "query_database",
+      "get_schema_info",
+      "execute_explain",
+      "list_alerts",
+      "get_alert_rules",
+      "list_blackouts",
+      "get_timeline",
+      "store_memory",
+      "recall_memories",
+      "get_overview",
+    ]);
     const refused = await call("query_metrics", { probe_name: "pg_sys_network_info", connection_id: conn }, limited);
-    expect(refused).toEqual({ isError: true, content: [{ type: "text", text: "tool `query_metrics` is disabled by configuration (builtins.tools.query_metrics)" }] });
+    expect(refused).toEqual({
+      isError: true,
+      content: [{ type: "text", text: "tool `query_metrics` is disabled by configuration (builtins.tools.query_metrics)" }],
+    });
     expect((await call("no_such_tool")).content[0].text).toMatch(/unknown tool `no_such_tool`/);
   });
 });

@@ -37,7 +37,10 @@ describe("MCP tool window", () => {
     expect(toolWindow("24h", "now", NOW)).toEqual({ start: NOW - DAY, end: NOW });
     expect(toolWindow("7d", undefined, NOW)).toEqual({ start: NOW - 7 * DAY, end: NOW });
     expect(toolWindow("30m", "2026-06-15T11:00:00Z", NOW)).toEqual({ start: NOW - 5_400_000, end: NOW - 3_600_000 });
-    expect(toolWindow("2026-06-15", "2026-06-15T06:00:00", NOW)).toEqual({ start: Date.parse("2026-06-15T00:00:00Z"), end: Date.parse("2026-06-15T06:00:00Z") });
+    expect(toolWindow("2026-06-15", "2026-06-15T06:00:00", NOW)).toEqual({
+      start: Date.parse("2026-06-15T00:00:00Z"),
+      end: Date.parse("2026-06-15T06:00:00Z"),
+    });
   });
 
   it("explains unusable values", () => {

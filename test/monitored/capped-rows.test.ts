@@ -22,7 +22,11 @@ beforeAll(async () => {
   const access = await loadAuthority(store.db, { userId: root.id, username: "root", isSuperuser: true, via: "api_token", tokenHash: "x" });
   const config = resolveConfig({ live_tools: { statement_timeout_ms: 60_000 } }, { PGLENS_SECRET: TEST_SECRET });
   query = async (sql, maxRows) => {
-    const result = await callTool("query_database", { connection_id: conn, query: sql, ...(maxRows ? { max_rows: maxRows } : {}) }, { db: store.db, now: Date.now(), access, config, log: createLogger("error") });
+    const result = await callTool(
+      "query_database",
+      { connection_id: conn, query: sql, ...(maxRows ? { max_rows: maxRows } : {}) },
+      { db: store.db, now: Date.now(), access, config, log: createLogger("error") },
+    );
     return { text: result.content[0].text, isError: result.isError };
   };
 });
@@ -30,7 +34,9 @@ afterAll(() => store.close());
 
 describe("query_database", () => {
   it("cuts large values on the server and keeps names, order and the other columns' values", async () => {
-    const { text, isError } = await query("SELECT g AS n, repeat('y', 20000 + g) AS n, g % 2 = 0 AS even, jsonb_build_object('g', g) AS doc FROM generate_series(1, 3) g ORDER BY g DESC -- newest first");
+    const { text, isError } = await query(
+      "SELECT g AS n, repeat('y', 20000 + g) AS n, g % 2 = 0 AS even, jsonb_build_object('g', g) AS doc FROM generate_series(1, 3) g ORDER BY g DESC -- newest first",
+    );
     expect(isError, text).toBe(false);
     const [header, ...rows] = fencedData(text).split("\n");
     expect(header).toBe("n\tn\teven\tdoc");
@@ -44,7 +50,9 @@ describe("query_database", () => {
     const before = process.memoryUsage().rss;
     let peak = before;
     const sampler = setInterval(() => (peak = Math.max(peak, process.memoryUsage().rss)), 5);
-    const results = await Promise.all(Array.from({ length: 4 }, () => query("SELECT g, repeat('x', 100 * 1024 * 1024) AS big FROM generate_series(1, 3) g"))).finally(() => clearInterval(sampler));
+    const results = await Promise.all(
+      Array.from({ length: 4 }, () => query("SELECT g, repeat('x', 100 * 1024 * 1024) AS big FROM generate_series(1, 3) g")),
+    ).finally(() => clearInterval(sampler));
     expect((peak - before) / 1024 / 1024).toBeLessThan(300);
     for (const r of results) {
       expect(r.isError, r.text.slice(0, 300)).toBe(false);

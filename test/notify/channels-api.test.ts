@@ -57,8 +57,14 @@ describe("notification channels", () => {
     [{ channel_type: "webhook", name: "x", endpoint_url: "http://[fe80::1]/x" }, "linkLocal"],
     [{ channel_type: "webhook", name: "x", endpoint_url: "http://0.0.0.0:8080/x" }, "unspecified"],
     [{ channel_type: "webhook", name: "x", endpoint_url: "http://127.0.0.1/x", auth_type: "bearer" }, "auth_credentials is required with auth_type bearer"],
-    [{ channel_type: "webhook", name: "x", endpoint_url: "http://127.0.0.1/x", auth_type: "api_key", auth_credentials: "no-colon" }, "api_key takes Header-Name:value"],
-    [{ channel_type: "webhook", name: "x", endpoint_url: "http://127.0.0.1/x", template_alert_fire: "{{#x}}" }, "template_alert_fire: the template does not parse"],
+    [
+      { channel_type: "webhook", name: "x", endpoint_url: "http://127.0.0.1/x", auth_type: "api_key", auth_credentials: "no-colon" },
+      "api_key takes Header-Name:value",
+    ],
+    [
+      { channel_type: "webhook", name: "x", endpoint_url: "http://127.0.0.1/x", template_alert_fire: "{{#x}}" },
+      "template_alert_fire: the template does not parse",
+    ],
     [{ channel_type: "email", name: "x", from_address: "a@b.io" }, "smtp_host is required for email channels"],
     [{ channel_type: "email", name: "x", smtp_host: "127.0.0.1" }, "from_address is required for email channels"],
     [{ channel_type: "email", name: "x", smtp_host: "127.0.0.1", from_address: "not-an-address" }, "must be a valid email address"],
@@ -72,27 +78,78 @@ describe("notification channels", () => {
   it("never returns or logs a secret, merges updates, and clears a secret given as empty", async () => {
     const slack = await create({ channel_type: "slack", name: "team slack", webhook_url: `${hooks.url}/services/${SECRETS[0]}` });
     const hook = await create({
-      channel_type: "webhook", name: "ops hook", endpoint_url: `${hooks.url}/in`, auth_type: "bearer", auth_credentials: SECRETS[1], headers: { "X-Team-Key": SECRETS[2] }, is_estate_default: true,
+      channel_type: "webhook",
+      name: "ops hook",
+      endpoint_url: `${hooks.url}/in`,
+      auth_type: "bearer",
+      auth_credentials: SECRETS[1],
+      headers: { "X-Team-Key": SECRETS[2] },
+      is_estate_default: true,
     });
-    const mail = await create({ channel_type: "email", name: "dba mail", smtp_host: "127.0.0.1", smtp_port: smtp.port, smtp_use_tls: false, smtp_username: SECRETS[4], smtp_password: SECRETS[3], from_address: "pglens@example.com" });
+    const mail = await create({
+      channel_type: "email",
+      name: "dba mail",
+      smtp_host: "127.0.0.1",
+      smtp_port: smtp.port,
+      smtp_use_tls: false,
+      smtp_username: SECRETS[4],
+      smtp_password: SECRETS[3],
+      from_address: "pglens@example.com",
+    });
     expect([slack.status, hook.status, mail.status]).toEqual([201, 201, 201]);
-    expect(hook.body).toMatchObject({ webhook_url_set: false, auth_type: "bearer", auth_credentials_set: true, header_names: ["X-Team-Key"], is_estate_default: true });
+    expect(hook.body).toMatchObject({
+      webhook_url_set: false,
+      auth_type: "bearer",
+      auth_credentials_set: true,
+      header_names: ["X-Team-Key"],
+      is_estate_default: true,
+    });
     expect(mail.body).toMatchObject({ smtp_username_set: true, smtp_password_set: true, recipients: [] });
-    const updated = await api("PUT", `/api/v1/notification-channels/${hook.body.id}`, { token: admin, body: { description: "pager bridge", auth_credentials: "" , auth_type: null } });
-    expect(updated.body).toMatchObject({ description: "pager bridge", auth_credentials_set: false, header_names: ["X-Team-Key"], endpoint_url: `${hooks.url}/in` });
+    const updated = await api("PUT", `/api/v1/notification-channels/${hook.body.id}`, {
+      token: admin,
+      body: { description: "pager bridge", auth_credentials: "", auth_type: null },
+    });
+    expect(updated.body).toMatchObject({
+      description: "pager bridge",
+      auth_credentials_set: false,
+      header_names: ["X-Team-Key"],
+      endpoint_url: `${hooks.url}/in`,
+    });
     const kept = await api("PUT", `/api/v1/notification-channels/${slack.body.id}`, { token: admin, body: { name: "renamed" } });
     expect(kept.body).toMatchObject({ name: "renamed", webhook_url_set: true });
     await api("POST", `/api/v1/notification-channels/${slack.body.id}/test`, { token: admin, body: {} });
-    const everything = [slack.text, hook.text, mail.text, updated.text, kept.text, (await api("GET", "/api/v1/notification-channels", { token: admin })).text, JSON.stringify(logs)];
+    const everything = [
+      slack.text,
+      hook.text,
+      mail.text,
+      updated.text,
+      kept.text,
+      (await api("GET", "/api/v1/notification-channels", { token: admin })).text,
+      JSON.stringify(logs),
+    ];
     for (const text of everything) for (const secret of SECRETS) expect(text).not.toContain(secret);
-    expect((await store.db.query<{ n: number }>("SELECT count(*)::int AS n FROM notification_channels WHERE webhook_url_secret LIKE '%hook-secret%'"))[0].n).toBe(0);
+    expect(
+      (await store.db.query<{ n: number }>("SELECT count(*)::int AS n FROM notification_channels WHERE webhook_url_secret LIKE '%hook-secret%'"))[0].n,
+    ).toBe(0);
   });
 
   it("sends test messages to the real receivers, with method, headers, auth and body", async () => {
-    const hook = await create({ channel_type: "webhook", name: "auth hook", endpoint_url: `${hooks.url}/auth`, http_method: "PUT", auth_type: "basic", auth_credentials: "svc:pw", headers: { "X-Env": "prod" } });
+    const hook = await create({
+      channel_type: "webhook",
+      name: "auth hook",
+      endpoint_url: `${hooks.url}/auth`,
+      http_method: "PUT",
+      auth_type: "basic",
+      auth_credentials: "svc:pw",
+      headers: { "X-Env": "prod" },
+    });
     expect((await api("POST", `/api/v1/notification-channels/${hook.body.id}/test`, { token: admin, body: {} })).body).toEqual({ status: "sent" });
     const got = hooks.requests.at(-1)!;
-    expect(got).toMatchObject({ method: "PUT", path: "/auth", headers: { authorization: `Basic ${btoa("svc:pw")}`, "x-env": "prod", "content-type": "application/json" } });
+    expect(got).toMatchObject({
+      method: "PUT",
+      path: "/auth",
+      headers: { authorization: `Basic ${btoa("svc:pw")}`, "x-env": "prod", "content-type": "application/json" },
+    });
     // The test has a real alert's shape (a sample marked as a test) and the headers of a real delivery.
     expect(JSON.parse(got.body)).toMatchObject({ event: "alert_fire", test: true, title: "pglens test alert", server: { name: "example-server" } });
     expect(got.headers["user-agent"]).toMatch(/^pglens\/\d+\.\d+\.\d+/);
@@ -106,11 +163,18 @@ describe("notification channels", () => {
     const mail = (await api("GET", "/api/v1/notification-channels", { token: admin })).body.find((c: { name: string }) => c.name === "dba mail");
     expect((await api("POST", `/api/v1/notification-channels/${mail.id}/test`, { token: admin, body: {} })).body.error).toContain("no recipients");
     expect((await api("POST", `/api/v1/notification-channels/${mail.id}/recipients`, { token: admin, body: { email_address: "nope" } })).status).toBe(400);
-    const added = await api("POST", `/api/v1/notification-channels/${mail.id}/recipients`, { token: admin, body: { email_address: "dba@example.com", display_name: "DBA" } });
+    const added = await api("POST", `/api/v1/notification-channels/${mail.id}/recipients`, {
+      token: admin,
+      body: { email_address: "dba@example.com", display_name: "DBA" },
+    });
     expect(added.status).toBe(201);
     expect((await api("POST", `/api/v1/notification-channels/${mail.id}/test`, { token: admin, body: {} })).body).toEqual({ status: "sent" });
-    expect((await api("POST", `/api/v1/notification-channels/${mail.id}/test`, { token: admin, body: { recipient_email: "oncall@example.com" } })).body).toEqual({ status: "sent" });
-    expect((await api("POST", `/api/v1/notification-channels/${mail.id}/test`, { token: admin, body: { recipient_email: "not an address" } })).status).toBe(400);
+    expect(
+      (await api("POST", `/api/v1/notification-channels/${mail.id}/test`, { token: admin, body: { recipient_email: "oncall@example.com" } })).body,
+    ).toEqual({ status: "sent" });
+    expect((await api("POST", `/api/v1/notification-channels/${mail.id}/test`, { token: admin, body: { recipient_email: "not an address" } })).status).toBe(
+      400,
+    );
     const bare = await app.request(`/api/v1/notification-channels/${mail.id}/test`, { method: "POST", headers: { authorization: `Bearer ${admin}` } }); // no body at all
     expect(await bare.json()).toEqual({ status: "sent" });
     expect(smtp.mails.map((m) => m.to)).toEqual([["dba@example.com"], ["oncall@example.com"], ["dba@example.com"]]);
@@ -123,7 +187,13 @@ describe("notification channels", () => {
   });
 
   it("answers 502 with the receiver's status (never its body, which may echo secrets); refuses redirects", async () => {
-    const failing = await create({ channel_type: "webhook", name: "failing", endpoint_url: `${hooks.url}/fail`, auth_type: "bearer", auth_credentials: "leaky-token-123" });
+    const failing = await create({
+      channel_type: "webhook",
+      name: "failing",
+      endpoint_url: `${hooks.url}/fail`,
+      auth_type: "bearer",
+      auth_credentials: "leaky-token-123",
+    });
     const res = await api("POST", `/api/v1/notification-channels/${failing.body.id}/test`, { token: admin, body: {} });
     expect(res.status).toBe(502);
     expect(res.body.error).toBe("the test message was not delivered: it answered 500 Internal Server Error");
@@ -154,7 +224,11 @@ describe("notification channels", () => {
     expect((await api("PUT", `/api/v1/channel-overrides/server/${conn}/${hook.id}`, { token: admin, body: { enabled: false } })).status).toBe(404); // the server is not visible to this admin
     expect((await api("PUT", `/api/v1/channel-overrides/server/${conn}/${hook.id}`, { token: root, body: { enabled: false } })).body).toEqual({ status: "ok" });
     const entries = (await api("GET", `/api/v1/channel-overrides/server/${conn}`, { token: root })).body;
-    expect(entries.find((e: { channel_id: number }) => e.channel_id === hook.id)).toMatchObject({ is_estate_default: true, has_override: true, override_enabled: false });
+    expect(entries.find((e: { channel_id: number }) => e.channel_id === hook.id)).toMatchObject({
+      is_estate_default: true,
+      has_override: true,
+      override_enabled: false,
+    });
     expect((await api("DELETE", `/api/v1/channel-overrides/server/${conn}/${hook.id}`, { token: root })).status).toBe(204);
   });
 });

@@ -45,7 +45,12 @@ beforeEach(async () => {
 });
 
 const channel = async (name: string, url: string) =>
-  (await store.db.query<{ id: number }>("INSERT INTO notification_channels (name, channel_type, endpoint_url, is_estate_default, created_by) VALUES ($1, 'webhook', $2, true, 'root') RETURNING id", [name, url]))[0].id;
+  (
+    await store.db.query<{ id: number }>(
+      "INSERT INTO notification_channels (name, channel_type, endpoint_url, is_estate_default, created_by) VALUES ($1, 'webhook', $2, true, 'root') RETURNING id",
+      [name, url],
+    )
+  )[0].id;
 
 /** `count` alerts, each queued as a fire for every channel. */
 async function queueFires(count: number) {
@@ -58,9 +63,14 @@ async function queueFires(count: number) {
   }
 }
 
-const statuses = async () => (await store.db.query<{ status: string; n: number }>("SELECT status, count(*)::int AS n FROM notifications GROUP BY status ORDER BY status")).map((r) => `${r.status}:${r.n}`);
-const open = async () => (await store.db.query<{ n: number }>("SELECT count(*)::int AS n FROM notifications WHERE status IN ('pending', 'retrying', 'sending')"))[0].n;
-const deliveryIds = (requests: Array<{ headers: Record<string, string | string[] | undefined> }>) => requests.map((r) => Number(r.headers["x-pglens-delivery-id"]));
+const statuses = async () =>
+  (await store.db.query<{ status: string; n: number }>("SELECT status, count(*)::int AS n FROM notifications GROUP BY status ORDER BY status")).map(
+    (r) => `${r.status}:${r.n}`,
+  );
+const open = async () =>
+  (await store.db.query<{ n: number }>("SELECT count(*)::int AS n FROM notifications WHERE status IN ('pending', 'retrying', 'sending')"))[0].n;
+const deliveryIds = (requests: Array<{ headers: Record<string, string | string[] | undefined> }>) =>
+  requests.map((r) => Number(r.headers["x-pglens-delivery-id"]));
 
 describe("two instances and a slow receiver", () => {
   it("send each notice once, in order, although a pass outlives its claims' lease", { timeout: 90_000 }, async () => {

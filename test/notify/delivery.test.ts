@@ -56,15 +56,22 @@ async function round() {
   await Promise.all(instances.map((d) => alertAndDeliver(d, config, log, {})));
 }
 
-const events = () => receiver.requests.filter((r) => r.path === "/hook").map((r) => JSON.parse(r.body) as { event: string; alert_id: number; server: { name: string } });
+const events = () =>
+  receiver.requests.filter((r) => r.path === "/hook").map((r) => JSON.parse(r.body) as { event: string; alert_id: number; server: { name: string } });
 
 describe("delivery", () => {
   it("sends an alert's fire and clear once each with 3 instances, and nothing inside a blackout", async () => {
-    const hook = await api("POST", "/api/v1/notification-channels", { token: root, body: { channel_type: "webhook", name: "ops", endpoint_url: `${receiver.url}/hook`, is_estate_default: true } });
+    const hook = await api("POST", "/api/v1/notification-channels", {
+      token: root,
+      body: { channel_type: "webhook", name: "ops", endpoint_url: `${receiver.url}/hook`, is_estate_default: true },
+    });
     expect(hook.status).toBe(201);
     // Alert on any client session beyond pglens's own.
     const [rule] = await store.db.query<{ id: number }>("SELECT id FROM alert_rules WHERE name = 'session_count_anomaly'");
-    await api("PUT", `/api/v1/alert-overrides/server/${conn}/${rule.id}`, { token: root, body: { operator: ">=", threshold: 1, severity: "warning", enabled: true } });
+    await api("PUT", `/api/v1/alert-overrides/server/${conn}/${rule.id}`, {
+      token: root,
+      body: { operator: ">=", threshold: 1, severity: "warning", enabled: true },
+    });
 
     const session = new pg.Client({ connectionString: server.url, application_name: "someone" });
     await session.connect();
@@ -84,7 +91,18 @@ describe("delivery", () => {
     expect(resolved.metric.value).toBe(fired.metric.value);
 
     // A blackout on the server: the next session raises nothing, so nothing is sent.
-    const window = (await api("POST", "/api/v1/blackouts", { token: root, body: { scope: "server", connection_id: conn, reason: "maintenance", start_time: new Date(Date.now() - 1000).toISOString(), end_time: new Date(Date.now() + 3_600_000).toISOString() } })).body;
+    const window = (
+      await api("POST", "/api/v1/blackouts", {
+        token: root,
+        body: {
+          scope: "server",
+          connection_id: conn,
+          reason: "maintenance",
+          start_time: new Date(Date.now() - 1000).toISOString(),
+          end_time: new Date(Date.now() + 3_600_000).toISOString(),
+        },
+      })
+    ).body;
     await store.db.query("UPDATE alerter_settings SET cooldown_seconds = 0");
     const again = new pg.Client({ connectionString: server.url, application_name: "someone" });
     await again.connect();
@@ -95,13 +113,27 @@ describe("delivery", () => {
     await api("POST", `/api/v1/blackouts/${window.id}/stop`, { token: root });
     await round();
     expect(events().map((e) => e.event)).toEqual(["alert_fire", "alert_clear", "alert_fire"]);
-    await api("POST", "/api/v1/blackouts", { token: root, body: { scope: "server", connection_id: conn, reason: "maintenance", start_time: new Date(Date.now() - 1000).toISOString(), end_time: new Date(Date.now() + 3_600_000).toISOString() } });
+    await api("POST", "/api/v1/blackouts", {
+      token: root,
+      body: {
+        scope: "server",
+        connection_id: conn,
+        reason: "maintenance",
+        start_time: new Date(Date.now() - 1000).toISOString(),
+        end_time: new Date(Date.now() + 3_600_000).toISOString(),
+      },
+    });
     await again.end();
     await round();
     expect(events().map((e) => e.event)).toEqual(["alert_fire", "alert_clear", "alert_fire", "alert_clear"]);
     expect(events()[3].alert_id).toBe(events()[2].alert_id);
     const history = (await api("GET", `/api/v1/notification-channels/${hook.body.id}/history`, { token: root })).body;
-    expect(history.map((h: { kind: string; status: string }) => `${h.kind}:${h.status}`)).toEqual(["alert_clear:sent", "alert_fire:sent", "alert_clear:sent", "alert_fire:sent"]);
+    expect(history.map((h: { kind: string; status: string }) => `${h.kind}:${h.status}`)).toEqual([
+      "alert_clear:sent",
+      "alert_fire:sent",
+      "alert_clear:sent",
+      "alert_fire:sent",
+    ]);
     // A fire that was suppressed inside a window (queued just before it began) keeps its clear quiet too.
     const [quietAlert] = await store.db.query<{ id: number }>(
       "INSERT INTO alerts (alert_type, connection_id, severity, title, status, metric_name, object_name) VALUES ('threshold', $1, 'warning', 'queued before the window', 'active', 'm', 'quiet') RETURNING id::int AS id",
@@ -113,14 +145,27 @@ describe("delivery", () => {
     await deliverOnce(store.db, config, log, {});
     expect(events()).toHaveLength(4);
     const quiet = (await api("GET", `/api/v1/notification-channels/${hook.body.id}/history?limit=2`, { token: root })).body;
-    expect(quiet.map((h: { kind: string; status: string; alert_id: number }) => `${h.kind}:${h.status}:${h.alert_id}`)).toEqual([`alert_clear:suppressed:${quietAlert.id}`, `alert_fire:suppressed:${quietAlert.id}`]);
+    expect(quiet.map((h: { kind: string; status: string; alert_id: number }) => `${h.kind}:${h.status}:${h.alert_id}`)).toEqual([
+      `alert_clear:suppressed:${quietAlert.id}`,
+      `alert_fire:suppressed:${quietAlert.id}`,
+    ]);
   }, 60_000);
 
   it("retries a failing receiver, then records the outcome; gives up after the last attempt", async () => {
     await store.db.query("DELETE FROM blackouts");
     const quick: Config = { ...config, notifications: { ...config.notifications, retry_minutes: [0], max_attempts: 3 } };
-    const flakyHook = (await api("POST", "/api/v1/notification-channels", { token: root, body: { channel_type: "webhook", name: "flaky", endpoint_url: `${receiver.url}/flaky` } })).body;
-    const deadHook = (await api("POST", "/api/v1/notification-channels", { token: root, body: { channel_type: "webhook", name: "dead", endpoint_url: `http://127.0.0.1:${await freePort()}/x` } })).body;
+    const flakyHook = (
+      await api("POST", "/api/v1/notification-channels", {
+        token: root,
+        body: { channel_type: "webhook", name: "flaky", endpoint_url: `${receiver.url}/flaky` },
+      })
+    ).body;
+    const deadHook = (
+      await api("POST", "/api/v1/notification-channels", {
+        token: root,
+        body: { channel_type: "webhook", name: "dead", endpoint_url: `http://127.0.0.1:${await freePort()}/x` },
+      })
+    ).body;
     await store.db.query("UPDATE notification_channels SET is_estate_default = (id = ANY($1::int[]))", [[flakyHook.id, deadHook.id]]);
     const [alert] = await store.db.query<{ id: number }>("SELECT id::int AS id FROM alerts ORDER BY id LIMIT 1");
     expect(await queueNotifications(store.db, [{ alert_id: alert.id, kind: "reminder", sequence: 99 }])).toBe(2);
@@ -135,21 +180,45 @@ describe("delivery", () => {
   it("reminds while an alert stays active, once per interval, and says why email cannot leave a runtime without SMTP", async () => {
     await store.db.query("DELETE FROM notifications");
     await store.db.query("UPDATE notification_channels SET is_estate_default = false");
-    const reminding = (await api("POST", "/api/v1/notification-channels", { token: root, body: { channel_type: "webhook", name: "reminding", endpoint_url: `${receiver.url}/hook`, reminder_enabled: true, reminder_interval_hours: 1, is_estate_default: true } })).body;
+    const reminding = (
+      await api("POST", "/api/v1/notification-channels", {
+        token: root,
+        body: {
+          channel_type: "webhook",
+          name: "reminding",
+          endpoint_url: `${receiver.url}/hook`,
+          reminder_enabled: true,
+          reminder_interval_hours: 1,
+          is_estate_default: true,
+        },
+      })
+    ).body;
     const [alert] = await store.db.query<{ id: number }>(
       "INSERT INTO alerts (alert_type, connection_id, severity, title, status, metric_name, object_name) VALUES ('threshold', $1, 'warning', 'still bad', 'active', 'm', 'reminder-test') RETURNING id::int AS id",
       [conn],
     );
-    await store.db.query("INSERT INTO notifications (channel_id, alert_id, kind, sequence, status, sent_at) VALUES ($1, $2, 'alert_fire', 1, 'sent', now() - interval '2 hours')", [reminding.id, alert.id]);
+    await store.db.query(
+      "INSERT INTO notifications (channel_id, alert_id, kind, sequence, status, sent_at) VALUES ($1, $2, 'alert_fire', 1, 'sent', now() - interval '2 hours')",
+      [reminding.id, alert.id],
+    );
     const { queueReminders } = await import("../../src/notify/queue.ts");
     expect(await queueReminders(store.db)).toBe(1);
     expect(await queueReminders(store.db)).toBe(0); // one is already waiting
     const before = events().length;
     await deliverOnce(store.db, config, log, {});
-    expect(events().slice(before).map((e) => [e.event, e.alert_id])).toEqual([["reminder", alert.id]]);
+    expect(
+      events()
+        .slice(before)
+        .map((e) => [e.event, e.alert_id]),
+    ).toEqual([["reminder", alert.id]]);
     expect(await queueReminders(store.db)).toBe(0); // just reminded: the next is an hour away
 
-    const mail = (await api("POST", "/api/v1/notification-channels", { token: root, body: { channel_type: "email", name: "mail", smtp_host: "127.0.0.1", from_address: "pglens@example.com", is_estate_default: true } })).body;
+    const mail = (
+      await api("POST", "/api/v1/notification-channels", {
+        token: root,
+        body: { channel_type: "email", name: "mail", smtp_host: "127.0.0.1", from_address: "pglens@example.com", is_estate_default: true },
+      })
+    ).body;
     await api("POST", `/api/v1/notification-channels/${mail.id}/recipients`, { token: root, body: { email_address: "dba@example.com" } });
     await queueNotifications(store.db, [{ alert_id: alert.id, kind: "alert_fire", sequence: 5 }]);
     await deliverOnce(store.db, config, log, {}); // no email transport, as on Workers
@@ -161,8 +230,23 @@ describe("delivery", () => {
     const smtp = await startSmtpReceiver();
     try {
       await store.db.query("UPDATE notification_channels SET is_estate_default = false");
-      const mail = (await api("POST", "/api/v1/notification-channels", { token: root, body: { channel_type: "email", name: "smtp", smtp_host: "127.0.0.1", smtp_port: smtp.port, smtp_use_tls: false, from_address: "pglens@example.com", from_name: "pglens", is_estate_default: true } })).body;
-      for (const address of ["dba@example.com", "oncall@example.com"]) await api("POST", `/api/v1/notification-channels/${mail.id}/recipients`, { token: root, body: { email_address: address } });
+      const mail = (
+        await api("POST", "/api/v1/notification-channels", {
+          token: root,
+          body: {
+            channel_type: "email",
+            name: "smtp",
+            smtp_host: "127.0.0.1",
+            smtp_port: smtp.port,
+            smtp_use_tls: false,
+            from_address: "pglens@example.com",
+            from_name: "pglens",
+            is_estate_default: true,
+          },
+        })
+      ).body;
+      for (const address of ["dba@example.com", "oncall@example.com"])
+        await api("POST", `/api/v1/notification-channels/${mail.id}/recipients`, { token: root, body: { email_address: address } });
       const [alert] = await store.db.query<{ id: number }>(
         "INSERT INTO alerts (alert_type, connection_id, severity, title, description, status, metric_name, object_name) VALUES ('threshold', $1, 'critical', 'disk_usage_critical', 'A file system is almost full', 'active', 'm', 'mail-test') RETURNING id::int AS id",
         [conn],
@@ -181,7 +265,10 @@ describe("delivery", () => {
   });
 
   it("refuses a destination that does not resolve", async () => {
-    const res = await api("POST", "/api/v1/notification-channels", { token: root, body: { channel_type: "webhook", name: "nowhere", endpoint_url: "https://no-such-host.invalid/x" } });
+    const res = await api("POST", "/api/v1/notification-channels", {
+      token: root,
+      body: { channel_type: "webhook", name: "nowhere", endpoint_url: "https://no-such-host.invalid/x" },
+    });
     expect(res).toMatchObject({ status: 400, body: { error: expect.stringMatching(/^endpoint_url: cannot resolve no-such-host.invalid/) } });
   });
 });

@@ -49,52 +49,117 @@ describe("outbound guard", () => {
     expect(refusedAddress(address, deny)).toMatch(why);
   });
 
-  it.each([["10.0.0.5"], ["127.0.0.1"], ["192.168.1.10"], ["8.8.8.8"], ["::1"], ["64:ff9b::808:808"], ["2002:808:808::1"], ["2606:4700::1111"]])("allows %s by default", (address) => {
-    expect(refusedAddress(address, false)).toBeNull();
-  });
+  it.each([["10.0.0.5"], ["127.0.0.1"], ["192.168.1.10"], ["8.8.8.8"], ["::1"], ["64:ff9b::808:808"], ["2002:808:808::1"], ["2606:4700::1111"]])(
+    "allows %s by default",
+    (address) => {
+      expect(refusedAddress(address, false)).toBeNull();
+    },
+  );
 
   it("checks every address a name resolves to", async () => {
     const resolve = async () => ["93.184.215.14", "169.254.169.254"];
-    await expect(checkOutboundHost("metadata.example", "endpoint_url", false, resolve)).rejects.toThrow("endpoint_url: refused: metadata.example resolves to 169.254.169.254 is a linkLocal address");
+    await expect(checkOutboundHost("metadata.example", "endpoint_url", false, resolve)).rejects.toThrow(
+      "endpoint_url: refused: metadata.example resolves to 169.254.169.254 is a linkLocal address",
+    );
     await expect(checkOutboundHost("ok.example", "endpoint_url", false, async () => ["93.184.215.14"])).resolves.toEqual(["93.184.215.14"]);
   });
 });
 
 const alert: AlertFacts = {
-  id: 7, title: "long_running_queries", description: "A statement runs long", severity: "critical", status: "active",
-  triggered_at: new Date("2026-11-23T10:00:00Z"), cleared_at: null, metric_name: "pg_stat_activity.max_query_duration_seconds", metric_value: 900,
-  threshold_value: 600, operator: ">", database_name: "", server: { name: "prod", host: "db.internal", port: 5432 }, unit: "seconds",
+  id: 7,
+  title: "long_running_queries",
+  description: "A statement runs long",
+  severity: "critical",
+  status: "active",
+  triggered_at: new Date("2026-11-23T10:00:00Z"),
+  cleared_at: null,
+  metric_name: "pg_stat_activity.max_query_duration_seconds",
+  metric_value: 900,
+  threshold_value: 600,
+  operator: ">",
+  database_name: "",
+  server: { name: "prod", host: "db.internal", port: 5432 },
+  unit: "seconds",
 };
 /** The same alert, cleared half an hour after it fired by a value back under the threshold. */
-const cleared: AlertFacts = { ...alert, status: "cleared", cleared_at: new Date("2026-11-23T10:30:00Z"), clear_reason: "back within the threshold", clear_value: 12 };
+const cleared: AlertFacts = {
+  ...alert,
+  status: "cleared",
+  cleared_at: new Date("2026-11-23T10:30:00Z"),
+  clear_reason: "back within the threshold",
+  clear_value: 12,
+};
 const base: OpenChannel = {
-  channel_type: "webhook", name: "hook", webhook_url: null, endpoint_url: "https://hooks.example/in", http_method: "POST", headers: { "x-team": "dba" },
-  auth_type: "bearer", auth_credentials: "s3cret-token", smtp: null, from_address: null, from_name: null, templates: {},
+  channel_type: "webhook",
+  name: "hook",
+  webhook_url: null,
+  endpoint_url: "https://hooks.example/in",
+  http_method: "POST",
+  headers: { "x-team": "dba" },
+  auth_type: "bearer",
+  auth_credentials: "s3cret-token",
+  smtp: null,
+  from_address: null,
+  from_name: null,
+  templates: {},
 };
 const now = new Date("2026-11-23T10:30:00Z");
 
 describe("payloads", () => {
   it("sends the default webhook JSON with auth and custom headers", () => {
     const m = alertMessage(base, alert, "alert_fire", 0, [], now);
-    expect(m).toMatchObject({ transport: "http", method: "POST", url: "https://hooks.example/in", headers: { authorization: "Bearer s3cret-token", "x-team": "dba", "content-type": "application/json" } });
-    expect(JSON.parse((m as { body: string }).body)).toEqual({
-      event: "alert_fire", alert_id: 7, title: "long_running_queries", description: "A statement runs long", severity: "critical",
-      server: { name: "prod", host: "db.internal", port: 5432 }, database: null,
-      metric: { name: "pg_stat_activity.max_query_duration_seconds", value: 900, threshold: 600, operator: ">", unit: "seconds", text: "900 s (> 600 s)" },
-      resolution: null, triggered_at: "2026-11-23T10:00:00.000Z", cleared_at: null, open_seconds: 1800, test: false, url: null,
+    expect(m).toMatchObject({
+      transport: "http",
+      method: "POST",
+      url: "https://hooks.example/in",
+      headers: { authorization: "Bearer s3cret-token", "x-team": "dba", "content-type": "application/json" },
     });
-    expect(alertMessage({ ...base, auth_type: "api_key", auth_credentials: "X-Api-Key: k-123" }, alert, "alert_fire", 0, [], now)).toMatchObject({ headers: { "X-Api-Key": "k-123" } });
-    expect(alertMessage({ ...base, auth_type: "basic", auth_credentials: "u:p" }, alert, "alert_fire", 0, [], now)).toMatchObject({ headers: { authorization: `Basic ${btoa("u:p")}` } });
+    expect(JSON.parse((m as { body: string }).body)).toEqual({
+      event: "alert_fire",
+      alert_id: 7,
+      title: "long_running_queries",
+      description: "A statement runs long",
+      severity: "critical",
+      server: { name: "prod", host: "db.internal", port: 5432 },
+      database: null,
+      metric: { name: "pg_stat_activity.max_query_duration_seconds", value: 900, threshold: 600, operator: ">", unit: "seconds", text: "900 s (> 600 s)" },
+      resolution: null,
+      triggered_at: "2026-11-23T10:00:00.000Z",
+      cleared_at: null,
+      open_seconds: 1800,
+      test: false,
+      url: null,
+    });
+    expect(alertMessage({ ...base, auth_type: "api_key", auth_credentials: "X-Api-Key: k-123" }, alert, "alert_fire", 0, [], now)).toMatchObject({
+      headers: { "X-Api-Key": "k-123" },
+    });
+    expect(alertMessage({ ...base, auth_type: "basic", auth_credentials: "u:p" }, alert, "alert_fire", 0, [], now)).toMatchObject({
+      headers: { authorization: `Basic ${btoa("u:p")}` },
+    });
   });
 
   it("fills a webhook template with JSON-escaped values", () => {
     const tricky = { ...alert, title: 'say "hi"\nnow' };
-    const m = alertMessage({ ...base, templates: { alert_fire: '{"summary":"{{AlertTitle}} on {{ServerName}}","value":{{MetricValue}}}' } }, tricky, "alert_fire", 0, [], now);
+    const m = alertMessage(
+      { ...base, templates: { alert_fire: '{"summary":"{{AlertTitle}} on {{ServerName}}","value":{{MetricValue}}}' } },
+      tricky,
+      "alert_fire",
+      0,
+      [],
+      now,
+    );
     expect(JSON.parse((m as { body: string }).body)).toEqual({ summary: 'say "hi"\nnow on prod', value: 900 });
   });
 
   it("gives Slack a coloured attachment and email a subject with text and HTML parts", () => {
-    const email = alertMessage({ ...base, channel_type: "email", smtp: { host: "smtp", port: 25, username: null, password: null, use_tls: false }, from_address: "pglens@x.io" }, { ...alert, title: "<b>x</b>" }, "alert_fire", 0, ["dba@x.io"], now);
+    const email = alertMessage(
+      { ...base, channel_type: "email", smtp: { host: "smtp", port: 25, username: null, password: null, use_tls: false }, from_address: "pglens@x.io" },
+      { ...alert, title: "<b>x</b>" },
+      "alert_fire",
+      0,
+      ["dba@x.io"],
+      now,
+    );
     expect(email).toMatchObject({ transport: "email", to: ["dba@x.io"], subject: "[pglens] CRITICAL Fired: <b>x</b> on prod" });
     expect((email as { html: string }).html).toContain("&lt;b&gt;x&lt;/b&gt;");
     expect((email as { text: string }).text).toContain("Value: pg_stat_activity.max_query_duration_seconds = 900 s (> 600 s)");
@@ -114,7 +179,11 @@ describe("payloads", () => {
     });
 
     it.each(["slack", "mattermost"] as const)("%s: green, a check mark, what resolved it, the value it fired with, how long it was open", (type) => {
-      const m = alertMessage({ ...base, channel_type: type, webhook_url: `https://hooks.example/${type}` }, cleared, "alert_clear", 0, [], now) as { url: string; body: string; headers: Record<string, string> };
+      const m = alertMessage({ ...base, channel_type: type, webhook_url: `https://hooks.example/${type}` }, cleared, "alert_clear", 0, [], now) as {
+        url: string;
+        body: string;
+        headers: Record<string, string>;
+      };
       expect(m.headers.authorization).toBeUndefined();
       const body = JSON.parse(m.body);
       expect(body.text).toBe("✅ Resolved: long_running_queries on prod");
@@ -129,13 +198,22 @@ describe("payloads", () => {
           { title: "Open for", value: "30m", short: true },
         ],
       });
-      const fire = JSON.parse((alertMessage({ ...base, channel_type: type, webhook_url: "https://hooks.example/x" }, alert, "alert_fire", 0, [], now) as { body: string }).body);
+      const fire = JSON.parse(
+        (alertMessage({ ...base, channel_type: type, webhook_url: "https://hooks.example/x" }, alert, "alert_fire", 0, [], now) as { body: string }).body,
+      );
       expect(fire.text).toBe("🔴 Fired: long_running_queries on prod");
       expect(fire.attachments[0].color).toBe("#d62728");
     });
 
     it("email: a RESOLVED subject, a green heading, and the text a person reads", () => {
-      const m = alertMessage({ ...base, channel_type: "email", smtp: { host: "smtp", port: 25, username: null, password: null, use_tls: false }, from_address: "pglens@x.io" }, { ...cleared, database_name: "shop" }, "alert_clear", 0, ["dba@x.io"], now) as { subject: string; text: string; html: string };
+      const m = alertMessage(
+        { ...base, channel_type: "email", smtp: { host: "smtp", port: 25, username: null, password: null, use_tls: false }, from_address: "pglens@x.io" },
+        { ...cleared, database_name: "shop" },
+        "alert_clear",
+        0,
+        ["dba@x.io"],
+        now,
+      ) as { subject: string; text: string; html: string };
       expect(m.subject).toBe("[pglens] RESOLVED: long_running_queries on prod");
       expect(m.text).toBe(
         [
@@ -158,9 +236,18 @@ describe("payloads", () => {
     const linked = { ...alert, url: "https://pglens.example.com/alerts/7" };
     expect(JSON.parse((alertMessage(base, linked, "alert_fire", 0, [], now) as { body: string }).body).url).toBe("https://pglens.example.com/alerts/7");
     expect(JSON.parse((alertMessage(base, alert, "alert_fire", 0, [], now) as { body: string }).body).url).toBeNull();
-    const slack = JSON.parse((alertMessage({ ...base, channel_type: "slack", webhook_url: "https://hooks.example/s" }, linked, "alert_fire", 0, [], now) as { body: string }).body);
+    const slack = JSON.parse(
+      (alertMessage({ ...base, channel_type: "slack", webhook_url: "https://hooks.example/s" }, linked, "alert_fire", 0, [], now) as { body: string }).body,
+    );
     expect(slack.attachments[0].fields.at(-1)).toEqual({ title: "In pglens", value: "https://pglens.example.com/alerts/7", short: false });
-    const mail = alertMessage({ ...base, channel_type: "email", smtp: { host: "smtp", port: 25, username: null, password: null, use_tls: false }, from_address: "pglens@x.io" }, linked, "alert_fire", 0, ["dba@x.io"], now) as { text: string };
+    const mail = alertMessage(
+      { ...base, channel_type: "email", smtp: { host: "smtp", port: 25, username: null, password: null, use_tls: false }, from_address: "pglens@x.io" },
+      linked,
+      "alert_fire",
+      0,
+      ["dba@x.io"],
+      now,
+    ) as { text: string };
     expect(mail.text).toContain("Open in pglens: https://pglens.example.com/alerts/7");
   });
 
@@ -181,7 +268,11 @@ describe("payloads", () => {
     expect(body).toMatchObject({ event: "alert_fire", test: true, title: "pglens test alert" });
     const slack = JSON.parse((testMessage({ ...base, channel_type: "slack", webhook_url: "https://hooks.example/s" }, [], now) as { body: string }).body);
     expect(slack.text).toBe("[TEST] 🔵 Fired: pglens test alert on example-server");
-    const mail = testMessage({ ...base, channel_type: "email", smtp: { host: "smtp", port: 25, username: null, password: null, use_tls: false }, from_address: "pglens@x.io" }, ["dba@x.io"], now) as { subject: string; text: string };
+    const mail = testMessage(
+      { ...base, channel_type: "email", smtp: { host: "smtp", port: 25, username: null, password: null, use_tls: false }, from_address: "pglens@x.io" },
+      ["dba@x.io"],
+      now,
+    ) as { subject: string; text: string };
     expect(mail.subject).toBe("[pglens] [TEST] INFO Fired: pglens test alert on example-server");
     expect(mail.text).toContain("a sample alert, not a real one");
   });

@@ -24,10 +24,25 @@ const CASES: Case[] = [
     entities: ["a", "b", "c"],
     columns: { xact_commit: "int", blk_read_time: "quarter", active_time: "quarter", numbackends: "int" },
     marker: "stats_reset",
-    metrics: ["xact_commit_per_sec", "xact_commit_delta", "blk_read_time_pct", "blk_read_time_delta", "active_time_sessions", "numbackends", "xact_commit", "blk_read_time"],
+    metrics: [
+      "xact_commit_per_sec",
+      "xact_commit_delta",
+      "blk_read_time_pct",
+      "blk_read_time_delta",
+      "active_time_sessions",
+      "numbackends",
+      "xact_commit",
+      "blk_read_time",
+    ],
     filter: { database_name: "b" },
   },
-  { probe: "pg_sys_network_info", key: "interface_name", entities: ["eth0", "eth1", "lo"], columns: { rx_bytes: "int" }, metrics: ["rx_bytes_per_sec", "rx_bytes_delta", "rx_bytes"] },
+  {
+    probe: "pg_sys_network_info",
+    key: "interface_name",
+    entities: ["eth0", "eth1", "lo"],
+    columns: { rx_bytes: "int" },
+    metrics: ["rx_bytes_per_sec", "rx_bytes_delta", "rx_bytes"],
+  },
   {
     probe: "pg_stat_all_tables",
     key: "relname",
@@ -41,7 +56,11 @@ const CASES: Case[] = [
 
 /** Numbers within 1e-9 (relative) of the reference count as equal; nothing else does. */
 const rounded = (actual: Array<Array<number | null>>, expected: Array<Array<number | null>>) =>
-  actual.map((values, i) => values.map((v, k) => (typeof v === "number" && typeof expected[i]?.[k] === "number" && Math.abs(v - expected[i][k]!) <= 1e-9 * Math.max(1, Math.abs(v)) ? expected[i][k] : v)));
+  actual.map((values, i) =>
+    values.map((v, k) =>
+      typeof v === "number" && typeof expected[i]?.[k] === "number" && Math.abs(v - expected[i][k]!) <= 1e-9 * Math.max(1, Math.abs(v)) ? expected[i][k] : v,
+    ),
+  );
 
 describe("the datastore-assisted query paths give the pipeline's answers", () => {
   let store: TestDatastore;
@@ -67,14 +86,42 @@ describe("the datastore-assisted query paths give the pipeline's answers", () =>
       const aggregation = rng.pick(AGGREGATIONS);
       const metrics = spec.metrics.join(",");
       const filters = spec.filter && rng.next() < 0.3 ? spec.filter : {};
-      const fast = await runMetricsQuery(store.db, { probeName: spec.probe, connectionIds: [connectionId], window: { start, end }, buckets: requestedBuckets, aggregation, metrics, filters });
+      const fast = await runMetricsQuery(store.db, {
+        probeName: spec.probe,
+        connectionIds: [connectionId],
+        window: { start, end },
+        buckets: requestedBuckets,
+        aggregation,
+        metrics,
+        filters,
+      });
 
       const buckets = layoutBuckets(start, end, 60, requestedBuckets);
       const stored = resolveFilters(probe, filters);
-      const raw = await fetchSampleRows(store.db, { probe, connectionIds: [connectionId], from: start - borrowLimitMs(buckets), to: end, columns: [...Object.keys(spec.columns), ...(spec.marker ? [spec.marker] : [])], filters: stored });
-      const reference = computeSeries({ probe, metrics: parseMetricList(metrics, probe), samples: groupSamples(probe, raw), buckets, intervalSeconds: 60, aggregation });
+      const raw = await fetchSampleRows(store.db, {
+        probe,
+        connectionIds: [connectionId],
+        from: start - borrowLimitMs(buckets),
+        to: end,
+        columns: [...Object.keys(spec.columns), ...(spec.marker ? [spec.marker] : [])],
+        filters: stored,
+      });
+      const reference = computeSeries({
+        probe,
+        metrics: parseMetricList(metrics, probe),
+        samples: groupSamples(probe, raw),
+        buckets,
+        intervalSeconds: 60,
+        aggregation,
+      });
       const context = { seed, query: q, start: new Date(start).toISOString(), end: new Date(end).toISOString(), requestedBuckets, aggregation, filters };
-      expect({ ...context, series: rounded(fast.series.map((s) => s.data.map((p) => p.value)), reference) }).toEqual({ ...context, series: reference });
+      expect({
+        ...context,
+        series: rounded(
+          fast.series.map((s) => s.data.map((p) => p.value)),
+          reference,
+        ),
+      }).toEqual({ ...context, series: reference });
     }
   });
 });

@@ -71,14 +71,18 @@ describe("statements per metrics request", () => {
     ({ token } = await userWithToken(store.db, "reader", { superuser: true }));
     for (const [history, offset] of Object.entries(HISTORIES) as Array<[History, (i: number) => number | undefined]>) {
       const id = await addConnection(store.db, history);
-      await store.db.query("INSERT INTO probe_configs (probe_name, scope, scope_id, collection_interval_seconds, retention_days) VALUES ('pg_stat_database', 'server', $1, 60, 31)", [id]);
+      await store.db.query(
+        "INSERT INTO probe_configs (probe_name, scope, scope_id, collection_interval_seconds, retention_days) VALUES ('pg_stat_database', 'server', $1, 60, 31)",
+        [id],
+      );
       for (let first = 0; first < SAMPLES; first += 2000) {
         const rows = [];
         for (let i = first; i < Math.min(SAMPLES, first + 2000); i++) {
           const late = offset(i);
           if (late === undefined) continue;
           const collected_at = new Date(slot - (SAMPLES - 1 - i) * MINUTE + late).toISOString();
-          for (const d of ["app", "shop"]) rows.push({ collected_at, database_name: d, datname: d, xact_commit: 100 * i + (d === "app" ? 0 : i % 7), numbackends: i % 7 });
+          for (const d of ["app", "shop"])
+            rows.push({ collected_at, database_name: d, datname: d, xact_commit: 100 * i + (d === "app" ? 0 : i % 7), numbackends: i % 7 });
         }
         if (rows.length) await writeSamples(store.db, { connectionId: id, probe: "pg_stat_database", rows });
       }
@@ -116,7 +120,10 @@ describe("statements per metrics request", () => {
                 const series = await get(`${base}&metrics=${metric}&time_range=${window}${narrowed}&aggregation=${aggregation}${buckets}`);
                 if (series.some((s) => s.data.some((p) => p.value !== null))) answered++;
                 const shape = { history, metric, window, narrowed, aggregation, buckets };
-                if (statements.length > allowed(shape)) over.push(`${JSON.stringify(shape)}: ${statements.length} statements (allowed ${allowed(shape)})\n  ${statements.map((s) => s.replace(/\s+/g, " ").slice(0, 100)).join("\n  ")}`);
+                if (statements.length > allowed(shape))
+                  over.push(
+                    `${JSON.stringify(shape)}: ${statements.length} statements (allowed ${allowed(shape)})\n  ${statements.map((s) => s.replace(/\s+/g, " ").slice(0, 100)).join("\n  ")}`,
+                  );
               }
     }
     expect(over, over.join("\n")).toEqual([]);
@@ -138,7 +145,10 @@ describe("statements per metrics request", () => {
           statements.length = 0;
           const series = await get(`${base}&metrics=${metric}${window}${narrowed}`);
           expect(series.some((s) => s.data.at(-1)?.value !== null)).toBe(true);
-          if (statements.length > 1) over.push(`${hours} h ${metric}${narrowed}: ${statements.length} statements\n  ${statements.map((s) => s.replace(/\s+/g, " ").slice(0, 100)).join("\n  ")}`);
+          if (statements.length > 1)
+            over.push(
+              `${hours} h ${metric}${narrowed}: ${statements.length} statements\n  ${statements.map((s) => s.replace(/\s+/g, " ").slice(0, 100)).join("\n  ")}`,
+            );
         }
     expect(over, over.join("\n")).toEqual([]);
   }, 60_000);

@@ -70,7 +70,9 @@ describe.each(DATASTORE_KINDS)("metrics summaries on the demo history (%s)", (ki
     });
 
     it("takes a custom window, with buckets of at least 10 s", async () => {
-      const { body } = await get(`/api/v1/metrics/performance-summary?connection_id=${demo}&time_range=custom&time_start=${iso(12)}&time_end=${iso(12 + 1 / 12)}`);
+      const { body } = await get(
+        `/api/v1/metrics/performance-summary?connection_id=${demo}&time_range=custom&time_start=${iso(12)}&time_end=${iso(12 + 1 / 12)}`,
+      );
       expect(body.bucket_seconds).toBe(10);
     });
   });
@@ -83,8 +85,16 @@ describe.each(DATASTORE_KINDS)("metrics summaries on the demo history (%s)", (ki
     expect(whole.some((p) => p.value === null)).toBe(true); // the outage
     whole.forEach((p, k) => {
       const parts = grouped.map((s) => s.data[k].value);
-      if (p.value === null) expect(parts.every((v) => v === null), `point ${k}`).toBe(true);
-      else expect(parts.reduce<number>((a, v) => a + (v ?? 0), 0), `point ${k}`).toBeCloseTo(p.value, 6);
+      if (p.value === null)
+        expect(
+          parts.every((v) => v === null),
+          `point ${k}`,
+        ).toBe(true);
+      else
+        expect(
+          parts.reduce<number>((a, v) => a + (v ?? 0), 0),
+          `point ${k}`,
+        ).toBeCloseTo(p.value, 6);
     });
   });
 
@@ -110,7 +120,10 @@ describe.each(DATASTORE_KINDS)("metrics summaries on the demo history (%s)", (ki
       expect((await get(`/api/v1/metrics/database-summaries?connection_id=${demo},${other}`)).body.error).toMatch(/exactly one/);
       expect((await get(`/api/v1/metrics/database-summaries`)).status).toBe(400);
       // A parameter it does not take (a filter of the metrics query) is refused, not ignored.
-      expect(await get(`/api/v1/metrics/database-summaries?connection_id=${demo}&database_name=shop`)).toMatchObject({ status: 400, body: { error: "unknown query parameter `database_name`" } });
+      expect(await get(`/api/v1/metrics/database-summaries?connection_id=${demo}&database_name=shop`)).toMatchObject({
+        status: 400,
+        body: { error: "unknown query parameter `database_name`" },
+      });
     });
   });
 
@@ -124,7 +137,9 @@ describe.each(DATASTORE_KINDS)("metrics summaries on the demo history (%s)", (ki
       expect(byKey.psql).toMatchObject({ current: 1, max: 1 });
       expect(byKey["shop-web"].max).toBeLessThanOrEqual(16);
       expect(body.groups[0].current).toBeGreaterThanOrEqual(body.groups[1].current);
-      expect(byKey["shop-worker"].time_series.filter((p: { value: number | null }) => p.value !== null).every((p: { value: number }) => p.value === 3)).toBe(true);
+      expect(byKey["shop-worker"].time_series.filter((p: { value: number | null }) => p.value !== null).every((p: { value: number }) => p.value === 3)).toBe(
+        true,
+      );
     });
 
     it("groups local connections under a null client address", async () => {
@@ -168,7 +183,16 @@ describe.each(DATASTORE_KINDS)("metrics summaries on the demo history (%s)", (ki
       const now = Date.now();
       const at = (minutesAgo: number) => new Date(now - minutesAgo * 60_000).toISOString();
       const statement = (minutesAgo: number, queryid: string, query: string, calls: number) => ({
-        collected_at: at(minutesAgo), database_name: "app", queryid, userid: 10, dbid: 1, toplevel: true, query, calls, total_exec_time: calls, stats_reset: null,
+        collected_at: at(minutesAgo),
+        database_name: "app",
+        queryid,
+        userid: 10,
+        dbid: 1,
+        toplevel: true,
+        query,
+        calls,
+        total_exec_time: calls,
+        stats_reset: null,
       });
       const rows = [50, 40, 30, 20, 10].flatMap((m, i) => [
         statement(m, "7", "SELECT stays", 10 * i),

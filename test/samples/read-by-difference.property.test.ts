@@ -62,7 +62,10 @@ function expectSame(actual: GroupedChanges[], expected: GroupedChanges[], q: Gro
   const want = byGroup(expected);
   for (const g of new Set([...got.keys(), ...want.keys()])) {
     COLUMNS.forEach((column, c) => {
-      for (const [what, pick] of [["delta", (x: GroupedChanges) => x.delta[c]], ["rate", (x: GroupedChanges) => x.rate[c]]] as const) {
+      for (const [what, pick] of [
+        ["delta", (x: GroupedChanges) => x.delta[c]],
+        ["rate", (x: GroupedChanges) => x.rate[c]],
+      ] as const) {
         const a = got.has(g) ? bucketValues(pick(got.get(g)!), q.buckets) : [];
         const e = want.has(g) ? bucketValues(pick(want.get(g)!), q.buckets) : [];
         for (let k = 0; k <= q.buckets.n; k++) {
@@ -142,14 +145,18 @@ describe.each(DATASTORE_KINDS)("differenced grouped changes on %s", (kind) => {
       statements.length = 0;
       const auto = await runGroupedMetricsQuery(watched, q);
       // Read by difference: the irregular intervals were read, the raw rows (fetchSampleRows' order) were not.
-      const byDifference = statements.some((sql) => sql.includes("__irregular")) && !statements.some((sql) => sql.includes('ORDER BY "connection_id", "collected_at"'));
+      const byDifference =
+        statements.some((sql) => sql.includes("__irregular")) && !statements.some((sql) => sql.includes('ORDER BY "connection_id", "collected_at"'));
       if (byDifference) differenced++;
       // Narrow buckets are read raw, without asking whether the records could answer.
       if (wideEnoughToDifference(layoutBuckets(start, end, INTERVAL_S, q.buckets), INTERVAL_S)) wide++;
       else expect(byDifference || statements.length > 2, `${statements.join("\n")}: narrow buckets read raw, after the context, in one statement`).toBe(false);
       const reference = await runGroupedMetricsQuery(store.db, q, "pipeline");
       const where = `seed ${seed}, ${metrics} by ${groupBy}, ${JSON.stringify(q.filters)}`;
-      expect(auto.map((x) => [x.name, x.entity]), where).toEqual(reference.map((x) => [x.name, x.entity]));
+      expect(
+        auto.map((x) => [x.name, x.entity]),
+        where,
+      ).toEqual(reference.map((x) => [x.name, x.entity]));
       auto.forEach((series, i) =>
         series.data.forEach((point, k) => {
           const want = reference[i].data[k].value;
@@ -174,44 +181,68 @@ describe.each(DATASTORE_KINDS)("differenced grouped changes on %s", (kind) => {
       for (const rates of [false, true]) {
         const start = T0 + Math.floor(rng() * (last - T0) * 0.6);
         const buckets = layoutBuckets(start, last + Math.floor(rng() * 600_000), INTERVAL_S, 1 + Math.floor(rng() * 30));
-        const q: GroupedChangeQuery = { probe, connectionId, columns: COLUMNS, groupBy, buckets, intervalSeconds: INTERVAL_S, rates, cellsFrom: Number.NEGATIVE_INFINITY, onlyEven: true };
+        const q: GroupedChangeQuery = {
+          probe,
+          connectionId,
+          columns: COLUMNS,
+          groupBy,
+          buckets,
+          intervalSeconds: INTERVAL_S,
+          rates,
+          cellsFrom: Number.NEGATIVE_INFINITY,
+          onlyEven: true,
+        };
         statements.length = 0;
         const fast = await differencedGroupChanges(watched, q);
         const where = `seed ${seed}, by [${groupBy}], rates ${rates}`;
         expect(fast, where).toBeDefined();
-        expect(statements.some((sql) => /entities_checked FROM/.test(sql)), `${where}: the sequence is not read`).toBe(false);
+        expect(
+          statements.some((sql) => /entities_checked FROM/.test(sql)),
+          `${where}: the sequence is not read`,
+        ).toBe(false);
         expect(statements, `${where}: one statement (spaced-read.ts)`).toHaveLength(1);
         expectSame(fast!, await scannedGroupChanges(store.db, q), q, where);
       }
     }
   });
 
-  it.each([2, 3, 4, 5])("seed %i, evenly spaced but for a few missed and late samples: read without the sample sequence, equal to it and to the scan", async (seed) => {
-    const connectionId = await addConnection(store.db, `few-irregular-${seed}`);
-    const spacings = [...Array<number>(24).fill(300), 600, 301, 900, 150];
-    const rows = statementHistory(seed, { start: T0, samples: [60, 90], spacings, churn: 0.05, reset: 0.04, drop: 0.03, missing: 0.03 });
-    const rng = seededRandom(seed * 37);
-    await writeShuffled(store, connectionId, rows, rng);
-    const last = Date.parse(rows[rows.length - 1].collected_at as string);
-    const { statements, watched } = watching(store);
-    // Judged by the probe's interval, and by a shorter one: then nearly every change is of another length, and the
-    // median spacing decides what is a gap.
-    for (const [groupBy, interval] of [[[], INTERVAL_S], [["database_name"], INTERVAL_S], [probe.keys, INTERVAL_S], [["database_name"], 60]] as const) {
-      for (const rates of [false, true]) {
-        const start = T0 + Math.floor(rng() * (last - T0) * 0.6);
-        const buckets = layoutBuckets(start, last + Math.floor(rng() * 600_000), interval, 1 + Math.floor(rng() * 30));
-        const q: GroupedChangeQuery = { probe, connectionId, columns: COLUMNS, groupBy, buckets, intervalSeconds: interval, rates };
-        const where = `seed ${seed}, by [${groupBy}] at ${interval} s, rates ${rates}`;
-        statements.length = 0;
-        const fromFacts = await differencedChanges(watched, { ...q, cellsFrom: Number.NEGATIVE_INFINITY, onlyEven: true });
-        expect(fromFacts, where).toBeDefined();
-        expect(statements.some((sql) => /entities_checked FROM/.test(sql)), `${where}: the sequence is not read`).toBe(false);
-        expect(statements, `${where}: one statement (spaced-read.ts)`).toHaveLength(1);
-        expect(plain(fromFacts!), where).toEqual(plain((await differencedChanges(store.db, q))!, true));
-        expectSame(fromFacts!.groups, await scannedGroupChanges(store.db, q), q, where);
+  it.each([2, 3, 4, 5])(
+    "seed %i, evenly spaced but for a few missed and late samples: read without the sample sequence, equal to it and to the scan",
+    async (seed) => {
+      const connectionId = await addConnection(store.db, `few-irregular-${seed}`);
+      const spacings = [...Array<number>(24).fill(300), 600, 301, 900, 150];
+      const rows = statementHistory(seed, { start: T0, samples: [60, 90], spacings, churn: 0.05, reset: 0.04, drop: 0.03, missing: 0.03 });
+      const rng = seededRandom(seed * 37);
+      await writeShuffled(store, connectionId, rows, rng);
+      const last = Date.parse(rows[rows.length - 1].collected_at as string);
+      const { statements, watched } = watching(store);
+      // Judged by the probe's interval, and by a shorter one: then nearly every change is of another length, and the
+      // median spacing decides what is a gap.
+      for (const [groupBy, interval] of [
+        [[], INTERVAL_S],
+        [["database_name"], INTERVAL_S],
+        [probe.keys, INTERVAL_S],
+        [["database_name"], 60],
+      ] as const) {
+        for (const rates of [false, true]) {
+          const start = T0 + Math.floor(rng() * (last - T0) * 0.6);
+          const buckets = layoutBuckets(start, last + Math.floor(rng() * 600_000), interval, 1 + Math.floor(rng() * 30));
+          const q: GroupedChangeQuery = { probe, connectionId, columns: COLUMNS, groupBy, buckets, intervalSeconds: interval, rates };
+          const where = `seed ${seed}, by [${groupBy}] at ${interval} s, rates ${rates}`;
+          statements.length = 0;
+          const fromFacts = await differencedChanges(watched, { ...q, cellsFrom: Number.NEGATIVE_INFINITY, onlyEven: true });
+          expect(fromFacts, where).toBeDefined();
+          expect(
+            statements.some((sql) => /entities_checked FROM/.test(sql)),
+            `${where}: the sequence is not read`,
+          ).toBe(false);
+          expect(statements, `${where}: one statement (spaced-read.ts)`).toHaveLength(1);
+          expect(plain(fromFacts!), where).toEqual(plain((await differencedChanges(store.db, q))!, true));
+          expectSame(fromFacts!.groups, await scannedGroupChanges(store.db, q), q, where);
+        }
       }
-    }
-  });
+    },
+  );
 
   /**
    * The answer as data: each run as its bucket and intervals, each group's values as [bucket, value] pairs. On the
@@ -240,7 +271,15 @@ describe.each(DATASTORE_KINDS)("differenced grouped changes on %s", (kind) => {
     ]).flat();
     for (const [start, end, interval] of [...windows, [at(10, 60), at(10, 240), 60], [at(10, 60), at(11, 240), 60], [at(10, 60), at(10, 240), 300]]) {
       for (const rates of [false, true]) {
-        const q: GroupedChangeQuery = { probe, connectionId, columns: COLUMNS, groupBy: ["database_name"], buckets: layoutBuckets(start, end, interval, 3), intervalSeconds: interval, rates };
+        const q: GroupedChangeQuery = {
+          probe,
+          connectionId,
+          columns: COLUMNS,
+          groupBy: ["database_name"],
+          buckets: layoutBuckets(start, end, interval, 3),
+          intervalSeconds: interval,
+          rates,
+        };
         const where = `[${start - T0}, ${end - T0}] by ${interval} s, rates ${rates}`;
         const fromFacts = await differencedChanges(store.db, { ...q, cellsFrom: Number.NEGATIVE_INFINITY, onlyEven: true });
         expect(fromFacts, where).toBeDefined();
@@ -254,12 +293,27 @@ describe.each(DATASTORE_KINDS)("differenced grouped changes on %s", (kind) => {
     const minutes = [0, 5, 10, 15, 20, 30, 35, 40]; // 20 -> 30 spans the bucket [25, 30)
     const rows = minutes.flatMap((m, i) =>
       ["a", "b", ...(i < 2 ? ["gone"] : [])].map((db) => ({
-        collected_at: new Date(T0 + m * 60_000).toISOString(), database_name: db, queryid: "1", userid: 10, dbid: 1, toplevel: true, query: "q",
-        calls: m === 35 ? 1 : 100 + 10 * i, total_exec_time: 5 * i, stats_reset: null, // every call count drops at 35: no valid change there
+        collected_at: new Date(T0 + m * 60_000).toISOString(),
+        database_name: db,
+        queryid: "1",
+        userid: 10,
+        dbid: 1,
+        toplevel: true,
+        query: "q",
+        calls: m === 35 ? 1 : 100 + 10 * i,
+        total_exec_time: 5 * i,
+        stats_reset: null, // every call count drops at 35: no valid change there
       })),
     );
     await writeSamples(store.db, { connectionId, probe: probe.name, rows: rows as never });
-    const q = { probeName: probe.name, connectionIds: [connectionId], window: { start: T0 + 15 * 60_000, end: T0 + 40 * 60_000 }, buckets: 5, metrics: "calls_delta", groupBy: "database_name" };
+    const q = {
+      probeName: probe.name,
+      connectionIds: [connectionId],
+      window: { start: T0 + 15 * 60_000, end: T0 + 40 * 60_000 },
+      buckets: 5,
+      metrics: "calls_delta",
+      groupBy: "database_name",
+    };
     const { statements, watched } = watching(store);
     // Buckets of one interval each are read raw (wideEnoughToDifference): read these by difference all the same.
     const tuned = NARROW_BUCKETS.intervals;
@@ -279,7 +333,14 @@ describe.each(DATASTORE_KINDS)("differenced grouped changes on %s", (kind) => {
     const rows = history(2);
     await writeSamples(store.db, { connectionId, probe: probe.name, rows: rows as never });
     const last = Date.parse(rows[rows.length - 1].collected_at as string);
-    const q: GroupedChangeQuery = { probe, connectionId, columns: COLUMNS, groupBy: [], buckets: layoutBuckets(T0, last, INTERVAL_S, 10), intervalSeconds: INTERVAL_S };
+    const q: GroupedChangeQuery = {
+      probe,
+      connectionId,
+      columns: COLUMNS,
+      groupBy: [],
+      buckets: layoutBuckets(T0, last, INTERVAL_S, 10),
+      intervalSeconds: INTERVAL_S,
+    };
     expect(await differencedGroupChanges(store.db, q)).toBeDefined();
     await store.db.query(
       `UPDATE metrics."pg_stat_statements__changes" SET entities_checked = NULL WHERE connection_id = $1 AND collected_at = (SELECT max(collected_at) FROM metrics."pg_stat_statements__changes" WHERE connection_id = $1)`,

@@ -23,17 +23,35 @@ const SPACINGS = [300, 300, 300, 300, 150, 450, 600, 1, 3600, 7200];
 const INTERVAL_S = 300;
 const SEEDS = Array.from({ length: 12 }, (_, i) => i + 1);
 
-const history = (seed: number) => statementHistory(seed, { start: T0, samples: [25, 70], spacings: SPACINGS, churn: 0.12, reset: 0.05, drop: 0.04, missing: 0.04 });
+const history = (seed: number) =>
+  statementHistory(seed, { start: T0, samples: [25, 70], spacings: SPACINGS, churn: 0.12, reset: 0.05, drop: 0.04, missing: 0.04 });
 
 /** The pipeline's answer per group: deltas of both columns and the calls rate, n + 1 points each. */
 async function reference(store: TestDatastore, connectionId: number, b: Buckets, groupOf: (r: Row) => string) {
   const metrics = parseMetricList("calls_delta,total_exec_time_delta,calls_per_sec", probe);
-  const rows = await fetchSampleRows(store.db, { probe, connectionIds: [connectionId], from: b.start - borrowLimitMs(b), to: b.end, columns: ["calls", "total_exec_time", "stats_reset"], filters: {} });
+  const rows = await fetchSampleRows(store.db, {
+    probe,
+    connectionIds: [connectionId],
+    from: b.start - borrowLimitMs(b),
+    to: b.end,
+    columns: ["calls", "total_exec_time", "stats_reset"],
+    filters: {},
+  });
   // Each group sees every sample of the connection, holding only its own rows (possibly none).
   const samples = groupSamples(probe, rows);
   const groups = new Set(rows.map(groupOf));
   return new Map(
-    [...groups].map((g) => [g, computeSeries({ probe, metrics, samples: samples.map((x) => ({ t: x.t, rows: x.rows.filter((r) => groupOf(r) === g) })), buckets: b, intervalSeconds: INTERVAL_S, aggregation: "avg" })]),
+    [...groups].map((g) => [
+      g,
+      computeSeries({
+        probe,
+        metrics,
+        samples: samples.map((x) => ({ t: x.t, rows: x.rows.filter((r) => groupOf(r) === g) })),
+        buckets: b,
+        intervalSeconds: INTERVAL_S,
+        aggregation: "avg",
+      }),
+    ]),
   );
 }
 
@@ -57,8 +75,23 @@ describe.each(DATASTORE_KINDS)("grouped changes on %s", (kind) => {
       const start = T0 + Math.floor(rng() * (last - T0) * 0.5);
       const b = layoutBuckets(start, last + Math.floor(rng() * 600_000), INTERVAL_S, 1 + Math.floor(rng() * 40));
       const expected = await reference(store, connectionId, b, groupOf);
-      const actual = await fetchGroupedChanges(store.db, { probe, connectionId, columns: ["calls", "total_exec_time"], groupBy, buckets: b, intervalSeconds: INTERVAL_S, rates: true });
-      const sums = await fetchGroupedChanges(store.db, { probe, connectionId, columns: ["calls", "total_exec_time"], groupBy, buckets: b, intervalSeconds: INTERVAL_S });
+      const actual = await fetchGroupedChanges(store.db, {
+        probe,
+        connectionId,
+        columns: ["calls", "total_exec_time"],
+        groupBy,
+        buckets: b,
+        intervalSeconds: INTERVAL_S,
+        rates: true,
+      });
+      const sums = await fetchGroupedChanges(store.db, {
+        probe,
+        connectionId,
+        columns: ["calls", "total_exec_time"],
+        groupBy,
+        buckets: b,
+        intervalSeconds: INTERVAL_S,
+      });
       const byKey = (list: typeof sums) => list.map((x) => [x.group.join("\u001f"), x.delta] as const).sort(([a], [b]) => a.localeCompare(b));
       expect(byKey(sums), "sums without rates").toEqual(byKey(actual)); // groups come in no particular order
       const byGroup = new Map(actual.map((a) => [a.group.join("\u001f"), a]));

@@ -50,11 +50,20 @@ describe("sample writer and import", () => {
     const own = await addConnection(store.db, "partitions");
     const statements: string[] = [];
     const write = (rows: SampleRow[]) =>
-      store.db.transaction((tx) => writeSamplesIn({ query: (sql, params) => (statements.push(sql), tx.query(sql, params)) }, { connectionId: own, probe: "pg_stat_database", rows }));
+      store.db.transaction((tx) =>
+        writeSamplesIn({ query: (sql, params) => (statements.push(sql), tx.query(sql, params)) }, { connectionId: own, probe: "pg_stat_database", rows }),
+      );
     const at = (iso: string, i: number) => ["a", "b"].map((d) => ({ collected_at: iso, database_name: d, xact_commit: i * 10, numbackends: i }));
     const asked = () => statements.filter((s) => s.includes("to_regclass")).length;
     const created = () => statements.filter((s) => s.includes("CREATE TABLE")).map((s) => s.match(/metrics\."([^"]+)"/)![1]);
-    const tables = ["pg_stat_database", "pg_stat_database__changes", "pg_stat_database__irregular", "pg_stat_database__levels", "pg_stat_database__change_cells", "pg_stat_database__entity_cells"];
+    const tables = [
+      "pg_stat_database",
+      "pg_stat_database__changes",
+      "pg_stat_database__irregular",
+      "pg_stat_database__levels",
+      "pg_stat_database__change_cells",
+      "pg_stat_database__entity_cells",
+    ];
     await write([...at("2026-05-03T23:58:00Z", 1), ...at("2026-05-03T23:59:00Z", 2)]);
     expect(asked()).toBe(1);
     expect(created().sort()).toEqual(tables.map((t) => `${t}_20260427`).sort()); // the week of 2026-04-27, new in each
@@ -76,22 +85,61 @@ describe("sample writer and import", () => {
     await write(at("2026-05-03T23:59:30Z", 2));
     expect(asked()).toBe(4); // the batch's week; the next week of the changes, their cells and the entity cells
     expect(created()).toEqual(["pg_stat_database__changes_20260504"]);
-    const [{ n }] = await store.db.query<{ n: number }>("SELECT count(*)::int AS n FROM metrics.pg_stat_database__changes WHERE connection_id = $1 AND collected_at = '2026-05-04T00:00:00Z'", [own]);
+    const [{ n }] = await store.db.query<{ n: number }>(
+      "SELECT count(*)::int AS n FROM metrics.pg_stat_database__changes WHERE connection_id = $1 AND collected_at = '2026-05-04T00:00:00Z'",
+      [own],
+    );
     expect(n).toBe(1);
     await store.db.query("DELETE FROM connections WHERE id = $1", [own]); // the import below counts every row
   });
 
   it.each([
     [{ probe: "pg_stat_nothing", rows: [{ collected_at: "2026-01-01T00:00:00Z" }] }, "unknown probe `pg_stat_nothing`"],
-    [{ probe: "pg_stat_wal", rows: [{ collected_at: "2026-01-01T00:00:00Z" }, { collected_at: "2026-01-01T00:01:00Z", wal_bogus: 1 }] }, "row 2: probe `pg_stat_wal` has no column `wal_bogus`"],
+    [
+      { probe: "pg_stat_wal", rows: [{ collected_at: "2026-01-01T00:00:00Z" }, { collected_at: "2026-01-01T00:01:00Z", wal_bogus: 1 }] },
+      "row 2: probe `pg_stat_wal` has no column `wal_bogus`",
+    ],
     [{ probe: "pg_stat_wal", rows: [{ collected_at: "yesterday" }] }, "row 1: `collected_at` must be an ISO 8601 timestamp"],
     [{ probe: "pg_stat_database", rows: [{ collected_at: "2026-01-01T00:00:00Z", xact_commit: 1 }] }, "row 1: entity key `database_name` is required"],
-    [{ probe: "pg_stat_database", rows: [{ collected_at: "2026-01-01T00:00:00Z", database_name: "a" }, { collected_at: "2026-01-01T00:00:00Z", database_name: "a" }] }, "row 2: a row for the same entity and collected_at appears twice"],
-    [{ probe: "pg_stat_wal", rows: [{ collected_at: "2026-02-01T00:00:00Z", wal_records: "many" }] }, "row 1, column `wal_records`: expected a number (bigint), got \"many\""],
+    [
+      {
+        probe: "pg_stat_database",
+        rows: [
+          { collected_at: "2026-01-01T00:00:00Z", database_name: "a" },
+          { collected_at: "2026-01-01T00:00:00Z", database_name: "a" },
+        ],
+      },
+      "row 2: a row for the same entity and collected_at appears twice",
+    ],
+    [
+      { probe: "pg_stat_wal", rows: [{ collected_at: "2026-02-01T00:00:00Z", wal_records: "many" }] },
+      'row 1, column `wal_records`: expected a number (bigint), got "many"',
+    ],
     // The same instant spelled twice, and a later row of a sample whose collected_at was already checked.
-    [{ probe: "pg_stat_database", rows: [{ collected_at: "2026-01-01T00:00:00Z", database_name: "a" }, { collected_at: "2026-01-01T01:00:00+01:00", database_name: "a" }] }, "row 2: a row for the same entity and collected_at appears twice"],
-    [{ probe: "pg_stat_database", rows: [{ collected_at: "2026-02-01T00:00:00Z", database_name: "a", xact_commit: 1 }, { collected_at: "2026-02-01T00:00:00Z", database_name: "b", xact_commit: Number.POSITIVE_INFINITY }] }, "row 2, column `xact_commit`: not a finite number"],
-    [{ probe: "pg_stat_statements", rows: [{ collected_at: "2026-02-01T00:00:00Z", database_name: "a", queryid: "1", userid: 1, dbid: 1, toplevel: 1 }] }, "row 1, column `toplevel`: expected true or false, got 1"],
+    [
+      {
+        probe: "pg_stat_database",
+        rows: [
+          { collected_at: "2026-01-01T00:00:00Z", database_name: "a" },
+          { collected_at: "2026-01-01T01:00:00+01:00", database_name: "a" },
+        ],
+      },
+      "row 2: a row for the same entity and collected_at appears twice",
+    ],
+    [
+      {
+        probe: "pg_stat_database",
+        rows: [
+          { collected_at: "2026-02-01T00:00:00Z", database_name: "a", xact_commit: 1 },
+          { collected_at: "2026-02-01T00:00:00Z", database_name: "b", xact_commit: Number.POSITIVE_INFINITY },
+        ],
+      },
+      "row 2, column `xact_commit`: not a finite number",
+    ],
+    [
+      { probe: "pg_stat_statements", rows: [{ collected_at: "2026-02-01T00:00:00Z", database_name: "a", queryid: "1", userid: 1, dbid: 1, toplevel: 1 }] },
+      "row 1, column `toplevel`: expected true or false, got 1",
+    ],
   ])("rejects a bad batch and writes nothing: %#", async (batch, message) => {
     const before = await count("pg_stat_wal");
     await expect(writeSamples(store.db, { connectionId: conn, ...batch })).rejects.toThrow(message);
@@ -124,13 +172,17 @@ describe("sample writer and import", () => {
     expect(deleted).toBe(true);
     const [{ n }] = await store.db.query<{ n: number }>("SELECT count(*)::int AS n FROM metrics.pg_stat_wal WHERE connection_id = $1", [id]);
     expect(n).toBe(0);
-    await expect(writeSamples(store.db, { connectionId: id, probe: "pg_stat_wal", rows: [{ collected_at: "2026-06-02T00:01:00Z" }] })).rejects.toThrow(`connection ${id} does not exist`);
+    await expect(writeSamples(store.db, { connectionId: id, probe: "pg_stat_wal", rows: [{ collected_at: "2026-06-02T00:01:00Z" }] })).rejects.toThrow(
+      `connection ${id} does not exist`,
+    );
   });
 
   it("imports NDJSON through `pglens samples import`, all or nothing", async () => {
     const dir = mkdtempSync(join(tmpdir(), "pglens-import-"));
     const good = join(dir, "good.ndjson");
-    const lines = Array.from({ length: 12_000 }, (_, i) => JSON.stringify({ collected_at: new Date(Date.UTC(2026, 4, 1) + i * 60_000).toISOString(), database_name: "app", xact_commit: i }));
+    const lines = Array.from({ length: 12_000 }, (_, i) =>
+      JSON.stringify({ collected_at: new Date(Date.UTC(2026, 4, 1) + i * 60_000).toISOString(), database_name: "app", xact_commit: i }),
+    );
     writeFileSync(good, `${lines.join("\n")}\n\n`);
     const env = { PGLENS_DATASTORE_URL: store.url! };
     const ok = await runCli(["samples", "import", "--connection-id", String(conn), "--probe", "pg_stat_database", "--batch-size", "1000", good], env);
@@ -145,7 +197,11 @@ describe("sample writer and import", () => {
     expect(failed.stderr).toMatch(/line 2: not valid JSON/);
     expect(await count("pg_stat_database")).toBe(12_000);
 
-    const fromStdin = await runCli(["samples", "import", "--connection-id", String(conn), "--probe", "pg_stat_database", "-"], env, JSON.stringify({ collected_at: "2026-08-01T00:00:00Z", database_name: "app" }));
+    const fromStdin = await runCli(
+      ["samples", "import", "--connection-id", String(conn), "--probe", "pg_stat_database", "-"],
+      env,
+      JSON.stringify({ collected_at: "2026-08-01T00:00:00Z", database_name: "app" }),
+    );
     expect(fromStdin.code).toBe(0);
     expect(await count("pg_stat_database")).toBe(12_001);
 
@@ -179,17 +235,34 @@ describe("sample writer and import", () => {
 async function forgetsDeletedConnections(db: Driver): Promise<void> {
   const [gone, kept] = [await addConnection(db, "to-delete"), await addConnection(db, "to-keep")];
   // Database c appears an hour in: an irregular interval.
-  const rows = Array.from({ length: 90 }, (_, i) => ["a", "b", ...(i >= 60 ? ["c"] : [])].map((d) => ({ collected_at: new Date(Date.UTC(2026, 5, 1) + i * 60_000).toISOString(), database_name: d, xact_commit: i * 10, numbackends: i % 3 }))).flat();
+  const rows = Array.from({ length: 90 }, (_, i) =>
+    ["a", "b", ...(i >= 60 ? ["c"] : [])].map((d) => ({
+      collected_at: new Date(Date.UTC(2026, 5, 1) + i * 60_000).toISOString(),
+      database_name: d,
+      xact_commit: i * 10,
+      numbackends: i % 3,
+    })),
+  ).flat();
   for (const id of [gone, kept]) await writeSamples(db, { connectionId: id, probe: "pg_stat_database", rows });
-  const tables = (await db.query<{ name: string }>("SELECT c.oid::regclass::text AS name FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = 'metrics' AND c.relkind = 'p' AND NOT c.relispartition AND (c.relname = 'pg_stat_database' OR c.relname LIKE 'pg\\_stat\\_database\\_\\_%')")).map((t) => t.name);
-  const counts = async (id: number) => Promise.all(tables.map(async (t) => (await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${t} WHERE connection_id = $1`, [id]))[0].n));
+  const tables = (
+    await db.query<{ name: string }>(
+      "SELECT c.oid::regclass::text AS name FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = 'metrics' AND c.relkind = 'p' AND NOT c.relispartition AND (c.relname = 'pg_stat_database' OR c.relname LIKE 'pg\\_stat\\_database\\_\\_%')",
+    )
+  ).map((t) => t.name);
+  const counts = async (id: number) =>
+    Promise.all(tables.map(async (t) => (await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${t} WHERE connection_id = $1`, [id]))[0].n));
   expect(tables.length).toBeGreaterThanOrEqual(6); // raw rows, changes, irregular intervals, levels, change and entity cells
-  expect((await counts(gone)).filter((n) => n === 0), `the writer filled every table: ${tables}: ${await counts(gone)}`).toEqual([]);
+  expect(
+    (await counts(gone)).filter((n) => n === 0),
+    `the writer filled every table: ${tables}: ${await counts(gone)}`,
+  ).toEqual([]);
   const before = await counts(kept);
   await db.query("DELETE FROM connections WHERE id = $1", [gone]);
   expect(await counts(gone)).toEqual(tables.map(() => 0));
   expect(await counts(kept)).toEqual(before);
-  const [{ keys }] = await db.query<{ keys: number }>("SELECT count(*)::int AS keys FROM pg_constraint c JOIN pg_class t ON t.oid = c.conrelid JOIN pg_namespace n ON n.oid = t.relnamespace WHERE c.contype = 'f' AND n.nspname = 'metrics'");
+  const [{ keys }] = await db.query<{ keys: number }>(
+    "SELECT count(*)::int AS keys FROM pg_constraint c JOIN pg_class t ON t.oid = c.conrelid JOIN pg_namespace n ON n.oid = t.relnamespace WHERE c.contype = 'f' AND n.nspname = 'metrics'",
+  );
   expect(keys).toBe(0);
   await db.query("DELETE FROM connections WHERE id = $1", [kept]); // tests that follow count every row
 }

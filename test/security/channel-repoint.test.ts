@@ -38,7 +38,9 @@ beforeAll(async () => {
     else attacker = u.token;
   }
   root = (await userWithToken(store.db, "root", { superuser: true })).token;
-  legit = await startHttpReceiver((req, _n, res) => (req.path.startsWith("/intranet") ? res.writeHead(500).end("intranet page: db password is hunter2") : res.end("ok")));
+  legit = await startHttpReceiver((req, _n, res) =>
+    req.path.startsWith("/intranet") ? res.writeHead(500).end("intranet page: db password is hunter2") : res.end("ok"),
+  );
   evil = await startHttpReceiver();
   legitSmtp = await startSmtpReceiver(SMTP_LOGIN);
   evilSmtp = await startSmtpReceiver(); // accepts any login and records it
@@ -51,12 +53,28 @@ afterAll(async () => {
 const webhook = (token = creator) =>
   api("POST", "/api/v1/notification-channels", {
     token,
-    body: { channel_type: "webhook", name: `hook ${Math.random()}`, endpoint_url: `${legit.url}/in?token=${URL_TOKEN}`, auth_type: "bearer", auth_credentials: BEARER, headers: { "X-Key": HEADER } },
+    body: {
+      channel_type: "webhook",
+      name: `hook ${Math.random()}`,
+      endpoint_url: `${legit.url}/in?token=${URL_TOKEN}`,
+      auth_type: "bearer",
+      auth_credentials: BEARER,
+      headers: { "X-Key": HEADER },
+    },
   });
 const email = () =>
   api("POST", "/api/v1/notification-channels", {
     token: creator,
-    body: { channel_type: "email", name: `mail ${Math.random()}`, smtp_host: "127.0.0.1", smtp_port: legitSmtp.port, smtp_use_tls: false, smtp_username: SMTP_LOGIN.user, smtp_password: SMTP_LOGIN.pass, from_address: "pglens@example.com" },
+    body: {
+      channel_type: "email",
+      name: `mail ${Math.random()}`,
+      smtp_host: "127.0.0.1",
+      smtp_port: legitSmtp.port,
+      smtp_use_tls: false,
+      smtp_username: SMTP_LOGIN.user,
+      smtp_password: SMTP_LOGIN.pass,
+      from_address: "pglens@example.com",
+    },
   });
 const everything = () => JSON.stringify([evil.requests, evilSmtp.mails]);
 
@@ -72,7 +90,10 @@ describe("re-pointing a channel", () => {
     expect((await api("POST", `/api/v1/notification-channels/${channel.id}/test`, { token: attacker, body: {} })).status).toBe(200);
     expect(evil.requests).toHaveLength(0);
     // With their own secrets in the same request, the attacker sends only what they gave.
-    const own = await api("PUT", `/api/v1/notification-channels/${channel.id}`, { token: attacker, body: { endpoint_url: evilUrl, auth_credentials: "attacker's own", headers: {} } });
+    const own = await api("PUT", `/api/v1/notification-channels/${channel.id}`, {
+      token: attacker,
+      body: { endpoint_url: evilUrl, auth_credentials: "attacker's own", headers: {} },
+    });
     expect(own.status).toBe(200);
     expect((await api("POST", `/api/v1/notification-channels/${channel.id}/test`, { token: attacker, body: {} })).status).toBe(200);
     expect(evil.requests).toHaveLength(1);
@@ -83,7 +104,12 @@ describe("re-pointing a channel", () => {
   it("an email channel: smtp_host, smtp_port or smtp_use_tls changed by another manager needs the SMTP login again", async () => {
     const { body: channel } = await email();
     await api("POST", `/api/v1/notification-channels/${channel.id}/recipients`, { token: creator, body: { email_address: "dba@example.com" } });
-    for (const change of [{ smtp_port: evilSmtp.port }, { smtp_host: "localhost", smtp_port: evilSmtp.port }, { smtp_use_tls: true }, { smtp_port: evilSmtp.port, smtp_username: "x" }]) {
+    for (const change of [
+      { smtp_port: evilSmtp.port },
+      { smtp_host: "localhost", smtp_port: evilSmtp.port },
+      { smtp_use_tls: true },
+      { smtp_port: evilSmtp.port, smtp_username: "x" },
+    ]) {
       const res = await api("PUT", `/api/v1/notification-channels/${channel.id}`, { token: attacker, body: change });
       expect(res.status, JSON.stringify(change)).toBe(400);
       expect(res.body.error).toContain("`smtp_password`");
@@ -96,8 +122,13 @@ describe("re-pointing a channel", () => {
 
   it("the creator and a superuser may re-point without giving the secrets again; harmless changes need nothing", async () => {
     const { body: channel } = await webhook();
-    expect((await api("PUT", `/api/v1/notification-channels/${channel.id}`, { token: attacker, body: { description: "checked", enabled: true } })).status).toBe(200);
-    expect((await api("PUT", `/api/v1/notification-channels/${channel.id}`, { token: creator, body: { endpoint_url: `${legit.url}/moved`, http_method: "PUT" } })).status).toBe(200);
+    expect((await api("PUT", `/api/v1/notification-channels/${channel.id}`, { token: attacker, body: { description: "checked", enabled: true } })).status).toBe(
+      200,
+    );
+    expect(
+      (await api("PUT", `/api/v1/notification-channels/${channel.id}`, { token: creator, body: { endpoint_url: `${legit.url}/moved`, http_method: "PUT" } }))
+        .status,
+    ).toBe(200);
     expect((await api("PUT", `/api/v1/notification-channels/${channel.id}`, { token: root, body: { endpoint_url: `${legit.url}/again` } })).status).toBe(200);
     const before = legit.requests.length;
     expect((await api("POST", `/api/v1/notification-channels/${channel.id}/test`, { token: creator, body: {} })).status).toBe(200);
@@ -107,7 +138,10 @@ describe("re-pointing a channel", () => {
 
 describe("the channel test is no read oracle", () => {
   it("a failed test reports the status and reason only, never the receiver's body", async () => {
-    const res = await api("POST", "/api/v1/notification-channels", { token: attacker, body: { channel_type: "webhook", name: "peek", endpoint_url: `${legit.url}/intranet/admin` } });
+    const res = await api("POST", "/api/v1/notification-channels", {
+      token: attacker,
+      body: { channel_type: "webhook", name: "peek", endpoint_url: `${legit.url}/intranet/admin` },
+    });
     const tried = await api("POST", `/api/v1/notification-channels/${res.body.id}/test`, { token: attacker, body: {} });
     expect(tried).toMatchObject({ status: 502, body: { error: "the test message was not delivered: it answered 500 Internal Server Error" } });
     expect(tried.text).not.toContain("hunter2");
@@ -116,7 +150,10 @@ describe("the channel test is no read oracle", () => {
   });
 
   it("webhooks send with POST, PUT or PATCH only", async () => {
-    const get = await api("POST", "/api/v1/notification-channels", { token: attacker, body: { channel_type: "webhook", name: "get", endpoint_url: `${legit.url}/intranet`, http_method: "GET" } });
+    const get = await api("POST", "/api/v1/notification-channels", {
+      token: attacker,
+      body: { channel_type: "webhook", name: "get", endpoint_url: `${legit.url}/intranet`, http_method: "GET" },
+    });
     expect(get.status).toBe(400);
     expect(get.body.error).toContain("http_method");
   });
@@ -125,16 +162,24 @@ describe("the channel test is no read oracle", () => {
 describe("a webhook's endpoint_url", () => {
   it("is stored sealed and returned with its user info and query values masked, and still sent in full", async () => {
     const url = `${legit.url.replace("http://", "http://hookuser:hookpass@")}/in?token=${URL_TOKEN}&team=ops`;
-    const created = await api("POST", "/api/v1/notification-channels", { token: creator, body: { channel_type: "webhook", name: "tokened", endpoint_url: url } });
+    const created = await api("POST", "/api/v1/notification-channels", {
+      token: creator,
+      body: { channel_type: "webhook", name: "tokened", endpoint_url: url },
+    });
     expect(created.status).toBe(201);
     expect(created.body.endpoint_url).toBe(`${legit.url.replace("http://", "http://***:***@")}/in?token=***&team=***`);
-    for (const res of [await api("GET", `/api/v1/notification-channels/${created.body.id}`, { token: creator }), await api("GET", "/api/v1/notification-channels", { token: attacker })]) {
+    for (const res of [
+      await api("GET", `/api/v1/notification-channels/${created.body.id}`, { token: creator }),
+      await api("GET", "/api/v1/notification-channels", { token: attacker }),
+    ]) {
       expect(res.text).not.toMatch(/hookpass|creator-url-token/);
     }
     const [row] = await store.db.query<Record<string, unknown>>("SELECT * FROM notification_channels WHERE id = $1", [created.body.id]);
     expect(JSON.stringify(row)).not.toMatch(/hookpass|creator-url-token/);
     const before = legit.requests.length;
     expect((await api("POST", `/api/v1/notification-channels/${created.body.id}/test`, { token: creator, body: {} })).status).toBe(200);
-    expect(legit.requests.slice(before)).toMatchObject([{ path: `/in?token=${URL_TOKEN}&team=ops`, headers: { authorization: `Basic ${btoa("hookuser:hookpass")}` } }]);
+    expect(legit.requests.slice(before)).toMatchObject([
+      { path: `/in?token=${URL_TOKEN}&team=ops`, headers: { authorization: `Basic ${btoa("hookuser:hookpass")}` } },
+    ]);
   });
 });

@@ -43,17 +43,29 @@ afterAll(async () => {
 
 describe("re-pointing a connection", () => {
   it("needs the password again unless the caller owns the connection", async () => {
-    const created = await send("POST", "/api/v1/connections", { token: owner, body: { name: "prod", host: "127.0.0.1", port: 1, username: "app", password: STORED } });
+    const created = await send("POST", "/api/v1/connections", {
+      token: owner,
+      body: { name: "prod", host: "127.0.0.1", port: 1, username: "app", password: STORED },
+    });
     expect(created.status).toBe(201);
     const id = created.body.id;
-    for (const change of [{ host: "localhost", port: fake.port }, { port: fake.port }, { username: "postgres" }, { database_name: "other" }, { sslmode: "disable" }, { allow_cleartext_password: true }]) {
+    for (const change of [
+      { host: "localhost", port: fake.port },
+      { port: fake.port },
+      { username: "postgres" },
+      { database_name: "other" },
+      { sslmode: "disable" },
+      { allow_cleartext_password: true },
+    ]) {
       const moved = await send("PUT", `/api/v1/connections/${id}`, { token: manager, body: change });
       expect(moved.status, JSON.stringify(change)).toBe(400);
       expect(moved.body.error).toContain("give `password` in the same request");
     }
     // Harmless changes need nothing more, and an attacker's own password is theirs to send.
     expect((await send("PUT", `/api/v1/connections/${id}`, { token: manager, body: { description: "checked" } })).status).toBe(200);
-    expect((await send("PUT", `/api/v1/connections/${id}`, { token: manager, body: { host: "127.0.0.1", port: fake.port, password: "manager's own" } })).status).toBe(200);
+    expect(
+      (await send("PUT", `/api/v1/connections/${id}`, { token: manager, body: { host: "127.0.0.1", port: fake.port, password: "manager's own" } })).status,
+    ).toBe(200);
     expect((await send("GET", `/api/v1/connections/${id}/databases`, { token: manager })).status).toBe(502);
     expect(fake.passwords).not.toContain(STORED);
   });
@@ -71,7 +83,10 @@ describe("re-pointing a connection", () => {
     expect(moved.status).toBe(400);
     expect(moved.body.error).toContain("give `live_password` in the same request");
     expect((await send("PUT", `/api/v1/connections/${id}`, { token: manager, body: { live_username: "someone" } })).body.error).toContain("`live_password`");
-    const both = await send("PUT", `/api/v1/connections/${id}`, { token: manager, body: { host: "127.0.0.1", port: fake.port, password: "manager's own", live_password: "manager's live" } });
+    const both = await send("PUT", `/api/v1/connections/${id}`, {
+      token: manager,
+      body: { host: "127.0.0.1", port: fake.port, password: "manager's own", live_password: "manager's live" },
+    });
     expect(both.status).toBe(200);
     const tool = await send("POST", "/api/v1/mcp/tools/call", { token: manager, body: { name: "get_schema_info", arguments: { connection_id: id } } });
     expect(tool.status).toBe(200);
@@ -80,7 +95,10 @@ describe("re-pointing a connection", () => {
   });
 
   it("lets the owner re-point it, but never sends the password in clear text without TLS unless allowed", async () => {
-    const created = await send("POST", "/api/v1/connections", { token: owner, body: { name: "owned", host: "127.0.0.1", port: 1, username: "app", password: STORED } });
+    const created = await send("POST", "/api/v1/connections", {
+      token: owner,
+      body: { name: "owned", host: "127.0.0.1", port: 1, username: "app", password: STORED },
+    });
     const id = created.body.id;
     expect((await send("PUT", `/api/v1/connections/${id}`, { token: owner, body: { port: fake.port } })).status).toBe(200);
     const before = fake.sessions;
@@ -109,10 +127,16 @@ describe("TLS options", () => {
   });
 
   it("accepts a CA bundle only as PEM", async () => {
-    const bad = await send("POST", "/api/v1/connections", { token: owner, body: { name: "tls", host: "db.example", sslmode: "verify-full", ssl_root_cert: "not a certificate" } });
+    const bad = await send("POST", "/api/v1/connections", {
+      token: owner,
+      body: { name: "tls", host: "db.example", sslmode: "verify-full", ssl_root_cert: "not a certificate" },
+    });
     expect(bad.status).toBe(400);
     expect(bad.body.error).toContain("ssl_root_cert");
-    const good = await send("POST", "/api/v1/connections", { token: owner, body: { name: "tls", host: "db.example", username: "app", sslmode: "verify-full", ssl_root_cert: PEM } });
+    const good = await send("POST", "/api/v1/connections", {
+      token: owner,
+      body: { name: "tls", host: "db.example", username: "app", sslmode: "verify-full", ssl_root_cert: PEM },
+    });
     expect(good.body).toMatchObject({ sslmode: "verify-full", ssl_root_cert: PEM, allow_cleartext_password: false });
   });
 });
@@ -120,7 +144,14 @@ describe("TLS options", () => {
 describe("registering a powerful login (finding 4)", () => {
   it("warns that the live tools will refuse it, and says nothing for a pg_monitor login", async () => {
     const su = new URL(inject("pg17Url"));
-    const body = (url: URL, name: string) => ({ name, host: url.hostname, port: Number(url.port), username: decodeURIComponent(url.username), password: decodeURIComponent(url.password), sslmode: "disable" });
+    const body = (url: URL, name: string) => ({
+      name,
+      host: url.hostname,
+      port: Number(url.port),
+      username: decodeURIComponent(url.username),
+      password: decodeURIComponent(url.password),
+      sslmode: "disable",
+    });
     const superuser = await send("POST", "/api/v1/connections", { token: owner, body: body(su, "superuser-login") });
     expect(superuser.status).toBe(201);
     expect(superuser.body.warning).toBe(
@@ -138,7 +169,10 @@ describe("registering a powerful login (finding 4)", () => {
     expect(split.status).toBe(200);
     expect(split.body.warning).toBeUndefined();
     // And a live login that is itself a superuser is called out.
-    const wrong = await send("PUT", `/api/v1/connections/${superuser.body.id}`, { token: owner, body: { live_username: "postgres", live_password: decodeURIComponent(su.password) } });
+    const wrong = await send("PUT", `/api/v1/connections/${superuser.body.id}`, {
+      token: owner,
+      body: { live_username: "postgres", live_password: decodeURIComponent(su.password) },
+    });
     expect(wrong.body.warning).toContain("make live_username a pg_monitor role");
   });
 });

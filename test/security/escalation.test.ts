@@ -17,7 +17,11 @@ let admins: number;
 let conn: number;
 
 /** A user who belongs to a fresh group holding exactly `permissions`. */
-async function userWith(name: string, permissions: string[], extra: { connections?: Array<{ connection_id: number; access_level: "read" | "read_write" }>; mcp?: string[] } = {}) {
+async function userWith(
+  name: string,
+  permissions: string[],
+  extra: { connections?: Array<{ connection_id: number; access_level: "read" | "read_write" }>; mcp?: string[] } = {},
+) {
   const user = await userWithToken(store.db, name);
   const group = await createGroup(store.db, `${name}-group`, "");
   await setAdminGrants(store.db, group.id, permissions);
@@ -59,11 +63,15 @@ describe("finding 1: group membership is no path to more rights", () => {
     const vandal = await userWith("vandal", ["manage_groups", "manage_permissions"]);
     const dba = await userWithToken(store.db, "dba");
     await addMember(store.db, admins, { type: "user", id: dba.id });
-    expect((await send("DELETE", `/api/v1/rbac/groups/${admins}/members/user/${dba.id}`, { token: vandal.token })).body.error).toContain("removing a member from group");
+    expect((await send("DELETE", `/api/v1/rbac/groups/${admins}/members/user/${dba.id}`, { token: vandal.token })).body.error).toContain(
+      "removing a member from group",
+    );
     expect((await send("DELETE", `/api/v1/rbac/groups/${admins}`, { token: vandal.token })).status).toBe(403);
     const ops = (await send("POST", "/api/v1/rbac/groups", { token: root.token, body: { name: "ops-grants" } })).body.id;
     await setMcpGrants(store.db, ops, ["query_database"]);
-    expect((await send("PUT", `/api/v1/rbac/groups/${ops}/privileges/mcp`, { token: vandal.token, body: { mcp_privileges: [] } })).body.error).toContain("the MCP privilege `query_database`");
+    expect((await send("PUT", `/api/v1/rbac/groups/${ops}/privileges/mcp`, { token: vandal.token, body: { mcp_privileges: [] } })).body.error).toContain(
+      "the MCP privilege `query_database`",
+    );
     expect((await send("GET", "/api/v1/user/info", { token: dba.token })).body.admin_permissions).toEqual(["*"]);
   });
 
@@ -86,8 +94,12 @@ describe("finding 1: group membership is no path to more rights", () => {
     const perm = await userWith("perm", ["manage_permissions"], { connections: [{ connection_id: conn, access_level: "read" }], mcp: ["query_metrics"] });
     const target = (await send("POST", "/api/v1/rbac/groups", { token: root.token, body: { name: "target" } })).body.id;
     const put = (kind: string, body: unknown) => send("PUT", `/api/v1/rbac/groups/${target}/privileges/${kind}`, { token: perm.token, body });
-    expect((await put("connections", { connection_privileges: [{ connection_id: 0, access_level: "read" }] })).body.error).toContain("read on every connection (connection 0)");
-    expect((await put("connections", { connection_privileges: [{ connection_id: conn, access_level: "read_write" }] })).body.error).toContain(`read_write on connection ${conn}`);
+    expect((await put("connections", { connection_privileges: [{ connection_id: 0, access_level: "read" }] })).body.error).toContain(
+      "read on every connection (connection 0)",
+    );
+    expect((await put("connections", { connection_privileges: [{ connection_id: conn, access_level: "read_write" }] })).body.error).toContain(
+      `read_write on connection ${conn}`,
+    );
     expect((await put("mcp", { mcp_privileges: ["*"] })).status).toBe(403);
     expect((await put("mcp", { mcp_privileges: ["query_database"] })).status).toBe(403);
     expect((await put("connections", { connection_privileges: [{ connection_id: conn, access_level: "read" }] })).status).toBe(200);
@@ -99,7 +111,9 @@ describe("finding 1: group membership is no path to more rights", () => {
     const only = await userWithToken(lonely.db, "only", { superuser: true });
     const call = client(testApp(lonely.db).app);
     expect((await call("DELETE", `/api/v1/rbac/users/${only.id}`, { token: only.token })).status).toBe(409);
-    expect((await call("PUT", `/api/v1/rbac/users/${only.id}`, { token: only.token, body: { is_superuser: false } })).body.error).toContain("last enabled superuser");
+    expect((await call("PUT", `/api/v1/rbac/users/${only.id}`, { token: only.token, body: { is_superuser: false } })).body.error).toContain(
+      "last enabled superuser",
+    );
     await lonely.close();
   });
 });
@@ -130,14 +144,21 @@ describe("finding 2: a scoped token stays inside its scope", () => {
 
   it("can neither widen nor remove its own scope, and mints only tokens as narrow as itself", async () => {
     const self = await scopedToken({ connections: [{ connection_id: conn, access_level: "read" }], admin_permissions: ["manage_token_scopes"] });
-    const widen = await send("PUT", `/api/v1/rbac/tokens/${self.id}/scope`, { token: self.token, body: { connections: [{ connection_id: 0, access_level: "read_write" }] } });
+    const widen = await send("PUT", `/api/v1/rbac/tokens/${self.id}/scope`, {
+      token: self.token,
+      body: { connections: [{ connection_id: 0, access_level: "read_write" }] },
+    });
     expect(widen.status).toBe(403);
     expect((await send("PUT", `/api/v1/rbac/tokens/${self.id}/scope`, { token: self.token, body: { admin_permissions: ["*"] } })).status).toBe(403);
     expect((await send("DELETE", `/api/v1/rbac/tokens/${self.id}/scope`, { token: self.token })).status).toBe(403);
     const child = await send("POST", "/api/v1/rbac/tokens", { token: self.token, body: { note: "child" } });
     expect(child.status).toBe(201);
     const info = await send("GET", "/api/v1/user/info", { token: child.body.token });
-    expect(info.body.token_scope).toEqual({ connections: [{ connection_id: conn, access_level: "read" }], mcp_privileges: [], admin_permissions: ["manage_token_scopes"] });
+    expect(info.body.token_scope).toEqual({
+      connections: [{ connection_id: conn, access_level: "read" }],
+      mcp_privileges: [],
+      admin_permissions: ["manage_token_scopes"],
+    });
     // Narrowing is always allowed.
     expect((await send("PUT", `/api/v1/rbac/tokens/${self.id}/scope`, { token: self.token, body: { admin_permissions: [] } })).status).toBe(200);
   });
@@ -176,7 +197,9 @@ describe("finding 5: tokens for other users", () => {
     expect(peer.id).toBeGreaterThan(0);
     // A scoped token of the minter, narrowed to no admin rights but manage_token_scopes, meets its owner's own token.
     const narrow = (await send("POST", "/api/v1/rbac/tokens", { token: minter.token, body: {} })).body;
-    expect((await send("PUT", `/api/v1/rbac/tokens/${narrow.id}/scope`, { token: minter.token, body: { admin_permissions: ["manage_token_scopes"] } })).status).toBe(200);
+    expect(
+      (await send("PUT", `/api/v1/rbac/tokens/${narrow.id}/scope`, { token: minter.token, body: { admin_permissions: ["manage_token_scopes"] } })).status,
+    ).toBe(200);
     const ownBroad = await issueApiToken(store.db, { owner: "revoker" });
     await setMcpGrants(store.db, minter.group, ["query_metrics"]);
     expect((await send("DELETE", `/api/v1/rbac/tokens/${ownBroad.id}`, { token: narrow.token })).body.error).toContain("the MCP privilege `query_metrics`");

@@ -16,10 +16,30 @@ interface Operation {
   responses: Record<string, unknown>;
 }
 
-const doc = JSON.parse(readFileSync("openapi.gen.json", "utf8")) as { paths: Record<string, Record<string, Operation>>; components: { schemas: Record<string, { properties?: object }> } };
+const doc = JSON.parse(readFileSync("openapi.gen.json", "utf8")) as {
+  paths: Record<string, Record<string, Operation>>;
+  components: { schemas: Record<string, { properties?: object }> };
+};
 
 const IDS = ["1", "0", "-1", "%201", "1e3", "99999999999999999999", "abc", "%00", "1.5"];
-const QUERY_VALUES = ["", "%00", "99999999999999999999", "-1", "x".repeat(300), "x".repeat(5000), "1,abc", "1,,2", "1e309", "NaN", " 1", "1.5", "2026-13-45T99:99:99Z", "💥", "[1]", "null"];
+const QUERY_VALUES = [
+  "",
+  "%00",
+  "99999999999999999999",
+  "-1",
+  "x".repeat(300),
+  "x".repeat(5000),
+  "1,abc",
+  "1,,2",
+  "1e309",
+  "NaN",
+  " 1",
+  "1.5",
+  "2026-13-45T99:99:99Z",
+  "💥",
+  "[1]",
+  "null",
+];
 const BODIES: unknown[] = [
   null,
   [],
@@ -60,33 +80,41 @@ beforeAll(async () => {
 });
 afterAll(() => store.close());
 
-const operations = Object.entries(doc.paths).flatMap(([path, methods]) => Object.entries(methods).map(([method, op]) => ({ path, method: method.toUpperCase(), op })));
+const operations = Object.entries(doc.paths).flatMap(([path, methods]) =>
+  Object.entries(methods).map(([method, op]) => ({ path, method: method.toUpperCase(), op })),
+);
 
-it.each(operations.map((o) => [`${o.method} ${o.path}`, o] as const))("%s answers malformed input with a documented status", async (_name, { path, method, op }) => {
-  const documented = new Set(Object.keys(op.responses).map(Number));
-  const requests: Array<{ url: string; body?: string }> = [];
-  for (const id of IDS) requests.push({ url: path.replace(/\{\w+\}/g, id) });
-  const base = path.replace(/\{\w+\}/g, "1");
-  const names = (op.parameters ?? []).filter((p) => p.in === "query").map((p) => p.name);
-  for (const name of names) {
-    const sane = names.filter((n) => n !== name && SANE[n]).map((n) => `${n}=${SANE[n]}&`).join("");
-    for (const v of QUERY_VALUES) requests.push({ url: `${base}?${sane}${name}=${encodeURIComponent(v).replace("%2500", "%00")}` });
-    requests.push({ url: `${base}?${sane}${name}=1&${name}=2` });
-  }
-  if (op.requestBody || ["POST", "PUT"].includes(method)) {
-    for (const body of BODIES) requests.push({ url: base, body: JSON.stringify(body) });
-    requests.push({ url: base, body: "{not json" });
-    for (const field of bodyFields(op)) for (const v of FIELD_VALUES) requests.push({ url: base, body: JSON.stringify({ [field]: v }) });
-  }
-  for (const { url, body } of requests) {
-    const res = await app.request(url, { method, body, headers: { authorization: `Bearer ${token}`, "content-type": "application/json" } });
-    // An event stream that started never ends: its status is what is judged.
-    if (res.headers.get("content-type")?.startsWith("text/event-stream")) {
-      await res.body?.cancel();
-      continue;
+it.each(operations.map((o) => [`${o.method} ${o.path}`, o] as const))(
+  "%s answers malformed input with a documented status",
+  async (_name, { path, method, op }) => {
+    const documented = new Set(Object.keys(op.responses).map(Number));
+    const requests: Array<{ url: string; body?: string }> = [];
+    for (const id of IDS) requests.push({ url: path.replace(/\{\w+\}/g, id) });
+    const base = path.replace(/\{\w+\}/g, "1");
+    const names = (op.parameters ?? []).filter((p) => p.in === "query").map((p) => p.name);
+    for (const name of names) {
+      const sane = names
+        .filter((n) => n !== name && SANE[n])
+        .map((n) => `${n}=${SANE[n]}&`)
+        .join("");
+      for (const v of QUERY_VALUES) requests.push({ url: `${base}?${sane}${name}=${encodeURIComponent(v).replace("%2500", "%00")}` });
+      requests.push({ url: `${base}?${sane}${name}=1&${name}=2` });
     }
-    const text = await res.text();
-    if (res.status >= 500) expect(documented.has(res.status), `${method} ${url} ${body ?? ""} -> ${res.status} ${text}`).toBe(true);
-    if (res.status >= 400) expect(JSON.parse(text).error, `${method} ${url} -> ${text}`).toMatch(/./);
-  }
-});
+    if (op.requestBody || ["POST", "PUT"].includes(method)) {
+      for (const body of BODIES) requests.push({ url: base, body: JSON.stringify(body) });
+      requests.push({ url: base, body: "{not json" });
+      for (const field of bodyFields(op)) for (const v of FIELD_VALUES) requests.push({ url: base, body: JSON.stringify({ [field]: v }) });
+    }
+    for (const { url, body } of requests) {
+      const res = await app.request(url, { method, body, headers: { authorization: `Bearer ${token}`, "content-type": "application/json" } });
+      // An event stream that started never ends: its status is what is judged.
+      if (res.headers.get("content-type")?.startsWith("text/event-stream")) {
+        await res.body?.cancel();
+        continue;
+      }
+      const text = await res.text();
+      if (res.status >= 500) expect(documented.has(res.status), `${method} ${url} ${body ?? ""} -> ${res.status} ${text}`).toBe(true);
+      if (res.status >= 400) expect(JSON.parse(text).error, `${method} ${url} -> ${text}`).toMatch(/./);
+    }
+  },
+);

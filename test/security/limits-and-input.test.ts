@@ -26,7 +26,8 @@ beforeAll(async () => {
 });
 afterAll(() => store.close());
 
-const callTool = (send: ReturnType<typeof client>, token: string, name: string, args: Record<string, unknown>) => send("POST", "/api/v1/mcp/tools/call", { token, body: { name, arguments: { connection_id: conn, ...args } } });
+const callTool = (send: ReturnType<typeof client>, token: string, name: string, args: Record<string, unknown>) =>
+  send("POST", "/api/v1/mcp/tools/call", { token, body: { name, arguments: { connection_id: conn, ...args } } });
 
 describe("finding 6: live tool limits", () => {
   it("stops a result at max_result_bytes with a note", async () => {
@@ -70,7 +71,11 @@ describe("finding 7: proxies, token use and session housekeeping", () => {
     const app = createApp({ config, log: createLogger("error"), datastore: { open: () => store.db }, clientAddress: (c) => c.req.header("x-test-peer") });
     await store.db.query("INSERT INTO users (username, password_hash) VALUES ('alice', $1)", [await hashPassword("alice's fine passphrase", CHEAP_HASH)]);
     const login = (password: string, peer: string) =>
-      app.request("/api/v1/auth/login", { method: "POST", headers: { "content-type": "application/json", "x-test-peer": peer }, body: JSON.stringify({ username: "alice", password }) });
+      app.request("/api/v1/auth/login", {
+        method: "POST",
+        headers: { "content-type": "application/json", "x-test-peer": peer },
+        body: JSON.stringify({ username: "alice", password }),
+      });
     for (let i = 0; i < 12; i++) await login(`wrong guess number ${i}`, "198.51.100.66");
     expect((await login("alice's fine passphrase", "198.51.100.66")).status).toBe(429);
     expect((await login("alice's fine passphrase", "203.0.113.5")).status).toBe(200);
@@ -99,7 +104,10 @@ describe("finding 8: input PostgreSQL cannot store", () => {
     expect(nul).toMatchObject({ status: 400, body: { error: "body field `username`: contains a NUL character (\\u0000), which cannot be stored" } });
     expect((await send("POST", "/api/v1/rbac/groups", { token: root.token, body: { name: "a\u0000b" } })).status).toBe(400);
     expect((await send("DELETE", "/api/v1/clusters/99999999999999999999", { token: root.token })).status).toBe(400);
-    expect((await send("GET", "/api/v1/metrics/query?probe_name=pg_stat_database&connection_id=99999999999999999999&metrics=xact_commit", { token: root.token })).status).toBe(400);
+    expect(
+      (await send("GET", "/api/v1/metrics/query?probe_name=pg_stat_database&connection_id=99999999999999999999&metrics=xact_commit", { token: root.token }))
+        .status,
+    ).toBe(400);
     expect((await send("GET", "/api/v1/connections?x=%00", { token: root.token })).status).toBe(400);
     expect((await send("POST", "/api/v1/connections/current", { token: root.token, body: { connection_id: 1e20 } })).status).toBe(400);
   });
@@ -126,7 +134,12 @@ describe("finding 9: bodies, origins and cookies", () => {
     const mcp = (app: ReturnType<typeof testApp>["app"], origin?: string) =>
       app.request("http://pglens.test/mcp/v1", {
         method: "POST",
-        headers: { authorization: `Bearer ${root.token}`, "content-type": "application/json", accept: "application/json, text/event-stream", ...(origin ? { origin } : {}) },
+        headers: {
+          authorization: `Bearer ${root.token}`,
+          "content-type": "application/json",
+          accept: "application/json, text/event-stream",
+          ...(origin ? { origin } : {}),
+        },
         body: JSON.stringify(list),
       });
     const { app } = testApp(store.db);
@@ -145,7 +158,13 @@ describe("finding 9: bodies, origins and cookies", () => {
     const rebound = (app: ReturnType<typeof testApp>["app"], origin: string) =>
       app.request(`${origin}/mcp/v1`, {
         method: "POST",
-        headers: { host: new URL(origin).host, origin, authorization: `Bearer ${root.token}`, "content-type": "application/json", accept: "application/json, text/event-stream" },
+        headers: {
+          host: new URL(origin).host,
+          origin,
+          authorization: `Bearer ${root.token}`,
+          "content-type": "application/json",
+          accept: "application/json, text/event-stream",
+        },
         body: JSON.stringify(list),
       });
     const { app } = testApp(store.db);
@@ -161,7 +180,12 @@ describe("finding 9: bodies, origins and cookies", () => {
   it("marks the session cookie Secure over HTTPS", async () => {
     await store.db.query("INSERT INTO users (username, password_hash) VALUES ('carol', $1)", [await hashPassword("carol's fine passphrase", CHEAP_HASH)]);
     const { app } = testApp(store.db);
-    const login = (url: string) => app.request(url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ username: "carol", password: "carol's fine passphrase" }) });
+    const login = (url: string) =>
+      app.request(url, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ username: "carol", password: "carol's fine passphrase" }),
+      });
     expect((await login("https://pglens.test/api/v1/auth/login")).headers.get("set-cookie")).toMatch(/; Secure/);
     expect((await login("http://pglens.test/api/v1/auth/login")).headers.get("set-cookie")).not.toMatch(/Secure/);
   });

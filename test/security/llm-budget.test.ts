@@ -29,16 +29,29 @@ afterAll(async () => {
 });
 
 const request = (token: string, method: string, path: string, body?: unknown, signal?: AbortSignal) =>
-  fetch(server.url + path, { method, headers: { authorization: `Bearer ${token}`, "content-type": "application/json" }, body: body === undefined ? undefined : JSON.stringify(body), signal });
-const used = async (userId: number) => Number((await store.db.query<{ tokens: string }>("SELECT coalesce(sum(tokens), 0) AS tokens FROM llm_token_usage WHERE user_id = $1", [userId]))[0].tokens);
+  fetch(server.url + path, {
+    method,
+    headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+    body: body === undefined ? undefined : JSON.stringify(body),
+    signal,
+  });
+const used = async (userId: number) =>
+  Number((await store.db.query<{ tokens: string }>("SELECT coalesce(sum(tokens), 0) AS tokens FROM llm_token_usage WHERE user_id = $1", [userId]))[0].tokens);
 const setUsed = (userId: number, tokens: number) =>
-  store.db.query("INSERT INTO llm_token_usage (user_id, day, tokens) VALUES ($1, (now() AT TIME ZONE 'UTC')::date, $2) ON CONFLICT (user_id, day) DO UPDATE SET tokens = $2", [userId, tokens]);
+  store.db.query(
+    "INSERT INTO llm_token_usage (user_id, day, tokens) VALUES ($1, (now() AT TIME ZONE 'UTC')::date, $2) ON CONFLICT (user_id, day) DO UPDATE SET tokens = $2",
+    [userId, tokens],
+  );
 const providerCalls = () => wire.requests.filter((r) => r.path.endsWith("/chat/completions")).length;
 
 describe("a streamed chat", () => {
   it("is charged even when the client leaves before the end (once the text has come)", async () => {
     const user = await userWithToken(store.db, "leaver");
-    const res = await request(user.token, "POST", "/api/v1/llm/chat/stream", { provider: "openai", model: "slow", messages: [{ role: "user", content: "tell me everything" }] });
+    const res = await request(user.token, "POST", "/api/v1/llm/chat/stream", {
+      provider: "openai",
+      model: "slow",
+      messages: [{ role: "user", content: "tell me everything" }],
+    });
     const reader = res.body!.getReader();
     let text = "";
     while ((text.match(/event: content_delta/g) ?? []).length < 5) {
@@ -60,7 +73,9 @@ describe("parallel calls at the edge of the budget", () => {
     const user = await userWithToken(store.db, "racer");
     await setUsed(user.id, LIMIT - 5);
     const before = providerCalls();
-    const answers = await Promise.all(Array.from({ length: 20 }, () => request(user.token, "POST", "/api/v1/llm/chat", { provider: "openai", messages: [{ role: "user", content: "hi" }] })));
+    const answers = await Promise.all(
+      Array.from({ length: 20 }, () => request(user.token, "POST", "/api/v1/llm/chat", { provider: "openai", messages: [{ role: "user", content: "hi" }] })),
+    );
     const statuses = answers.map((a) => a.status);
     expect(statuses.filter((s) => s === 200)).toHaveLength(1);
     expect(statuses.filter((s) => s === 429)).toHaveLength(19);

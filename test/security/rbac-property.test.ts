@@ -29,8 +29,8 @@ const PASSWORD = "a long enough passphrase 7";
 function random(seed: number) {
   const next = seededRandom(seed);
   const int = (n: number) => Math.floor(next() * n);
-  const pick = <T,>(items: readonly T[]): T => items[int(items.length)];
-  const some = <T,>(items: readonly T[], p: number): T[] => items.filter(() => next() < p);
+  const pick = <T>(items: readonly T[]): T => items[int(items.length)];
+  const some = <T>(items: readonly T[], p: number): T[] => items.filter(() => next() < p);
   return { next, int, pick, some, chance: (p: number) => next() < p };
 }
 type Random = ReturnType<typeof random>;
@@ -103,7 +103,11 @@ async function buildWorld(r: Random, n: number): Promise<World> {
   groups.push(own.id);
   const minted = await issueApiToken(db, { owner: usernames.get(attackerId)! });
   if (r.chance(0.4)) {
-    await setTokenScope(db, minted.id, { connections: randomConnectionGrants(r, connections), mcp_privileges: randomMcp(r), admin_permissions: r.some([...ADMIN_PERMISSIONS, ALL], 0.5) });
+    await setTokenScope(db, minted.id, {
+      connections: randomConnectionGrants(r, connections),
+      mcp_privileges: randomMcp(r),
+      admin_permissions: r.some([...ADMIN_PERMISSIONS, ALL], 0.5),
+    });
   }
   tokens.set(minted.token, attackerId);
   return { users, usernames, groups, connections, tokens, attacker: { id: attackerId, token: minted.token } };
@@ -142,7 +146,11 @@ async function attack(r: Random, w: World, credentials: string[], step: string[]
   };
   switch (r.int(12)) {
     case 0:
-      await call("POST", `/api/v1/rbac/groups/${group}/members`, r.chance(0.7) ? { user_id: r.chance(0.5) ? w.attacker.id : user } : { group_id: r.pick(w.groups) });
+      await call(
+        "POST",
+        `/api/v1/rbac/groups/${group}/members`,
+        r.chance(0.7) ? { user_id: r.chance(0.5) ? w.attacker.id : user } : { group_id: r.pick(w.groups) },
+      );
       return;
     case 1:
       await call("PUT", `/api/v1/rbac/groups/${group}/permissions`, { admin_permissions: randomAdmin(r) });
@@ -166,7 +174,11 @@ async function attack(r: Random, w: World, credentials: string[], step: string[]
       const t = r.pick(await store.db.query<{ id: number }>("SELECT id FROM api_tokens ORDER BY id"));
       if (!t) return;
       if (r.chance(0.4)) await call("DELETE", `/api/v1/rbac/tokens/${t.id}/scope`);
-      else await call("PUT", `/api/v1/rbac/tokens/${t.id}/scope`, { connections: randomConnectionGrants(r, w.connections), admin_permissions: r.some([...ADMIN_PERMISSIONS, ALL], 0.4) });
+      else
+        await call("PUT", `/api/v1/rbac/tokens/${t.id}/scope`, {
+          connections: randomConnectionGrants(r, w.connections),
+          admin_permissions: r.some([...ADMIN_PERMISSIONS, ALL], 0.4),
+        });
       return;
     }
     case 7: {
@@ -210,7 +222,14 @@ describe("RBAC property: a non-superuser never gains a right it did not hold", (
       const before = await tokenState();
       const protectedTokens: number[] = [];
       for (const [id, t] of before) {
-        const held = await loadAuthority(store.db, { userId: t.user_id, username: "", isSuperuser: startSuperusers.includes(t.user_id), via: "api_token", tokenId: id, tokenHash: "" });
+        const held = await loadAuthority(store.db, {
+          userId: t.user_id,
+          username: "",
+          isSuperuser: startSuperusers.includes(t.user_id),
+          via: "api_token",
+          tokenId: id,
+          tokenHash: "",
+        });
         if ((await missingRight(store.db, start, held)) !== null) protectedTokens.push(id);
       }
       const credentials = [w.attacker.token];

@@ -40,7 +40,10 @@ beforeAll(async () => {
   const t = await userWithToken(store.db, "tuner");
   const managers = await createGroup(store.db, "managers", "");
   await setAdminGrants(store.db, managers.id, ["manage_alert_rules", "manage_notification_channels", "manage_probes"]);
-  await setConnectionGrants(store.db, managers.id, [{ connection_id: seen, access_level: "read_write" }, { connection_id: alsoSeen, access_level: "read_write" }]);
+  await setConnectionGrants(store.db, managers.id, [
+    { connection_id: seen, access_level: "read_write" },
+    { connection_id: alsoSeen, access_level: "read_write" },
+  ]);
   await addMember(store.db, managers.id, { type: "user", id: t.id });
   tuner = t.token;
   const v = await userWithToken(store.db, "viewer");
@@ -49,7 +52,12 @@ beforeAll(async () => {
   await addMember(store.db, viewers.id, { type: "user", id: v.id });
   viewer = v.token;
   [{ id: ruleId }] = await store.db.query<{ id: number }>("SELECT id FROM alert_rules WHERE name = 'deadlocks_detected'");
-  channelId = (await api("POST", "/api/v1/notification-channels", { token: root, body: { channel_type: "webhook", name: "pager of the secret team", description: "pages the secret team", endpoint_url: "http://127.0.0.1:9/x" } })).body.id;
+  channelId = (
+    await api("POST", "/api/v1/notification-channels", {
+      token: root,
+      body: { channel_type: "webhook", name: "pager of the secret team", description: "pages the secret team", endpoint_url: "http://127.0.0.1:9/x" },
+    })
+  ).body.id;
 });
 afterAll(() => store.close());
 
@@ -64,11 +72,18 @@ const writes = (scope: string, id: number) =>
   ] as const;
 
 const overrideCount = async () =>
-  (await store.db.query<{ n: number }>("SELECT ((SELECT count(*) FROM alert_overrides) + (SELECT count(*) FROM channel_overrides) + (SELECT count(*) FROM probe_configs WHERE scope <> 'global'))::int AS n"))[0].n;
+  (
+    await store.db.query<{ n: number }>(
+      "SELECT ((SELECT count(*) FROM alert_overrides) + (SELECT count(*) FROM channel_overrides) + (SELECT count(*) FROM probe_configs WHERE scope <> 'global'))::int AS n",
+    )
+  )[0].n;
 
 describe("overrides at cluster and group scope", () => {
   it("are refused (403) where the scope holds a server the caller cannot read, and nothing is written", async () => {
-    for (const [scope, id] of [["cluster", mixed.cluster], ["group", mixed.group]] as const) {
+    for (const [scope, id] of [
+      ["cluster", mixed.cluster],
+      ["group", mixed.group],
+    ] as const) {
       for (const [method, path, body] of writes(scope, id)) {
         const res = await api(method, path, { token: tuner, body });
         expect(res.status, `${method} ${path}`).toBe(403);
@@ -79,7 +94,11 @@ describe("overrides at cluster and group scope", () => {
   });
 
   it("are allowed where the caller reads every server of the scope, and on a server it reads", async () => {
-    for (const [scope, id] of [["cluster", mine.cluster], ["group", mine.group], ["server", seen]] as const) {
+    for (const [scope, id] of [
+      ["cluster", mine.cluster],
+      ["group", mine.group],
+      ["server", seen],
+    ] as const) {
       for (const [method, path, body] of writes(scope, id)) {
         const res = await api(method, path, { token: tuner, body });
         expect(res.status, `${method} ${path}`).toBeLessThan(300);

@@ -70,9 +70,15 @@ function openStream(res: Response) {
 const get = (path: string, token: string) => fetch(server.url + path, { headers: { authorization: `Bearer ${token}` } });
 
 describe("GET /api/v1/overview/stream", () => {
-  it("ends with one error event once the session is signed out, the token revoked, the user disabled, or the grant gone", { timeout: OVERVIEW_POLL_MS * 2 + 15_000 }, async () => {
+  it("ends with one error event once the session is signed out, the token revoked, the user disabled, or the grant gone", {
+    timeout: OVERVIEW_POLL_MS * 2 + 15_000,
+  }, async () => {
     const signedIn = await userWithToken(store.db, "signed-in", { password: "a long enough passphrase 9" });
-    const login = await fetch(`${server.url}/api/v1/auth/login`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ username: "signed-in", password: "a long enough passphrase 9" }) });
+    const login = await fetch(`${server.url}/api/v1/auth/login`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ username: "signed-in", password: "a long enough passphrase 9" }),
+    });
     const session = (await login.json()).token as string;
     const revoked = await userWithToken(store.db, "revoked");
     const disabled = await userWithToken(store.db, "disabled");
@@ -100,12 +106,18 @@ describe("GET /api/v1/overview/stream", () => {
     await store.db.query("UPDATE users SET enabled = false WHERE id = $1", [disabled.id]);
     await setConnectionGrants(store.db, narrowedGroup.id, []);
     // A significant change: a stream still open to these callers would write and send a new summary.
-    await store.db.query("INSERT INTO alerts (alert_type, connection_id, severity, title, status, metric_name) VALUES ('threshold', $1, 'critical', 'disk full', 'active', 'disk')", [prod]);
+    await store.db.query(
+      "INSERT INTO alerts (alert_type, connection_id, severity, title, status, metric_name) VALUES ('threshold', $1, 'critical', 'disk full', 'active', 'disk')",
+      [prod],
+    );
 
     const ends = await Promise.all(streams.map((s) => s.rest(OVERVIEW_POLL_MS + 8_000)));
     for (const [i, end] of ends.entries()) {
       expect(end.closed, `stream ${i}`).toBe(true);
-      expect(end.events.map((e) => e.event), `stream ${i}`).toEqual(["error"]);
+      expect(
+        end.events.map((e) => e.event),
+        `stream ${i}`,
+      ).toEqual(["error"]);
     }
     for (const end of ends.slice(0, 3)) expect(end.events[0].data.error).toBe(CREDENTIAL_GONE);
     expect(ends[3].events[0].data.error).toContain("none of the servers asked for is visible to you");

@@ -36,7 +36,23 @@ function makeCertificates() {
     openssl("req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2", "-subj", `/CN=${name}`, "-keyout", `${name}.key`, "-out", `${name}.crt`);
   }
   openssl("req", "-newkey", "rsa:2048", "-nodes", "-subj", "/CN=pglens-test-server", "-keyout", "server.key", "-out", "server.csr");
-  openssl("x509", "-req", "-in", "server.csr", "-CA", "ca.crt", "-CAkey", "ca.key", "-CAcreateserial", "-days", "2", "-extfile", "san.cnf", "-out", "server.crt");
+  openssl(
+    "x509",
+    "-req",
+    "-in",
+    "server.csr",
+    "-CA",
+    "ca.crt",
+    "-CAkey",
+    "ca.key",
+    "-CAcreateserial",
+    "-days",
+    "2",
+    "-extfile",
+    "san.cnf",
+    "-out",
+    "server.crt",
+  );
   // PostgreSQL insists the key be private to the user it runs as (`postgres` when the tests run as root).
   chmodSync(join(dir, "server.key"), 0o600);
   if (process.getuid?.() === 0) {
@@ -59,7 +75,16 @@ beforeAll(async () => {
   ca = readFileSync(join(dir, "ca.crt"), "utf8");
   otherCa = readFileSync(join(dir, "other-ca.crt"), "utf8");
   server = await startEmbeddedPostgres({
-    flags: ["-c", "ssl=on", "-c", `ssl_cert_file=${join(dir, "server.crt")}`, "-c", `ssl_key_file=${join(dir, "server.key")}`, "-c", "listen_addresses=127.0.0.1,127.0.0.2"],
+    flags: [
+      "-c",
+      "ssl=on",
+      "-c",
+      `ssl_cert_file=${join(dir, "server.crt")}`,
+      "-c",
+      `ssl_key_file=${join(dir, "server.key")}`,
+      "-c",
+      "listen_addresses=127.0.0.1,127.0.0.2",
+    ],
   });
   port = Number(new URL(server.url).port);
 }, 120_000);
@@ -70,9 +95,29 @@ afterAll(async () => {
 
 async function connection(host: string, sslmode: string, sslRootCert: string | null): Promise<ConnectionRow> {
   return {
-    id: 1, name: "tls", host, port, database_name: "postgres", username: "postgres", password_secret: await seal("postgres", SECRET), sslmode, ssl_root_cert: sslRootCert,
-    allow_cleartext_password: false, live_username: null, live_password_secret: null, is_monitored: true, is_shared: false, description: "", connection_error: null, owner_user_id: null, owner_username: null, cluster_id: null,
-    role: null, hidden_from_topology: false, created_at: new Date(), updated_at: new Date(),
+    id: 1,
+    name: "tls",
+    host,
+    port,
+    database_name: "postgres",
+    username: "postgres",
+    password_secret: await seal("postgres", SECRET),
+    sslmode,
+    ssl_root_cert: sslRootCert,
+    allow_cleartext_password: false,
+    live_username: null,
+    live_password_secret: null,
+    is_monitored: true,
+    is_shared: false,
+    description: "",
+    connection_error: null,
+    owner_user_id: null,
+    owner_username: null,
+    cluster_id: null,
+    role: null,
+    hidden_from_topology: false,
+    created_at: new Date(),
+    updated_at: new Date(),
   };
 }
 

@@ -7,7 +7,11 @@ import { createUser } from "../../src/datastore/users.ts";
 /** Test fixtures only: real hashes use the full cost. */
 export const CHEAP_HASH = { rounds: 1, iterations: 1000 };
 
-export async function userWithToken(db: Queryable, username: string, options: { superuser?: boolean; password?: string } = {}): Promise<{ id: number; token: string }> {
+export async function userWithToken(
+  db: Queryable,
+  username: string,
+  options: { superuser?: boolean; password?: string } = {},
+): Promise<{ id: number; token: string }> {
   const user = await createUser(db, {
     username,
     passwordHash: options.password ? await hashPassword(options.password, CHEAP_HASH) : null,

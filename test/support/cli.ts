@@ -31,7 +31,10 @@ export async function startServe(env: Record<string, string>, port: number): Pro
   child.stderr?.on("data", (d) => (output += d));
   for (let i = 0; i < 120; i++) {
     if (child.exitCode !== null) throw new Error(`pglens serve exited early:\n${output}`);
-    const ok = await fetch(`http://127.0.0.1:${port}/health`).then((r) => r.status === 200, () => false);
+    const ok = await fetch(`http://127.0.0.1:${port}/health`).then(
+      (r) => r.status === 200,
+      () => false,
+    );
     if (ok) return { child, output: () => output };
     await new Promise((r) => setTimeout(r, 250));
   }

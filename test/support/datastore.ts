@@ -35,9 +35,6 @@ export async function migratedDatastore(kind: (typeof DATASTORE_KINDS)[number]):
 
 /** Registers a bare connection row (the estate API comes later) and returns its id. */
 export async function addConnection(db: Driver, name: string): Promise<number> {
-  const [row] = await db.query<{ id: number }>(
-    "INSERT INTO connections (name, host, username) VALUES ($1, 'localhost', 'monitor') RETURNING id",
-    [name],
-  );
+  const [row] = await db.query<{ id: number }>("INSERT INTO connections (name, host, username) VALUES ($1, 'localhost', 'monitor') RETURNING id", [name]);
   return row.id;
 }

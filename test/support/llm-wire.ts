@@ -163,9 +163,16 @@ export async function startWireServer(): Promise<WireServer> {
   async function anthropic(req: IncomingMessage, res: ServerResponse, path: string, body: any, model: string) {
     const key = req.headers["x-api-key"];
     if (refused(key)) return json(res, 401, { type: "error", error: { type: "authentication_error", message: `invalid x-api-key ${key}` } });
-    if (path === "/v1/models") return json(res, 200, { data: [{ id: "claude-sonnet-4-5", display_name: "Claude Sonnet 4.5", type: "model" }], has_more: false });
-    const texts = body.messages.filter((m: any) => m.role === "user").flatMap((m: any) => (typeof m.content === "string" ? [m.content] : m.content.filter((b: any) => b.type === "text").map((b: any) => b.text)));
-    const reply = decide(lastUserText(texts), (body.tools ?? []).map((t: any) => t.name), model);
+    if (path === "/v1/models")
+      return json(res, 200, { data: [{ id: "claude-sonnet-4-5", display_name: "Claude Sonnet 4.5", type: "model" }], has_more: false });
+    const texts = body.messages
+      .filter((m: any) => m.role === "user")
+      .flatMap((m: any) => (typeof m.content === "string" ? [m.content] : m.content.filter((b: any) => b.type === "text").map((b: any) => b.text)));
+    const reply = decide(
+      lastUserText(texts),
+      (body.tools ?? []).map((t: any) => t.name),
+      model,
+    );
     const usage = { input_tokens: USAGE.prompt, output_tokens: USAGE.completion };
     const stop = reply.tool ? "tool_use" : "end_turn";
     if (!body.stream) {
@@ -173,7 +180,20 @@ export async function startWireServer(): Promise<WireServer> {
       return json(res, 200, { id: "msg_1", type: "message", role: "assistant", model, content, stop_reason: stop, stop_sequence: null, usage });
     }
     const ev = (type: string, data: object) => `event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`;
-    const pieces = [ev("message_start", { message: { id: "msg_1", type: "message", role: "assistant", model, content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: USAGE.prompt, output_tokens: 0 } } })];
+    const pieces = [
+      ev("message_start", {
+        message: {
+          id: "msg_1",
+          type: "message",
+          role: "assistant",
+          model,
+          content: [],
+          stop_reason: null,
+          stop_sequence: null,
+          usage: { input_tokens: USAGE.prompt, output_tokens: 0 },
+        },
+      }),
+    ];
     if (reply.tool) {
       pieces.push(ev("content_block_start", { index: 0, content_block: { type: "tool_use", id: "toolu_1", name: reply.tool, input: {} } }));
       const args = JSON.stringify(TOOL_INPUT);
@@ -183,57 +203,114 @@ export async function startWireServer(): Promise<WireServer> {
       pieces.push(ev("content_block_start", { index: 0, content_block: { type: "text", text: "" } }));
       for (const c of chunks(model, reply.text)) pieces.push(ev("content_block_delta", { index: 0, delta: { type: "text_delta", text: c } }));
     }
-    pieces.push(ev("content_block_stop", { index: 0 }), ev("message_delta", { delta: { stop_reason: stop, stop_sequence: null }, usage: { output_tokens: USAGE.completion } }), ev("message_stop", {}));
+    pieces.push(
+      ev("content_block_stop", { index: 0 }),
+      ev("message_delta", { delta: { stop_reason: stop, stop_sequence: null }, usage: { output_tokens: USAGE.completion } }),
+      ev("message_stop", {}),
+    );
     await stream(req, res, model, "text/event-stream", pieces);
   }
 
   async function openai(req: IncomingMessage, res: ServerResponse, path: string, body: any, model: string) {
     const key = req.headers.authorization?.replace(/^Bearer /, "");
-    if (refused(key)) return json(res, 401, { error: { message: `Incorrect API key provided: ${key}. You can find your API key in your account settings.`, type: "invalid_request_error", code: "invalid_api_key" } });
-    if (path === "/v1/models") return json(res, 200, { object: "list", data: [{ id: "gpt-4.1-mini", object: "model" }, { id: "text-embedding-3-small", object: "model" }] });
+    if (refused(key))
+      return json(res, 401, {
+        error: {
+          message: `Incorrect API key provided: ${key}. You can find your API key in your account settings.`,
+          type: "invalid_request_error",
+          code: "invalid_api_key",
+        },
+      });
+    if (path === "/v1/models")
+      return json(res, 200, {
+        object: "list",
+        data: [
+          { id: "gpt-4.1-mini", object: "model" },
+          { id: "text-embedding-3-small", object: "model" },
+        ],
+      });
     if (path === "/v1/embeddings") {
       const inputs: string[] = Array.isArray(body.input) ? body.input : [body.input];
-      return json(res, 200, { object: "list", model, data: inputs.map((t, index) => ({ object: "embedding", index, embedding: vectorOf(t, body.dimensions) })), usage: { prompt_tokens: inputs.length * 3, total_tokens: inputs.length * 3 } });
+      return json(res, 200, {
+        object: "list",
+        model,
+        data: inputs.map((t, index) => ({ object: "embedding", index, embedding: vectorOf(t, body.dimensions) })),
+        usage: { prompt_tokens: inputs.length * 3, total_tokens: inputs.length * 3 },
+      });
     }
-    const texts = body.messages.filter((m: any) => m.role === "user").flatMap((m: any) => (typeof m.content === "string" ? [m.content] : m.content.filter((b: any) => b.type === "text").map((b: any) => b.text)));
-    const reply = decide(lastUserText(texts), (body.tools ?? []).map((t: any) => t.function.name), model);
+    const texts = body.messages
+      .filter((m: any) => m.role === "user")
+      .flatMap((m: any) => (typeof m.content === "string" ? [m.content] : m.content.filter((b: any) => b.type === "text").map((b: any) => b.text)));
+    const reply = decide(
+      lastUserText(texts),
+      (body.tools ?? []).map((t: any) => t.function.name),
+      model,
+    );
     const usage = { prompt_tokens: USAGE.prompt, completion_tokens: USAGE.completion, total_tokens: USAGE.prompt + USAGE.completion };
     const finish = reply.tool ? "tool_calls" : "stop";
     const call = reply.tool && { id: "call_1", type: "function", function: { name: reply.tool, arguments: JSON.stringify(TOOL_INPUT) } };
     if (!body.stream) {
-      return json(res, 200, { id: "chatcmpl-1", object: "chat.completion", created: 0, model, choices: [{ index: 0, message: { role: "assistant", content: reply.tool ? null : reply.text, ...(call ? { tool_calls: [call] } : {}) }, finish_reason: finish }], usage });
+      return json(res, 200, {
+        id: "chatcmpl-1",
+        object: "chat.completion",
+        created: 0,
+        model,
+        choices: [
+          { index: 0, message: { role: "assistant", content: reply.tool ? null : reply.text, ...(call ? { tool_calls: [call] } : {}) }, finish_reason: finish },
+        ],
+        usage,
+      });
     }
-    const chunk = (delta: object, finish_reason: string | null = null) => `data: ${JSON.stringify({ id: "chatcmpl-1", object: "chat.completion.chunk", created: 0, model, choices: [{ index: 0, delta, finish_reason }] })}\n\n`;
+    const chunk = (delta: object, finish_reason: string | null = null) =>
+      `data: ${JSON.stringify({ id: "chatcmpl-1", object: "chat.completion.chunk", created: 0, model, choices: [{ index: 0, delta, finish_reason }] })}\n\n`;
     const pieces = [chunk({ role: "assistant", content: "" })];
     if (call) pieces.push(chunk({ tool_calls: [{ index: 0, ...call }] }));
     else for (const c of chunks(model, reply.text)) pieces.push(chunk({ content: c }));
     pieces.push(chunk({}, finish));
-    if (body.stream_options?.include_usage) pieces.push(`data: ${JSON.stringify({ id: "chatcmpl-1", object: "chat.completion.chunk", created: 0, model, choices: [], usage })}\n\n`);
+    if (body.stream_options?.include_usage)
+      pieces.push(`data: ${JSON.stringify({ id: "chatcmpl-1", object: "chat.completion.chunk", created: 0, model, choices: [], usage })}\n\n`);
     pieces.push("data: [DONE]\n\n");
     await stream(req, res, model, "text/event-stream", pieces);
   }
 
   async function gemini(req: IncomingMessage, res: ServerResponse, path: string, url: URL, body: any, model: string) {
     const key = req.headers["x-goog-api-key"];
-    if (refused(key)) return json(res, 400, { error: { code: 400, message: `API key not valid: ${key}. Please pass a valid API key.`, status: "INVALID_ARGUMENT" } });
+    if (refused(key))
+      return json(res, 400, { error: { code: 400, message: `API key not valid: ${key}. Please pass a valid API key.`, status: "INVALID_ARGUMENT" } });
     if (path === "/v1beta/models") {
-      return json(res, 200, { models: [{ name: "models/gemini-2.5-flash", displayName: "Gemini 2.5 Flash", supportedGenerationMethods: ["generateContent"] }, { name: "models/gemini-embedding-001", supportedGenerationMethods: ["embedContent"] }] });
+      return json(res, 200, {
+        models: [
+          { name: "models/gemini-2.5-flash", displayName: "Gemini 2.5 Flash", supportedGenerationMethods: ["generateContent"] },
+          { name: "models/gemini-embedding-001", supportedGenerationMethods: ["embedContent"] },
+        ],
+      });
     }
     if (path.endsWith(":embedContent")) return json(res, 200, { embedding: { values: vectorOf(body.content.parts[0].text, body.outputDimensionality) } });
-    if (path.endsWith(":batchEmbedContents")) return json(res, 200, { embeddings: body.requests.map((r: any) => ({ values: vectorOf(r.content.parts[0].text, r.outputDimensionality) })) });
+    if (path.endsWith(":batchEmbedContents"))
+      return json(res, 200, { embeddings: body.requests.map((r: any) => ({ values: vectorOf(r.content.parts[0].text, r.outputDimensionality) })) });
     const texts = body.contents.filter((c: any) => c.role === "user").flatMap((c: any) => c.parts.filter((p: any) => p.text).map((p: any) => p.text));
     const tools = (body.tools ?? []).flatMap((t: any) => (t.functionDeclarations ?? []).map((f: any) => f.name));
     const reply = decide(lastUserText(texts), tools, model);
     const usageMetadata = { promptTokenCount: USAGE.prompt, candidatesTokenCount: USAGE.completion, totalTokenCount: USAGE.prompt + USAGE.completion };
-    const candidate = (parts: object[], finishReason?: string) => ({ candidates: [{ content: { role: "model", parts }, ...(finishReason ? { finishReason } : {}), index: 0 }], ...(finishReason ? { usageMetadata } : {}) });
+    const candidate = (parts: object[], finishReason?: string) => ({
+      candidates: [{ content: { role: "model", parts }, ...(finishReason ? { finishReason } : {}), index: 0 }],
+      ...(finishReason ? { usageMetadata } : {}),
+    });
     if (path.endsWith(":generateContent")) {
       return json(res, 200, candidate(reply.tool ? [{ functionCall: { name: reply.tool, args: TOOL_INPUT } }] : [{ text: reply.text }], "STOP"));
     }
-    if (!path.endsWith(":streamGenerateContent") || url.searchParams.get("alt") !== "sse") return json(res, 404, { error: { code: 404, message: "not found", status: "NOT_FOUND" } });
+    if (!path.endsWith(":streamGenerateContent") || url.searchParams.get("alt") !== "sse")
+      return json(res, 404, { error: { code: 404, message: "not found", status: "NOT_FOUND" } });
     const pieces = reply.tool
       ? [candidate([{ functionCall: { name: reply.tool, args: TOOL_INPUT } }], "STOP")]
       : chunks(model, reply.text).map((c, i, all) => candidate([{ text: c }], i === all.length - 1 ? "STOP" : undefined));
-    await stream(req, res, model, "text/event-stream", pieces.map((p) => `data: ${JSON.stringify(p)}\r\n\r\n`));
+    await stream(
+      req,
+      res,
+      model,
+      "text/event-stream",
+      pieces.map((p) => `data: ${JSON.stringify(p)}\r\n\r\n`),
+    );
   }
 
   async function ollama(req: IncomingMessage, res: ServerResponse, path: string, body: any, model: string) {
@@ -242,12 +319,26 @@ export async function startWireServer(): Promise<WireServer> {
     if (path === "/api/tags") return json(res, 200, { models: [{ name: "llama3.2:latest", model: "llama3.2:latest", size: 1 }] });
     if (path === "/api/embed") {
       const inputs: string[] = Array.isArray(body.input) ? body.input : [body.input];
-      return json(res, 200, { model, embeddings: inputs.map((t) => vectorOf(t, body.dimensions)), total_duration: 1000, load_duration: 10, prompt_eval_count: inputs.length * 3 });
+      return json(res, 200, {
+        model,
+        embeddings: inputs.map((t) => vectorOf(t, body.dimensions)),
+        total_duration: 1000,
+        load_duration: 10,
+        prompt_eval_count: inputs.length * 3,
+      });
     }
     if (model === "missing") return json(res, 404, { error: `model "${model}" not found, try pulling it first` });
     const texts = body.messages.filter((m: any) => m.role === "user").map((m: any) => m.content);
-    const reply = decide(lastUserText(texts), (body.tools ?? []).map((t: any) => t.function.name), model);
-    const message = { role: "assistant", content: reply.text, ...(reply.tool ? { tool_calls: [{ function: { name: reply.tool, arguments: TOOL_INPUT } }] } : {}) };
+    const reply = decide(
+      lastUserText(texts),
+      (body.tools ?? []).map((t: any) => t.function.name),
+      model,
+    );
+    const message = {
+      role: "assistant",
+      content: reply.text,
+      ...(reply.tool ? { tool_calls: [{ function: { name: reply.tool, arguments: TOOL_INPUT } }] } : {}),
+    };
     const done = { done: true, done_reason: "stop", prompt_eval_count: USAGE.prompt, eval_count: USAGE.completion };
     if (body.stream === false) return json(res, 200, { model, created_at: new Date().toISOString(), message, ...done });
     const line = (o: object) => `${JSON.stringify({ model, created_at: new Date().toISOString(), ...o })}\n`;
@@ -262,7 +353,12 @@ export async function startWireServer(): Promise<WireServer> {
     const key = req.headers.authorization?.replace(/^Bearer /, "");
     if (refused(key)) return json(res, 401, { detail: `Provided API key is invalid: ${key}` });
     if (path === "/v1/embeddings") {
-      return json(res, 200, { object: "list", model, data: body.input.map((t: string, index: number) => ({ object: "embedding", index, embedding: vectorOf(t, body.output_dimension) })), usage: { total_tokens: body.input.length * 3 } });
+      return json(res, 200, {
+        object: "list",
+        model,
+        data: body.input.map((t: string, index: number) => ({ object: "embedding", index, embedding: vectorOf(t, body.output_dimension) })),
+        usage: { total_tokens: body.input.length * 3 },
+      });
     }
     if (path === "/v1/multimodalembeddings") {
       const data = body.inputs.map((input: any, index: number) => ({ object: "embedding", index, embedding: vectorOf(JSON.stringify(input.content)) }));
@@ -271,7 +367,14 @@ export async function startWireServer(): Promise<WireServer> {
     if (path === "/v1/rerank") {
       // Scores by words shared with the query, so tests can predict the order.
       const words = new Set(body.query.toLowerCase().split(/\s+/));
-      const scored = body.documents.map((d: string, index: number) => ({ index, relevance_score: d.toLowerCase().split(/\s+/).filter((w) => words.has(w)).length / 10 }));
+      const scored = body.documents.map((d: string, index: number) => ({
+        index,
+        relevance_score:
+          d
+            .toLowerCase()
+            .split(/\s+/)
+            .filter((w) => words.has(w)).length / 10,
+      }));
       scored.sort((a: any, b: any) => b.relevance_score - a.relevance_score);
       return json(res, 200, { object: "list", model, data: scored.slice(0, body.top_k ?? scored.length), usage: { total_tokens: 9 } });
     }

@@ -13,6 +13,6 @@ export async function mcpClient(baseUrl: string, token: string, fetchImpl?: (url
   return client;
 }
 
-export const textOf = (result: unknown) => ((result as { content: Array<{ text: string }> }).content[0]?.text ?? "");
+export const textOf = (result: unknown) => (result as { content: Array<{ text: string }> }).content[0]?.text ?? "";
 /** The data of a tool result that pglens fences (src/mcp/fence.ts). */
 export const dataOf = (result: unknown) => fencedData(textOf(result));

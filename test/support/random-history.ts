@@ -34,7 +34,8 @@ export function history(rng: Rng, spec: Case, samples = rng.int(20, 90), spacing
       if (marker && roll < 0.06) cur.reset = new Date(t - 1000).toISOString(); // marked reset; counters may rise past old values
       for (const [c, kind] of Object.entries(columns)) {
         if (roll < 0.06 && rng.next() < 0.5) cur.values[c] += rng.int(1, 3000);
-        else if (roll < 0.1) cur.values[c] = rng.int(0, 50); // unmarked drop
+        else if (roll < 0.1)
+          cur.values[c] = rng.int(0, 50); // unmarked drop
         else cur.values[c] += kind === "quarter" ? rng.int(0, 4000) / 4 : rng.int(0, 300);
       }
       state.set(e, cur);
@@ -49,7 +50,15 @@ export function history(rng: Rng, spec: Case, samples = rng.int(20, 90), spacing
 }
 
 /** Writes the rows in random contiguous batches, in random batch order (`inOrder`: oldest first, as a collector appends). */
-export async function writeShuffled(store: TestDatastore, rng: Rng, connectionId: number, probe: string, rows: Array<Record<string, unknown>>, maxBatch = 15, inOrder = false) {
+export async function writeShuffled(
+  store: TestDatastore,
+  rng: Rng,
+  connectionId: number,
+  probe: string,
+  rows: Array<Record<string, unknown>>,
+  maxBatch = 15,
+  inOrder = false,
+) {
   const byTime = new Map<string, typeof rows>();
   for (const r of rows) byTime.set(r.collected_at as string, [...(byTime.get(r.collected_at as string) ?? []), r]);
   const times = [...byTime.keys()];
@@ -79,4 +88,3 @@ export interface Case {
   /** Entities in every sample. */
   steady?: string[];
 }
-

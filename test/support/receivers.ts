@@ -55,7 +55,12 @@ export async function startSmtpReceiver(login?: { user: string; pass: string }) 
       let raw = "";
       stream.on("data", (d) => (raw += d));
       stream.on("end", () => {
-        mails.push({ from: session.envelope.mailFrom ? session.envelope.mailFrom.address : "", to: session.envelope.rcptTo.map((r) => r.address), raw, user: session.user as string | undefined });
+        mails.push({
+          from: session.envelope.mailFrom ? session.envelope.mailFrom.address : "",
+          to: session.envelope.rcptTo.map((r) => r.address),
+          raw,
+          user: session.user as string | undefined,
+        });
         done();
       });
     },

@@ -10,8 +10,17 @@ export function parseSse(text: string): SseEvent[] {
     .map((block) => block.split("\n").filter((l) => l && !l.startsWith(":")))
     .filter((lines) => lines.length)
     .map((lines) => ({
-      event: lines.find((l) => l.startsWith("event:"))?.slice(6).trim() ?? "message",
-      data: JSON.parse(lines.filter((l) => l.startsWith("data:")).map((l) => l.slice(5).trim()).join("\n")),
+      event:
+        lines
+          .find((l) => l.startsWith("event:"))
+          ?.slice(6)
+          .trim() ?? "message",
+      data: JSON.parse(
+        lines
+          .filter((l) => l.startsWith("data:"))
+          .map((l) => l.slice(5).trim())
+          .join("\n"),
+      ),
     }));
 }
 

@@ -29,7 +29,10 @@ export async function startStandby(primary: TestServer): Promise<Standby> {
   cpSync(primary.dataDir, dataDir, { recursive: true });
   rmSync(join(dataDir, "postmaster.pid"), { force: true });
   writeFileSync(join(dataDir, "standby.signal"), "");
-  appendFileSync(join(dataDir, "postgresql.auto.conf"), `primary_conninfo = 'host=127.0.0.1 port=${primary.port} user=postgres password=postgres application_name=standby'\n`);
+  appendFileSync(
+    join(dataDir, "postgresql.auto.conf"),
+    `primary_conninfo = 'host=127.0.0.1 port=${primary.port} user=postgres password=postgres application_name=standby'\n`,
+  );
   const { uid, gid } = statSync(primary.dataDir);
   chownTree(dataDir, uid, gid);
   chmodSync(dataDir, 0o700);

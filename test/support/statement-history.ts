@@ -36,12 +36,21 @@ export function statementHistory(seed: number, shape: HistoryShape): Row[] {
       }
       const cur = state.get(key) ?? { calls: int(0, 500), time: int(0, 5000), reset: null };
       if (globalReset) Object.assign(cur, { calls: int(0, 5), time: int(0, 10), reset: globalReset });
-      else if (rng() < shape.drop) Object.assign(cur, { calls: int(0, 3), time: int(0, 5) }); // unmarked drop
+      else if (rng() < shape.drop)
+        Object.assign(cur, { calls: int(0, 3), time: int(0, 5) }); // unmarked drop
       else Object.assign(cur, { calls: cur.calls + int(0, 200), time: cur.time + int(0, 4000) / 4 });
       state.set(key, cur);
       rows.push({
-        collected_at: new Date(t).toISOString(), database_name: e.db, queryid: e.q, userid: e.user, dbid: 1, toplevel: true, query: "q",
-        calls: rng() < shape.missing ? null : cur.calls, total_exec_time: cur.time, stats_reset: cur.reset,
+        collected_at: new Date(t).toISOString(),
+        database_name: e.db,
+        queryid: e.q,
+        userid: e.user,
+        dbid: 1,
+        toplevel: true,
+        query: "q",
+        calls: rng() < shape.missing ? null : cur.calls,
+        total_exec_time: cur.time,
+        stats_reset: cur.reset,
       });
     }
     t += shape.spacings[Math.floor(rng() * shape.spacings.length)] * 1000;

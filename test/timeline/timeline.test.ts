@@ -14,7 +14,6 @@ import { client } from "../support/http.ts";
 import { collectEvery, monitorRoleUrl, registerServer, monitoringConfig as config, quietLog as log, pause } from "../support/monitored.ts";
 import { startEmbeddedPostgres, type TestServer } from "../support/postgres.ts";
 
-
 let server: TestServer;
 let store: TestDatastore;
 let api: ReturnType<typeof client>;
@@ -67,7 +66,8 @@ afterAll(async () => {
   await server?.stop();
 });
 
-const timeline = async (query: string, token = root) => api("GET", `/api/v1/timeline/events?start_time=${started}&end_time=${new Date(Date.now() + 60_000).toISOString()}${query}`, { token });
+const timeline = async (query: string, token = root) =>
+  api("GET", `/api/v1/timeline/events?start_time=${started}&end_time=${new Date(Date.now() + 60_000).toISOString()}${query}`, { token });
 
 describe("the timeline", () => {
   it("shows the setting change, the new extension, the hba rule and the restart", async () => {
@@ -80,7 +80,12 @@ describe("the timeline", () => {
     const [ext] = byType("extension_change");
     expect(ext.details.changes).toContainEqual(expect.objectContaining({ name: "pg_trgm", change_type: "added", old_version: null }));
     const [hba] = byType("hba_change");
-    expect(hba.details.changes).toContainEqual(expect.objectContaining({ change_type: "added", after: expect.objectContaining({ user_name: "pglens_nobody", address: "10.11.12.0", auth_method: "reject" }) }));
+    expect(hba.details.changes).toContainEqual(
+      expect.objectContaining({
+        change_type: "added",
+        after: expect.objectContaining({ user_name: "pglens_nobody", address: "10.11.12.0", auth_method: "reject" }),
+      }),
+    );
     const [restart] = byType("restart");
     expect(restart).toMatchObject({ severity: "warning", title: "Server restarted" });
     expect(Date.parse(restart.details.new_start_time)).toBeGreaterThan(Date.parse(restart.details.previous_start_time));
@@ -110,7 +115,17 @@ describe("the timeline", () => {
     );
     await api("POST", "/api/v1/alerts/acknowledge", { token: root, body: { alert_id: alertId, message: "known" } });
     await store.db.query("UPDATE alerts SET status = 'cleared', cleared_at = now() WHERE id = $1", [alertId]);
-    const window = (await api("POST", "/api/v1/blackouts", { token: root, body: { scope: "estate", reason: "patching", start_time: new Date(Date.now() - 1000).toISOString(), end_time: new Date(Date.now() + 3_600_000).toISOString() } })).body;
+    const window = (
+      await api("POST", "/api/v1/blackouts", {
+        token: root,
+        body: {
+          scope: "estate",
+          reason: "patching",
+          start_time: new Date(Date.now() - 1000).toISOString(),
+          end_time: new Date(Date.now() + 3_600_000).toISOString(),
+        },
+      })
+    ).body;
     const res = await timeline(`&event_types=alert_fired,alert_acknowledged,alert_cleared,blackout_started,blackout_ended`);
     expect(res.body.events.map((e: { event_type: string; id: string }) => [e.event_type, e.id]).sort()).toEqual(
       [
@@ -120,8 +135,15 @@ describe("the timeline", () => {
         ["blackout_started", `blackout-start-${window.id}`],
       ].sort(),
     );
-    expect(res.body.events.find((e: { event_type: string }) => e.event_type === "blackout_started")).toMatchObject({ connection_id: 0, server_name: "All servers", summary: "patching" });
-    expect(res.body.events.find((e: { event_type: string }) => e.event_type === "alert_fired")).toMatchObject({ severity: "critical", title: "Alert fired: Connection error: changing" });
+    expect(res.body.events.find((e: { event_type: string }) => e.event_type === "blackout_started")).toMatchObject({
+      connection_id: 0,
+      server_name: "All servers",
+      summary: "patching",
+    });
+    expect(res.body.events.find((e: { event_type: string }) => e.event_type === "alert_fired")).toMatchObject({
+      severity: "critical",
+      title: "Alert fired: Connection error: changing",
+    });
     const limited = await timeline("&limit=2");
     expect(limited.body.events).toHaveLength(2);
     expect(limited.body.total_count).toBeGreaterThan(2);
@@ -132,7 +154,9 @@ describe("the timeline", () => {
     const ask = (q: string, token = root) => api("GET", `/api/v1/timeline/events?${q}`, { token });
     expect((await ask(`end_time=${new Date(now).toISOString()}`)).body.error).toContain("start_time");
     expect((await ask(`start_time=yesterday&end_time=${new Date(now).toISOString()}`)).body.error).toContain("`start_time` is not an RFC 3339 timestamp");
-    expect((await ask(`start_time=${new Date(now - 400 * 86_400_000).toISOString()}&end_time=${new Date(now).toISOString()}`)).body.error).toContain("more than 366 days");
+    expect((await ask(`start_time=${new Date(now - 400 * 86_400_000).toISOString()}&end_time=${new Date(now).toISOString()}`)).body.error).toContain(
+      "more than 366 days",
+    );
     expect((await ask(`start_time=${new Date(now).toISOString()}&end_time=${new Date(now - 1000).toISOString()}`)).body.error).toContain("must be after");
     expect((await timeline("&event_types=config_change,reboot")).body.error).toContain('unknown event type "reboot"');
     await store.db.query("UPDATE connections SET is_shared = false"); // registered shared: now only the superuser sees them

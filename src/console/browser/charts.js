@@ -5,7 +5,11 @@
   const root = document.getElementById("charts");
   if (!root || typeof uPlot !== "function") return;
   const COLORS = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#e377c2", "#17becf"];
-  const UNITS = [[1e9, "G"], [1e6, "M"], [1e3, "k"]];
+  const UNITS = [
+    [1e9, "G"],
+    [1e6, "M"],
+    [1e3, "k"],
+  ];
   const short = (v) => {
     if (v === null || v === undefined) return "–";
     for (const [n, s] of UNITS) if (Math.abs(v) >= n) return `${(v / n).toFixed(1)}${s}`;
@@ -23,7 +27,11 @@
   };
 
   const label = (s) => {
-    const entity = s.entity ? Object.values(s.entity).filter((v) => v !== null).join(" ") : "";
+    const entity = s.entity
+      ? Object.values(s.entity)
+          .filter((v) => v !== null)
+          .join(" ")
+      : "";
     return entity ? `${s.name} ${entity}` : s.name;
   };
 

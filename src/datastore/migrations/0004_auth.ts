@@ -64,7 +64,8 @@ export const migration: Migration = {
       created_at timestamptz NOT NULL DEFAULT now()
     )`,
     ...MCP_PRIVILEGES.map(
-      (p) => `INSERT INTO mcp_privileges (identifier, item_type, description) VALUES (${quoteLiteral(p.identifier)}, '${p.item_type}', ${quoteLiteral(p.description)})`,
+      (p) =>
+        `INSERT INTO mcp_privileges (identifier, item_type, description) VALUES (${quoteLiteral(p.identifier)}, '${p.item_type}', ${quoteLiteral(p.description)})`,
     ),
     `CREATE TABLE group_mcp_privileges (
       group_id integer NOT NULL REFERENCES user_groups (id) ON DELETE CASCADE,

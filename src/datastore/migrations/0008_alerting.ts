@@ -105,7 +105,8 @@ export const migration: Migration = {
     )`,
     `INSERT INTO alerter_settings (id) VALUES (1)`,
     ...MCP_PRIVILEGES.filter((p) => ["list_alerts", "get_alert_rules"].includes(p.identifier)).map(
-      (p) => `INSERT INTO mcp_privileges (identifier, item_type, description) VALUES (${quoteLiteral(p.identifier)}, 'tool', ${quoteLiteral(p.description)}) ON CONFLICT DO NOTHING`,
+      (p) =>
+        `INSERT INTO mcp_privileges (identifier, item_type, description) VALUES (${quoteLiteral(p.identifier)}, 'tool', ${quoteLiteral(p.description)}) ON CONFLICT DO NOTHING`,
     ),
   ],
 };

@@ -48,7 +48,8 @@ export const migration: Migration = {
     `CREATE INDEX blackouts_time ON blackouts (end_time, start_time)`,
     `CREATE UNIQUE INDEX blackouts_once_per_scheduled_start ON blackouts (schedule_id, start_time) WHERE schedule_id IS NOT NULL`,
     ...MCP_PRIVILEGES.filter((p) => p.identifier === "list_blackouts").map(
-      (p) => `INSERT INTO mcp_privileges (identifier, item_type, description) VALUES (${quoteLiteral(p.identifier)}, 'tool', ${quoteLiteral(p.description)}) ON CONFLICT DO NOTHING`,
+      (p) =>
+        `INSERT INTO mcp_privileges (identifier, item_type, description) VALUES (${quoteLiteral(p.identifier)}, 'tool', ${quoteLiteral(p.description)}) ON CONFLICT DO NOTHING`,
     ),
   ],
 };

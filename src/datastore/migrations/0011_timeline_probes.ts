@@ -12,7 +12,8 @@ export const migration: Migration = {
   statements: [
     ...catalogueStatements([pgPostmaster, pgHbaFileRules, pgIdentFileMappings]),
     ...MCP_PRIVILEGES.filter((p) => p.identifier === "get_timeline").map(
-      (p) => `INSERT INTO mcp_privileges (identifier, item_type, description) VALUES (${quoteLiteral(p.identifier)}, 'tool', ${quoteLiteral(p.description)}) ON CONFLICT DO NOTHING`,
+      (p) =>
+        `INSERT INTO mcp_privileges (identifier, item_type, description) VALUES (${quoteLiteral(p.identifier)}, 'tool', ${quoteLiteral(p.description)}) ON CONFLICT DO NOTHING`,
     ),
   ],
 };

@@ -12,7 +12,9 @@ export const migration: Migration = {
   name: "irregular_intervals",
   statements: [
     ...PROBES.flatMap(createIrregularTable),
-    ...PROBES.filter((p) => createIrregularTable(p).length > 0).map((p) => `ALTER TABLE ${probeTable(changesTableName(p.name))} ADD COLUMN entities_checked boolean`),
+    ...PROBES.filter((p) => createIrregularTable(p).length > 0).map(
+      (p) => `ALTER TABLE ${probeTable(changesTableName(p.name))} ADD COLUMN entities_checked boolean`,
+    ),
     `CREATE INDEX pg_stat_statements_by_queryid ON ${probeTable("pg_stat_statements")} (connection_id, queryid, collected_at)`,
   ],
 };

@@ -13,6 +13,8 @@ export const migration: Migration = {
   name: "entity_gauges",
   statements: PROBES.flatMap((probe) => {
     const columns = entityGaugeLevelFactColumns(probe);
-    return columns.length === 0 ? [] : [`ALTER TABLE IF EXISTS ${probeTable(entityCellsTableName(probe.name))} ${columns.map((c) => `ADD COLUMN IF NOT EXISTS ${c}`).join(", ")}`];
+    return columns.length === 0
+      ? []
+      : [`ALTER TABLE IF EXISTS ${probeTable(entityCellsTableName(probe.name))} ${columns.map((c) => `ADD COLUMN IF NOT EXISTS ${c}`).join(", ")}`];
   }),
 };

@@ -10,6 +10,7 @@ export const migration: Migration = {
   version: 27,
   name: "unchecked_changes",
   statements: PROBES.filter((p) => createIrregularTable(p).length > 0).map(
-    (p) => `CREATE INDEX IF NOT EXISTS ${p.name}__changes_unchecked ON ${probeTable(changesTableName(p.name))} (connection_id, collected_at) WHERE entities_checked IS NOT TRUE`,
+    (p) =>
+      `CREATE INDEX IF NOT EXISTS ${p.name}__changes_unchecked ON ${probeTable(changesTableName(p.name))} (connection_id, collected_at) WHERE entities_checked IS NOT TRUE`,
   ),
 };

@@ -12,6 +12,7 @@ export const migration: Migration = {
   version: 31,
   name: "changes_by_span",
   statements: PROBES.filter((p) => createIrregularTable(p).length > 0).map(
-    (p) => `CREATE INDEX IF NOT EXISTS ${p.name}__changes_by_span ON ${probeTable(changesTableName(p.name))} (connection_id, date_part('epoch', collected_at - prev_collected_at))`,
+    (p) =>
+      `CREATE INDEX IF NOT EXISTS ${p.name}__changes_by_span ON ${probeTable(changesTableName(p.name))} (connection_id, date_part('epoch', collected_at - prev_collected_at))`,
   ),
 };

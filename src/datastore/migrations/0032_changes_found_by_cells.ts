@@ -13,7 +13,9 @@ export const migration: Migration = {
   version: 32,
   name: "changes_found_by_cells",
   statements: [
-    ...PROBES.filter((p) => createChangeCellsTable(p).length > 0).map((p) => `ALTER TABLE ${probeTable(changeCellsTableName(p.name))} ADD COLUMN IF NOT EXISTS min_span_ms double precision`),
+    ...PROBES.filter((p) => createChangeCellsTable(p).length > 0).map(
+      (p) => `ALTER TABLE ${probeTable(changeCellsTableName(p.name))} ADD COLUMN IF NOT EXISTS min_span_ms double precision`,
+    ),
     ...PROBES.filter((p) => createIrregularTable(p).length > 0).map((p) => `DROP INDEX IF EXISTS metrics.${p.name}__changes_by_span`),
   ],
 };

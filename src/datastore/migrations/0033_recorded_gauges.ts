@@ -13,6 +13,9 @@ export const migration: Migration = {
   version: 33,
   name: "recorded_gauges",
   statements: PROBES.filter((p) => recordedGaugeColumns(p).length > 0).map(
-    (p) => `ALTER TABLE ${probeTable(changesTableName(p.name))} ${recordedGaugeFactColumns(p).map((c) => `ADD COLUMN IF NOT EXISTS ${c}`).join(", ")}`,
+    (p) =>
+      `ALTER TABLE ${probeTable(changesTableName(p.name))} ${recordedGaugeFactColumns(p)
+        .map((c) => `ADD COLUMN IF NOT EXISTS ${c}`)
+        .join(", ")}`,
   ),
 };

@@ -7,5 +7,8 @@ import type { Migration } from "./types.ts";
 export const migration: Migration = {
   version: 38,
   name: "reachability_checks",
-  statements: ["ALTER TABLE connection_health ADD COLUMN checked_at timestamptz", "ALTER TABLE connection_health ADD COLUMN check_every_seconds integer NOT NULL DEFAULT 60"],
+  statements: [
+    "ALTER TABLE connection_health ADD COLUMN checked_at timestamptz",
+    "ALTER TABLE connection_health ADD COLUMN check_every_seconds integer NOT NULL DEFAULT 60",
+  ],
 };

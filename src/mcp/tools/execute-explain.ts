@@ -22,10 +22,14 @@ export const executeExplain = defineTool({
   annotations: { readOnlyHint: true, openWorldHint: false },
   async run(args, ctx) {
     const { conn, database } = await liveTarget(ctx, args);
-    const options = [`ANALYZE ${args.analyze ? "true" : "false"}`, `BUFFERS ${args.buffers ? "true" : "false"}`, `FORMAT ${args.format === "json" ? "JSON" : "TEXT"}`];
-    const result = await runLive(ctx, conn, database, (client) =>
-      client.query(extended(`EXPLAIN (${options.join(", ")}) ${args.statement}`)),
-    ).catch(refusal("statement"));
+    const options = [
+      `ANALYZE ${args.analyze ? "true" : "false"}`,
+      `BUFFERS ${args.buffers ? "true" : "false"}`,
+      `FORMAT ${args.format === "json" ? "JSON" : "TEXT"}`,
+    ];
+    const result = await runLive(ctx, conn, database, (client) => client.query(extended(`EXPLAIN (${options.join(", ")}) ${args.statement}`))).catch(
+      refusal("statement"),
+    );
     const lines = (result.rows as unknown[][]).map((r) => (typeof r[0] === "string" ? r[0] : JSON.stringify(r[0], null, 2)));
     return fence(`Plan on connection ${conn.id} (${conn.name}), database ${database}${args.analyze ? " (executed, then rolled back)" : ""}.`, lines.join("\n"));
   },

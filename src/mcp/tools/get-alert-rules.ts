@@ -17,8 +17,34 @@ export const getAlertRules = defineTool({
     const rules = (await listAlertRules(db)).filter((r) => args.category === undefined || r.category === args.category);
     const availability = await ruleAvailability(db, rules);
     return toTsv(
-      ["id", "name", "category", "metric_name", "metric_unit", "operator", "threshold", "severity", "enabled", "available", "unavailable_reason", "description"],
-      rules.map((r) => [r.id, r.name, r.category, r.metric_name, r.metric_unit, r.default_operator, r.default_threshold, r.default_severity, r.default_enabled, availability.get(r.id)!.available, availability.get(r.id)!.unavailable_reason, r.description]),
+      [
+        "id",
+        "name",
+        "category",
+        "metric_name",
+        "metric_unit",
+        "operator",
+        "threshold",
+        "severity",
+        "enabled",
+        "available",
+        "unavailable_reason",
+        "description",
+      ],
+      rules.map((r) => [
+        r.id,
+        r.name,
+        r.category,
+        r.metric_name,
+        r.metric_unit,
+        r.default_operator,
+        r.default_threshold,
+        r.default_severity,
+        r.default_enabled,
+        availability.get(r.id)!.available,
+        availability.get(r.id)!.unavailable_reason,
+        r.description,
+      ]),
     );
   },
 });

@@ -37,6 +37,13 @@ export const getLatestSnapshot = defineTool({
     if (result.collected_at === null) return `No samples of ${probe.name} on connection ${args.connection_id} match.`;
     const columns = probe.columns.map((c) => c.name);
     const header = `${probe.name} collected at ${result.collected_at}: ${result.rows.length} of ${result.total_count} rows`;
-    return [header, "", toTsv(columns, result.rows.map((r) => columns.map((c) => r[c])))].join("\n");
+    return [
+      header,
+      "",
+      toTsv(
+        columns,
+        result.rows.map((r) => columns.map((c) => r[c])),
+      ),
+    ].join("\n");
   },
 });

@@ -11,7 +11,8 @@ export const getPerformanceSummary = defineTool({
   name: "get_performance_summary",
   title: "Get a performance summary",
   description:
-    "For each connection: one line with its transaction id ages (wraparound risk) and current figures, then a TSV table (" + COLUMNS.join(", ") +
+    "For each connection: one line with its transaction id ages (wraparound risk) and current figures, then a TSV table (" +
+    COLUMNS.join(", ") +
     ") with one row per bucket of one sixtieth of the window (at least 10 s). The cache hit ratio is that bucket's own (hits / block requests of " +
     "the changes in it); rates and checkpoint times come from reset- and gap-aware changes. Empty cells: nothing measured in that bucket.",
   inputSchema: z.object({
@@ -22,18 +23,33 @@ export const getPerformanceSummary = defineTool({
   dataFrom: FROM_A_SERVER,
   annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
   async run(args, { db, access, now }) {
-    const summary = await performanceSummary(db, { access, connectionIds: args.connection_ids, window: toolWindow(args.time_start, args.time_end, now), timeRange: "custom" });
+    const summary = await performanceSummary(db, {
+      access,
+      connectionIds: args.connection_ids,
+      window: toolWindow(args.time_start, args.time_end, now),
+      timeRange: "custom",
+    });
     const lines = summary.connections.map((c) => {
       const ages = c.xid_age.map((x) => `${x.database_name} ${x.age} (${x.percent}%)`).join(", ") || "unknown";
-      return `connection ${c.connection_id} (${c.connection_name}): xid age ${ages}; now: cache hit ratio ${c.cache_hit_ratio.current ?? "-"}%, ` +
-        `${c.transactions.commits_per_sec ?? "-"} commits/s, ${c.transactions.rollback_percent ?? "-"}% rollbacks`;
+      return (
+        `connection ${c.connection_id} (${c.connection_name}): xid age ${ages}; now: cache hit ratio ${c.cache_hit_ratio.current ?? "-"}%, ` +
+        `${c.transactions.commits_per_sec ?? "-"} commits/s, ${c.transactions.rollback_percent ?? "-"}% rollbacks`
+      );
     });
     const rows = summary.connections.flatMap((c) => {
       const times = [...new Set([...c.cache_hit_ratio.time_series, ...c.transactions.time_series, ...c.checkpoints.time_series].map((p) => p.time))].sort();
       return times.map((time) => {
         const tx = c.transactions.time_series.find((p) => p.time === time);
         const cp = c.checkpoints.time_series.find((p) => p.time === time);
-        return [c.connection_id, time, c.cache_hit_ratio.time_series.find((p) => p.time === time)?.value, tx?.commits_per_sec, tx?.rollback_percent, cp?.write_time_ms, cp?.sync_time_ms];
+        return [
+          c.connection_id,
+          time,
+          c.cache_hit_ratio.time_series.find((p) => p.time === time)?.value,
+          tx?.commits_per_sec,
+          tx?.rollback_percent,
+          cp?.write_time_ms,
+          cp?.sync_time_ms,
+        ];
       });
     });
     const header = `window ${summary.time_start} to ${summary.time_end}, buckets of ${summary.bucket_seconds} s`;

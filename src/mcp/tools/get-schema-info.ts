@@ -55,10 +55,24 @@ export const getSchemaInfo = defineTool({
     const result = await runLive(ctx, conn, database, (client) =>
       client.query({ text: SCHEMA_SQL, values: [args.schema_name ?? null, args.table_name ?? null], rowMode: "array" }),
     ).catch(refusal("schema query"));
-    const rows = (result.rows as unknown[][]).map(([schema, table, , item, name, detail, nullable, def, estimate]) => [schema, table, item, name, detail, nullable, def, estimate]);
+    const rows = (result.rows as unknown[][]).map(([schema, table, , item, name, detail, nullable, def, estimate]) => [
+      schema,
+      table,
+      item,
+      name,
+      detail,
+      nullable,
+      def,
+      estimate,
+    ]);
     const truncated = rows.length > MAX_ROWS;
     const header = ["schema_name", "table_name", "item", "name", "detail", "nullable", "default", "row_estimate"];
-    const note = rows.length === 0 ? "(no matching tables)" : truncated ? `(first ${MAX_ROWS} lines; name a schema_name or table_name to see the rest)` : `(${rows.length} lines)`;
+    const note =
+      rows.length === 0
+        ? "(no matching tables)"
+        : truncated
+          ? `(first ${MAX_ROWS} lines; name a schema_name or table_name to see the rest)`
+          : `(${rows.length} lines)`;
     return fence(`Schema of connection ${conn.id} (${conn.name}), database ${database}.`, toTsv(header, rows.slice(0, MAX_ROWS) as never), note);
   },
 });

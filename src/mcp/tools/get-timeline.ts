@@ -15,7 +15,8 @@ export const getTimeline = defineTool({
   description:
     "What happened on the servers you can see between time_start and time_end (RFC 3339; at most 366 days): configuration changes, pg_hba.conf " +
     "and pg_ident.conf changes, restarts, extension changes, alerts fired/cleared/acknowledged, blackouts started/ended. Newest first, as TSV (" +
-    COLUMNS.join(", ") + `). event_types narrows to some of: ${EVENT_TYPES.join(", ")}.`,
+    COLUMNS.join(", ") +
+    `). event_types narrows to some of: ${EVENT_TYPES.join(", ")}.`,
   inputSchema: z.object({
     time_start: z.string(),
     time_end: z.string(),
@@ -32,7 +33,17 @@ export const getTimeline = defineTool({
     if (hidden !== undefined) throw new ToolError(`connection ${hidden} not found`);
     const ids = args.connection_ids ?? visible.connections;
     const names = new Map((await listConnections(db)).filter((r) => ids.includes(r.id)).map((r) => [r.id, r.name]));
-    const events = await timelineEvents(db, { connectionIds: ids, names, visible, from: new Date(window.start), to: new Date(window.end), types: parseEventTypes(args.event_types?.join(",")) });
-    return toTsv(COLUMNS, events.slice(0, args.limit ?? 500).map((e) => COLUMNS.map((c) => e[c])));
+    const events = await timelineEvents(db, {
+      connectionIds: ids,
+      names,
+      visible,
+      from: new Date(window.start),
+      to: new Date(window.end),
+      types: parseEventTypes(args.event_types?.join(",")),
+    });
+    return toTsv(
+      COLUMNS,
+      events.slice(0, args.limit ?? 500).map((e) => COLUMNS.map((c) => e[c])),
+    );
   },
 });

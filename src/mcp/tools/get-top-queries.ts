@@ -11,7 +11,9 @@ export const getTopQueries = defineTool({
   name: "get_top_queries",
   title: "Get the top queries",
   description:
-    "The costliest statements of one connection from pg_stat_statements samples, as TSV (" + COLUMNS.join(", ") + "; times in ms). " +
+    "The costliest statements of one connection from pg_stat_statements samples, as TSV (" +
+    COLUMNS.join(", ") +
+    "; times in ms). " +
     "Without time_start: lifetime totals of the latest sample. With time_start (relative like 1h or ISO 8601): each statement's change " +
     "over the window, aware of pg_stat_statements_reset() — what was expensive in that period. exclude_collector drops pglens's own probe statements.",
   inputSchema: z.object({
@@ -37,6 +39,9 @@ export const getTopQueries = defineTool({
       excludeCollector: args.exclude_collector ?? false,
       window: args.time_start === undefined ? undefined : toolWindow(args.time_start, args.time_end, now),
     });
-    return toTsv(COLUMNS, rows.map((r) => COLUMNS.map((c) => r[c])));
+    return toTsv(
+      COLUMNS,
+      rows.map((r) => COLUMNS.map((c) => r[c])),
+    );
   },
 });

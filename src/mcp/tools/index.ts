@@ -19,7 +19,25 @@ import { recallMemoriesTool } from "./recall-memories.ts";
 import { storeMemoryTool } from "./store-memory.ts";
 
 /** Every tool pglens offers, in the order they are listed. */
-export const TOOLS: readonly ToolDefinition[] = [listConnectionsTool, listProbes, describeProbe, queryMetrics, getPerformanceSummary, getTopQueries, getLatestSnapshot, queryDatabase, getSchemaInfo, executeExplain, listAlertsTool, getAlertRules, listBlackoutsTool, getTimeline, storeMemoryTool, recallMemoriesTool, getOverviewTool] as unknown as ToolDefinition[];
+export const TOOLS: readonly ToolDefinition[] = [
+  listConnectionsTool,
+  listProbes,
+  describeProbe,
+  queryMetrics,
+  getPerformanceSummary,
+  getTopQueries,
+  getLatestSnapshot,
+  queryDatabase,
+  getSchemaInfo,
+  executeExplain,
+  listAlertsTool,
+  getAlertRules,
+  listBlackoutsTool,
+  getTimeline,
+  storeMemoryTool,
+  recallMemoriesTool,
+  getOverviewTool,
+] as unknown as ToolDefinition[];
 
 /** The tools this configuration leaves switched on. */
 export function enabledTools(config: Config): ToolDefinition[] {

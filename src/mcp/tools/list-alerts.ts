@@ -8,13 +8,33 @@ import { ToolError, defineTool } from "../tool.ts";
 import { toTsv } from "../tsv.ts";
 import { RECORDED_BY_PGLENS } from "../fence.ts";
 
-const COLUMNS = ["id", "alert_type", "severity", "status", "server_name", "connection_id", "database_name", "object_name", "title", "metric_name", "metric_value", "metric_unit", "operator", "threshold_value", "triggered_at", "cleared_at", "acknowledged_by"] as const;
+const COLUMNS = [
+  "id",
+  "alert_type",
+  "severity",
+  "status",
+  "server_name",
+  "connection_id",
+  "database_name",
+  "object_name",
+  "title",
+  "metric_name",
+  "metric_value",
+  "metric_unit",
+  "operator",
+  "threshold_value",
+  "triggered_at",
+  "cleared_at",
+  "acknowledged_by",
+] as const;
 
 export const listAlertsTool = defineTool({
   name: "list_alerts",
   title: "List alerts",
   description:
-    "Lists alerts raised by pglens's alerter on the connections you may read, newest first, as TSV (" + COLUMNS.join(", ") + "). " +
+    "Lists alerts raised by pglens's alerter on the connections you may read, newest first, as TSV (" +
+    COLUMNS.join(", ") +
+    "). " +
     "Filter by connection_ids, status (active, acknowledged, cleared), exclude_cleared, severity, alert_type (threshold, anomaly, connection) " +
     "and time_start/time_end (RFC 3339, on triggered_at). At most `limit` rows (default 100, max 1000).",
   inputSchema: z.object({
@@ -44,6 +64,9 @@ export const listAlertsTool = defineTool({
       limit: args.limit ?? 100,
       offset: 0,
     });
-    return toTsv(COLUMNS, alerts.map((a) => COLUMNS.map((c) => a[c] as string)));
+    return toTsv(
+      COLUMNS,
+      alerts.map((a) => COLUMNS.map((c) => a[c] as string)),
+    );
   },
 });

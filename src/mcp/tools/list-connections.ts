@@ -11,7 +11,9 @@ export const listConnectionsTool = defineTool({
   name: "list_connections",
   title: "List connections",
   description:
-    "Lists the monitored PostgreSQL connections you may see, as TSV (" + COLUMNS.join(", ") + "). Use an `id` as connection_id in the other tools. " +
+    "Lists the monitored PostgreSQL connections you may see, as TSV (" +
+    COLUMNS.join(", ") +
+    "). Use an `id` as connection_id in the other tools. " +
     "last_collected_at is the collector's last successful sample of the server; connection_error says why it cannot reach it, if it cannot.",
   inputSchema: z.object({}),
   dataFrom: FROM_USERS,
@@ -19,7 +21,11 @@ export const listConnectionsTool = defineTool({
   async run(_args, { db, access }) {
     const visible = (await listConnections(db)).map((c) => ({ c, access: connectionAccess(access, c) })).filter((x) => x.access !== null);
     const last = new Map(
-      (await db.query<{ connection_id: number; at: Date | null }>("SELECT connection_id, max(last_success_at) AS at FROM probe_schedule GROUP BY connection_id")).map((r) => [r.connection_id, r.at]),
+      (
+        await db.query<{ connection_id: number; at: Date | null }>(
+          "SELECT connection_id, max(last_success_at) AS at FROM probe_schedule GROUP BY connection_id",
+        )
+      ).map((r) => [r.connection_id, r.at]),
     );
     return toTsv(
       COLUMNS,

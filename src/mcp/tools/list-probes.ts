@@ -14,7 +14,10 @@ export const listProbes = defineTool({
   inputSchema: z.object({}),
   annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
   async run(_args, { db }) {
-    const counts = await probeRowCounts(db, PROBES.map((p) => p.name));
+    const counts = await probeRowCounts(
+      db,
+      PROBES.map((p) => p.name),
+    );
     const rows = [...PROBES]
       .sort((a, b) => a.name.localeCompare(b.name))
       .map((p) => [p.name, p.description, counts.get(p.name) ?? 0, p.scope === "database" ? "database" : "server"]);

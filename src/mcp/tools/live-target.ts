@@ -16,17 +16,27 @@ export const targetArgs = {
     .max(2_147_483_647)
     .optional()
     .describe("Id of the monitored connection (GET /api/v1/connections lists them); default: the connection selected with POST /api/v1/connections/current"),
-  database_name: z.string().min(1).max(63).optional().describe("Database on that server; default: the selected database, else the connection's maintenance database"),
+  database_name: z
+    .string()
+    .min(1)
+    .max(63)
+    .optional()
+    .describe("Database on that server; default: the selected database, else the connection's maintenance database"),
 };
 
-export async function liveTarget(ctx: ToolContext, args: { connection_id?: number; database_name?: string }): Promise<{ conn: ConnectionRow; database: string }> {
+export async function liveTarget(
+  ctx: ToolContext,
+  args: { connection_id?: number; database_name?: string },
+): Promise<{ conn: ConnectionRow; database: string }> {
   let id = args.connection_id;
   let database = args.database_name;
   if (id === undefined) {
-    const [current] = await ctx.db.query<{ connection_id: number; database_name: string | null }>("SELECT connection_id, database_name FROM current_connections WHERE token_hash = $1", [
-      ctx.access.principal.tokenHash,
-    ]);
-    if (!current) throw new ToolError("no connection_id given and no connection selected; pass connection_id, or select one with POST /api/v1/connections/current");
+    const [current] = await ctx.db.query<{ connection_id: number; database_name: string | null }>(
+      "SELECT connection_id, database_name FROM current_connections WHERE token_hash = $1",
+      [ctx.access.principal.tokenHash],
+    );
+    if (!current)
+      throw new ToolError("no connection_id given and no connection selected; pass connection_id, or select one with POST /api/v1/connections/current");
     id = current.connection_id;
     database ??= current.database_name ?? undefined;
   }
@@ -37,7 +47,9 @@ export async function liveTarget(ctx: ToolContext, args: { connection_id?: numbe
 /** Runs `work` in a read-only transaction on `database`, within the live-session limits. */
 export function runLive<T>(ctx: ToolContext, conn: ConnectionRow, database: string, work: (client: pg.Client) => Promise<T>): Promise<T> {
   const options = { database, statementTimeoutMs: ctx.config.live_tools.statement_timeout_ms, role: ctx.config.live_tools.role };
-  return withLiveSlot(ctx.db, conn.id, ctx.access.principal.userId, liveLimits(ctx.config), () => withReadOnlyTransaction(conn, ctx.config.secret, options, work));
+  return withLiveSlot(ctx.db, conn.id, ctx.access.principal.userId, liveLimits(ctx.config), () =>
+    withReadOnlyTransaction(conn, ctx.config.secret, options, work),
+  );
 }
 
 /** How a live tool reports a failure: the database's own words (and SQLSTATE), or why we refused. */

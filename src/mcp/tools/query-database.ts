@@ -36,7 +36,12 @@ export const queryDatabase = defineTool({
       : truncated
         ? `; more rows exist: only the first ${limit} are shown, raise max_rows or narrow the query`
         : "";
-    const summary = fields.length === 0 ? `(${result.command ?? "statement"} completed; it returns no rows)` : `(${shown.length} row${shown.length === 1 ? "" : "s"}${more})`;
-    return fence(`Result of the query on connection ${conn.id} (${conn.name}), database ${database}.`, fields.length ? toTsv(fields, shown as never) : "", summary);
+    const summary =
+      fields.length === 0 ? `(${result.command ?? "statement"} completed; it returns no rows)` : `(${shown.length} row${shown.length === 1 ? "" : "s"}${more})`;
+    return fence(
+      `Result of the query on connection ${conn.id} (${conn.name}), database ${database}.`,
+      fields.length ? toTsv(fields, shown as never) : "",
+      summary,
+    );
   },
 });

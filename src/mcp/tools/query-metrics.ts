@@ -24,7 +24,9 @@ const input = z.object({
   aggregation: z
     .enum(AGGREGATIONS)
     .optional()
-    .describe("How the values in a bucket are combined: avg (default; rates, averages), sum (cumulative counts), max (peaks), min (minimum thresholds), last (point-in-time values)"),
+    .describe(
+      "How the values in a bucket are combined: avg (default; rates, averages), sum (cumulative counts), max (peaks), min (minimum thresholds), last (point-in-time values)",
+    ),
 });
 
 export const queryMetrics = defineTool({
@@ -39,9 +41,13 @@ export const queryMetrics = defineTool({
   dataFrom: FROM_A_SERVER,
   annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
   async run(args, { db, now, access }) {
-    if (args.buckets !== undefined && (args.buckets < 1 || args.buckets > MAX_BUCKETS)) throw new ToolError(`\`buckets\` must be between 1 and ${MAX_BUCKETS}; got ${args.buckets}`);
+    if (args.buckets !== undefined && (args.buckets < 1 || args.buckets > MAX_BUCKETS))
+      throw new ToolError(`\`buckets\` must be between 1 and ${MAX_BUCKETS}; got ${args.buckets}`);
     const probe = requireProbe(args.probe_name);
-    for (const name of (args.metrics ?? "").split(",").map((s) => s.trim()).filter(Boolean)) {
+    for (const name of (args.metrics ?? "")
+      .split(",")
+      .map((s) => s.trim())
+      .filter(Boolean)) {
       if (parseMetricName(name, probe).form !== "raw")
         throw new ToolError(`query_metrics returns the probe's own columns only; \`${name}\` is a derived metric: request it from GET /api/v1/metrics/query`);
     }
@@ -60,7 +66,12 @@ export const queryMetrics = defineTool({
       ? await runGroupedMetricsQuery(db, { ...query, groupBy: args.group_by, top: args.top })
       : (await runMetricsQuery(db, query)).series;
     // A grouped column is named after its metric and entity: xact_commit{database_name=shop}.
-    const label = (s: (typeof series)[number]) => (s.entity ? `${s.name}{${Object.entries(s.entity).map(([k, v]) => `${k}=${v ?? ""}`).join(",")}}` : s.name);
+    const label = (s: (typeof series)[number]) =>
+      s.entity
+        ? `${s.name}{${Object.entries(s.entity)
+            .map(([k, v]) => `${k}=${v ?? ""}`)
+            .join(",")}}`
+        : s.name;
     const times = series[0]?.data.map((p) => p.time) ?? [];
     const rows = times.map((time, k) => [time, ...series.map((s) => s.data[k].value)]);
     return toTsv(["bucket_time", ...series.map(label)], rows);

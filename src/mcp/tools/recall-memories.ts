@@ -11,7 +11,9 @@ export const recallMemoriesTool = defineTool({
   name: "recall_memories",
   title: "Recall memories",
   description:
-    "Finds your memories and the system's that match a query, best first, as TSV (" + COLUMNS.join(", ") + "): by meaning when an embedding provider " +
+    "Finds your memories and the system's that match a query, best first, as TSV (" +
+    COLUMNS.join(", ") +
+    "): by meaning when an embedding provider " +
     "and pgvector are available, else by words. Pinned memories are always listed after the matches (score empty). Filter by category and scope; `limit` matches (default 10).",
   inputSchema: z.object({
     query: z.string().trim().min(1).max(2000),
@@ -22,7 +24,12 @@ export const recallMemoriesTool = defineTool({
   dataFrom: FROM_USERS,
   annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
   async run(args, { db, access, config }) {
-    const { memories } = await recall(db, config.llm, access.principal.userId, { text: args.query, category: args.category, scope: args.scope, limit: args.limit ?? 10 });
+    const { memories } = await recall(db, config.llm, access.principal.userId, {
+      text: args.query,
+      category: args.category,
+      scope: args.scope,
+      limit: args.limit ?? 10,
+    });
     return toTsv(
       COLUMNS,
       memories.map((m) => [m.id, m.scope, m.category, m.pinned, m.score === null ? null : Math.round(m.score * 1000) / 1000, m.content, m.updated_at]),

@@ -20,7 +20,8 @@ export const storeMemoryTool = defineTool({
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
   async run(args, { db, access, config }) {
     const scope = args.scope ?? "user";
-    if (scope === "system" && !hasAdminPermission(access, "store_system_memory")) throw new ToolError("storing a system memory needs the store_system_memory permission; store it with scope `user` instead");
+    if (scope === "system" && !hasAdminPermission(access, "store_system_memory"))
+      throw new ToolError("storing a system memory needs the store_system_memory permission; store it with scope `user` instead");
     const { memory, note } = await rememberMemory(db, config.llm, {
       scope,
       userId: access.principal.userId,
