@@ -34,7 +34,7 @@ Commands:
   help                  show this text
 
 Configuration comes from the YAML file named by PGLENS_CONFIG and from environment
-variables (PGLENS_DATASTORE_URL, PGLENS_DATA_DIR, ...); see README.md.`;
+variables (PGLENS_DATASTORE_URL, PGLENS_DATA_DIR, ...); see docs/configuration.md.`;
 
 const COMMANDS = ["serve", "migrate", "collect", "alerter", "openapi", "user", "token", "group", "demo", "samples"];
 
@@ -47,7 +47,7 @@ function helpFor(command: string): string {
     if (i > start && !/^ {3,}\S/.test(lines[i]) && !lines[i].startsWith(`  ${command} `)) break;
     own.push(lines[i]);
   }
-  return `Usage: pglens ${command} ...\n${own.join("\n")}\n\nSee \`pglens --help\` for every command, README.md for configuration.`;
+  return `Usage: pglens ${command} ...\n${own.join("\n")}\n\nSee \`pglens --help\` for every command, docs/configuration.md for configuration.`;
 }
 
 /** Commands that take no options still refuse unknown ones (a typo must not start a server). */

@@ -1,6 +1,6 @@
 import { isoTime } from "./iso-time.ts";
 
-/** Bucket layout (DESIGN.md decision 3): n buckets of width w, never narrower than the collection interval. */
+/** Bucket layout: n buckets of width w, never narrower than the collection interval. */
 export interface Buckets {
   start: number;
   end: number;

@@ -1,5 +1,5 @@
 /**
- * Per-entity differencing of consecutive samples (DESIGN.md decisions 5-7). The change of the interval
+ * Per-entity differencing of consecutive samples. The change of the interval
  * (t_prev, t] belongs to the bucket holding t. Per entity: present in both samples -> its change counts;
  * appeared or vanished -> nothing; a negative change or a changed reset marker -> that entity's change is
  * invalid. The sample writer records these per sample; queries judge gaps (series.ts).

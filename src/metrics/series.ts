@@ -1,5 +1,5 @@
 /**
- * Rows in, series out: the reference implementation of every rule in SPEC.md "REST metrics query"
+ * Rows in, series out: the reference implementation of every rule of the REST metrics query
  * for one connection. Pure: no I/O, no clock.
  */
 import type { ProbeDefinition } from "../probes/types.ts";
@@ -36,7 +36,7 @@ interface Context {
   judgedInterval: number;
 }
 
-/** I' (DESIGN.md decision 6): the collection interval, widened to the median spacing of in-window samples. */
+/** I': the collection interval, widened to the median spacing of in-window samples. */
 export function judgedIntervalMs(intervalSeconds: number, inWindowSpacings: readonly number[]): number {
   return Math.max(intervalSeconds * 1000, median(inWindowSpacings) ?? 0);
 }

@@ -1,4 +1,4 @@
-/** The time window of a metrics request (DESIGN.md decision 1). */
+/** The time window of a metrics request. */
 import { InputError } from "../errors.ts";
 
 export interface Window {

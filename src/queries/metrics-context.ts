@@ -1,6 +1,6 @@
 /**
  * What a metrics request needs before its data, in one statement: that each connection exists and the caller
- * may read it, and the interval the query judges gaps by (SPEC.md) per connection: the server's own probe_configs row, else
+ * may read it, and the interval the query judges gaps by per connection: the server's own probe_configs row, else
  * the global row, else 300 s. Cluster and group overrides drive the collector only; the query's median-spacing
  * rule absorbs their effect on gaps.
  */

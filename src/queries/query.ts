@@ -214,7 +214,7 @@ export async function runMetricsQuery(db: Queryable, q: MetricsQuery): Promise<M
   }
 
   const times = pointTimes(buckets);
-  // Metrics in request order, then connections in request order (DESIGN.md decision 4).
+  // Metrics in request order, then connections in request order.
   const series = metrics.flatMap((m, i) =>
     q.connectionIds.map((id) => ({
       name: m.name,

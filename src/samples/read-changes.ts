@@ -139,7 +139,7 @@ export async function sampleBounds(
 }
 
 /**
- * The judged interval (DESIGN.md decision 6) where the bounds tell it: the collection interval, where more than
+ * The judged interval where the bounds tell it: the collection interval, where more than
  * half of the intervals starting in the window are no longer (so is the median); undefined otherwise.
  */
 export function judgedFromBounds(bounds: SpacingBounds, intervalMs: number): number | undefined {

@@ -32,7 +32,7 @@ export const MONITOR_PASSWORD = "monitor password 123";
 
 /**
  * The URL of a pg_monitor login on the server (made once per server): the role the live tools are meant to
- * run as. A superuser URL would make them refuse (see the Security model in README.md).
+ * run as. A superuser URL would make them refuse (see docs/security.md).
  */
 export async function monitorRoleUrl(serverUrl: string): Promise<string> {
   const { default: pg } = await import("pg");
