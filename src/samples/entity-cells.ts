@@ -1,36 +1,12 @@
-/**
- * Hourly rollups of each entity's changes (metrics.<probe>__entity_cells): the SQL that turns raw rows into
- * per-entity interval facts (shared by the sample writer and the query), their merge, and the read of a
- * per-entity counter query's buckets: whole hours, and raw rows for the rest.
- *
- * An entity's interval is the connection's interval (its previous sample, from `__changes`) with the entity in
- * both samples; its change is valid when the reset marker is the same and the value did not go down, as in the
- * pipeline (metrics/series.ts) when each entity is charted alone.
- */
-import type { Queryable } from "../../drivers/types.ts";
-import type { Buckets } from "../metrics/buckets.ts";
-import { type RollupPlan, firstInstant } from "../metrics/rollup-plan.ts";
-import {
-  ENTITY_FACTS,
-  type EntityFact,
-  HOUR_PARTS,
-  LEVEL_FACTS,
-  type LevelFact,
-  PART_FACTS,
-  changesTableName,
-  entityCellsTableName,
-  factColumn as fact,
-  probeTable,
-  quoteIdent,
-} from "../probes/ddl.ts";
+import { ENTITY_FACTS, HOUR_PARTS, LEVEL_FACTS, PART_FACTS, changesTableName, factColumn as fact, probeTable, quoteIdent } from "../probes/ddl.ts";
 import type { ProbeDefinition } from "../probes/types.ts";
 import { spanMsSql } from "./read-changes.ts";
 import { subtractedLevelFacts } from "./level-cells.ts";
-import { type BucketRow, FIRST_EXTRA_PARAM, readRollupBuckets, returnedFacts, subtractedFacts } from "./read-rollup-cells.ts";
+import { subtractedFacts } from "./read-rollup-cells.ts";
 import { excludedRowsSql } from "./read-raw-rows.ts";
 
 /** The entity's key values as text, in the probe's key order. */
-const entityKeySql = (probe: ProbeDefinition, alias: string) => `ARRAY[${probe.keys.map((k) => `${alias}.${quoteIdent(k)}::text`).join(", ")}]`;
+export const entityKeySql = (probe: ProbeDefinition, alias: string) => `ARRAY[${probe.keys.map((k) => `${alias}.${quoteIdent(k)}::text`).join(", ")}]`;
 
 /**
  * An entity's key columns for a window's PARTITION BY: text keys in byte order, since a partition needs only
@@ -40,10 +16,10 @@ export const entityPartitionSql = (probe: ProbeDefinition, alias: string) =>
   probe.keys.map((k) => `${alias}.${quoteIdent(k)}${probe.columns.find((c) => c.name === k)?.type === "text" ? ' COLLATE "C"' : ""}`);
 
 /** The entity of the rows that carry the connection's own intervals, beside its entities' (no probe key is empty). */
-const CONNECTION_ENTITY = "{}";
+export const CONNECTION_ENTITY = "{}";
 
 /** Gauges' level facts of a row without values (the connection's own). */
-const noGaugeFacts = (gauges: readonly string[]) =>
+export const noGaugeFacts = (gauges: readonly string[]) =>
   gauges.flatMap((name) => [
     `0 AS ${fact(name, "n")}`,
     ...(["sum", "min", "max", "last"] as const).map((f) => `NULL::float8 AS ${fact(name, f)}`),
@@ -51,7 +27,7 @@ const noGaugeFacts = (gauges: readonly string[]) =>
   ]);
 
 /** A gauge's level facts of one raw row `r` alone; with `onlySums`, no extremes or latest value (NULL). */
-const gaugeFactsOfRow = (gauges: readonly string[], onlySums = false) =>
+export const gaugeFactsOfRow = (gauges: readonly string[], onlySums = false) =>
   gauges.flatMap((name) => {
     const g = `r.${quoteIdent(name)}`;
     const value = (f: string) => (onlySums && f !== "sum" ? "NULL::float8" : `${g}::float8`);
@@ -130,7 +106,7 @@ export function entityIntervalFacts(
 }
 
 /** entityIntervalFacts for gauges alone, without intervals: each visible row's level facts (no look-back, no join). */
-function entityGaugeFacts(
+export function entityGaugeFacts(
   probe: ProbeDefinition,
   range: { from: string; to: string },
   where: readonly string[],
@@ -207,7 +183,7 @@ export function mergedEntityFacts(columns: readonly string[], gauges: readonly s
  * entityFactColumns of a raw range as it counts when subtracted from the cell around it: counts and sums negated;
  * the longest interval kept (an upper bound); a gauge's extremes and latest value unknown.
  */
-function subtractedEntityFacts(columns: readonly string[], gauges: readonly string[]): string[] {
+export function subtractedEntityFacts(columns: readonly string[], gauges: readonly string[]): string[] {
   return ["-r.intervals", "r.max_span_ms", ...subtractedFacts(columns, ENTITY_FACTS, ENTITY_FACTS), ...subtractedLevelFacts(gauges)];
 }
 
@@ -217,7 +193,7 @@ function subtractedEntityFacts(columns: readonly string[], gauges: readonly stri
  * time the later one where the parts hold a value, extremes and latest value unknown (NULL). A cell without
  * running facts (before migration 26) reads a NULL count: incomplete.
  */
-function partCellFacts(gauges: readonly string[]): string[] {
+export function partCellFacts(gauges: readonly string[]): string[] {
   const whole = `(l.part_from = 0 AND l.part_to = ${HOUR_PARTS})`;
   const difference = (name: string, f: "part_n" | "part_sum") => `l.${fact(name, f)}[l.part_to] - coalesce(l.${fact(name, f)}[l.part_from], 0)`;
   return [
@@ -233,195 +209,4 @@ function partCellFacts(gauges: readonly string[]): string[] {
 }
 
 /** The gauges' facts that are times. */
-const lastTimes = (gauges: readonly string[]) => gauges.map((name) => fact(name, "last_at"));
-
-/** One entity's merged facts in one bucket. */
-export interface EntityBucket {
-  connectionId: number;
-  entity: Array<string | null>;
-  k: number;
-  intervals: number;
-  maxSpanMs: number | null;
-  /** Of the intervals, those longer than the collection interval, where counted (fetchRawEntityGauges' spacings). */
-  longer?: number;
-  columns: Array<{ n: number; sum: number | null; ratioSum: number | null }>;
-  /** Per gauge read: its level facts; `n` null when a cell in the bucket has none (incomplete). */
-  gauges: Array<{ n: number | null; sum: number; min: number; max: number; last: number; lastAt: number }>;
-}
-
-/**
- * Per connection, entity and bucket (k), the merged facts, and where intervals are read the connection's own
- * under CONNECTION_ENTITY; a raw range with k = -1 only lists the entities in it. `filters`: key column -> value
- * (text), narrowing the entities read. One statement.
- */
-export async function fetchEntityBuckets(
-  db: Queryable,
-  q: {
-    probe: ProbeDefinition;
-    columns: readonly string[];
-    gauges?: readonly string[];
-    connectionIds: readonly number[];
-    plan: RollupPlan;
-    filters: Readonly<Record<string, string>>;
-    /** Whether to read intervals, the connection's own and each entity's: counters need them; gauges alone do not. */
-    intervals: boolean;
-    /** Gauges' counts, sums and latest times only (averaged or summed): their extremes and latest values come back NaN. */
-    onlySums?: boolean;
-  },
-): Promise<EntityBucket[]> {
-  const gauges = q.gauges ?? [];
-  const filters = Object.entries(q.filters);
-  // The shared read's parameters come first; the filter values follow, then the entity they name, if one.
-  const named = filters.map(([key], i) => `l.entity[${q.probe.keys.indexOf(key) + 1}] = $${FIRST_EXTRA_PARAM + i}`).join(" AND ");
-  const pinned = filters.length === q.probe.keys.length ? q.probe.keys.map((k) => q.filters[k]) : undefined;
-  const one = `$${FIRST_EXTRA_PARAM + filters.length}::text[]`;
-  // One entity is looked up by the cells' entity index (migration 28), with the connection's own cells where intervals are read.
-  const cellWhere = pinned
-    ? [q.intervals ? `l.entity IN ('${CONNECTION_ENTITY}'::text[], ${one})` : `l.entity = ${one}`]
-    : q.intervals
-      ? filters.length
-        ? [`(l.entity = '${CONNECTION_ENTITY}' OR (${named}))`]
-        : []
-      : [filters.length ? `(${named})` : `l.entity <> '${CONNECTION_ENTITY}'`];
-  const rawWhere = filters.map(([key], i) => `r.${quoteIdent(key)}::text = $${FIRST_EXTRA_PARAM + i}`);
-  if (!q.intervals && q.columns.length > 0) throw new Error("counter facts need intervals");
-  const byParts = q.plan.cells.some((c) => c.parts);
-  if (byParts && (q.columns.length > 0 || !q.onlySums)) throw new Error("cells are read by parts for gauges' counts and sums alone");
-  const rows = await readRollupBuckets(db, {
-    cellsTable: probeTable(entityCellsTableName(q.probe.name)),
-    key: "entity",
-    cellsWhere: cellWhere,
-    params: [...filters.map(([, value]) => value), ...(pinned ? [pinned] : [])],
-    facts: entityFactColumns(q.columns, gauges),
-    cellFacts: byParts ? partCellFacts(gauges) : undefined,
-    times: lastTimes(gauges),
-    merged: mergedEntityFacts(q.columns, gauges, q.onlySums),
-    subtracted: subtractedEntityFacts(q.columns, gauges),
-    // Without intervals, raw rows are read without looking back. Merged per range either way: sorting every
-    // entity's raw rows for the final merge took half of a week's grouped counter read (lab: 460 -> 230 ms).
-    rawFacts: q.intervals
-      ? entityIntervalFacts(q.probe, q.columns, { from: "p.lo", to: "p.hi" }, rawWhere, gauges)
-      : entityGaugeFacts(q.probe, { from: "p.lo", to: "p.hi" }, rawWhere, gauges, q.onlySums ?? false),
-    mergePerRange: true,
-    // One entity's cells keep a plan; every entity's do not: with some statistics a generic plan groups them by
-    // sorting arrays of text (lab, a month of 20 databases' gauges: 40 -> 88 ms).
-    reusePlan: pinned !== undefined,
-    connectionIds: q.connectionIds,
-    plan: q.plan,
-  });
-  return entityBuckets(rows, q.columns, gauges);
-}
-
-/**
- * Every entity's gauges per bucket from raw rows alone, as fetchEntityBuckets gives them (without intervals), or
- * those of the entities `filters` (key column -> value, as text) name: one scan from `from` (the span before the
- * window: k = -1) to the window's end, each row given its bucket by the buckets' first instants, grouped by the
- * key columns themselves (which the datastore hashes). With `spacings`, the intervals in the window the pipeline
- * judges repeats by, per bucket they end in: counted, the longest kept, and those longer than the collection
- * interval counted too (`longer`); of each entity its own (between its consecutive rows), or of the connection
- * (from its recorded changes, under CONNECTION_ENTITY; entities' rows then count none).
- */
-export async function fetchRawEntityGauges(
-  db: Queryable,
-  q: {
-    probe: ProbeDefinition;
-    gauges: readonly string[];
-    connectionIds: readonly number[];
-    from: number;
-    buckets: Buckets;
-    onlySums: boolean;
-    filters?: Readonly<Record<string, string>>;
-    spacings?: { of: "entity" | "connection"; intervalMs: number };
-  },
-): Promise<EntityBucket[]> {
-  const keys = q.probe.keys.map((k) => `x.${quoteIdent(k)}`);
-  const filters = Object.entries(q.filters ?? {});
-  const conditions = [
-    "r.connection_id = ANY($1::int[])",
-    "r.collected_at >= $2::timestamptz",
-    "r.collected_at <= $3::timestamptz",
-    ...filters.map(([key], i) => `r.${quoteIdent(key)}::text = $${5 + i}`),
-    ...excludedRowsSql(q.probe).map((w) => `r.${w}`),
-  ];
-  const firstInstants = Array.from({ length: q.buckets.n + 1 }, (_, k) => new Date(firstInstant(q.buckets, k)).toISOString());
-  // An interval from the entity's previous row, where that lies in the window ($4's first instant is its start).
-  const previous = "lag(r.collected_at) OVER w";
-  const inWindow = `${previous} >= ($4::timestamptz[])[1]`;
-  const span = spanMsSql("r.collected_at", previous);
-  const longerThan = `$${5 + filters.length}::float8`;
-  const ofEntity = q.spacings?.of === "entity";
-  const spacings = ofEntity
-    ? [
-        `coalesce(${inWindow}, false)::int AS intervals`,
-        `CASE WHEN ${inWindow} THEN ${span} END AS max_span_ms`,
-        `coalesce(${inWindow} AND ${span} > ${longerThan}, false)::int AS longer`,
-      ]
-    : ["0 AS intervals", "NULL::float8 AS max_span_ms"];
-  const longer = q.spacings ? { merged: ofEntity ? ", sum(x.longer)::int AS longer" : ", 0 AS longer", returned: ", m.longer" } : { merged: "", returned: "" };
-  // The connection's intervals: its recorded changes whose previous sample is in the window.
-  const changeSpan = spanMsSql("c.collected_at", "c.prev_collected_at");
-  const connectionSpacings =
-    q.spacings?.of === "connection"
-      ? `
-     UNION ALL
-     SELECT c.connection_id, '${CONNECTION_ENTITY}'::text[], width_bucket(c.collected_at, $4::timestamptz[]) - 1, count(*)::int, max(${changeSpan}),
-            ${noGaugeFacts(q.gauges).join(", ")}, count(*) FILTER (WHERE ${changeSpan} > ${longerThan})::int
-       FROM ${probeTable(changesTableName(q.probe.name))} c
-      WHERE c.connection_id = ANY($1::int[]) AND c.collected_at >= ($4::timestamptz[])[1] AND c.collected_at <= $3::timestamptz AND c.prev_collected_at >= ($4::timestamptz[])[1]
-      GROUP BY 1, 3`
-      : "";
-  const rows = await db.query<BucketRow>(
-    `SELECT m.connection_id, array_to_json(m.entity)::text AS entity, m.k, ${returnedFacts(entityFactColumns([], q.gauges), lastTimes(q.gauges), "m").join(", ")}${longer.returned} FROM (
-     SELECT x.connection_id, ${entityKeySql(q.probe, "x")} AS entity, x.k, ${mergedEntityFacts([], q.gauges, q.onlySums).join(", ")}${longer.merged}
-       FROM (SELECT r.connection_id, ${q.probe.keys.map((k) => `r.${quoteIdent(k)}`).join(", ")}, width_bucket(r.collected_at, $4::timestamptz[]) - 1 AS k,
-                    ${spacings.join(", ")}, ${gaugeFactsOfRow(q.gauges, q.onlySums).join(", ")}
-               FROM ${probeTable(q.probe.name)} r WHERE ${conditions.join(" AND ")}${ofEntity ? ` WINDOW w AS (PARTITION BY ${["r.connection_id", ...entityPartitionSql(q.probe, "r")].join(", ")} ORDER BY r.collected_at)` : ""}) x
-      GROUP BY x.connection_id, ${keys.join(", ")}, x.k${connectionSpacings}) m`,
-    [
-      q.connectionIds,
-      new Date(q.from).toISOString(),
-      new Date(q.buckets.end).toISOString(),
-      firstInstants,
-      ...filters.map(([, value]) => value),
-      ...(q.spacings ? [q.spacings.intervalMs] : []),
-    ],
-  );
-  return entityBuckets(rows, [], q.gauges);
-}
-
-/**
- * Merged fact rows (times as epoch milliseconds; the entity as JSON text) as EntityBucket. Each distinct entity
- * is parsed once and its array shared by its buckets: a day of 20 databases is 3,000 rows of 20 entities.
- */
-function entityBuckets(rows: readonly BucketRow[], columns: readonly string[], gauges: readonly string[]): EntityBucket[] {
-  // The rows' keys, spelled once: thousands of rows, a dozen facts each.
-  const counters = columns.map((name) => Object.fromEntries(ENTITY_FACTS.map((f) => [f, `${name}:${f}`])) as Record<EntityFact, string>);
-  const levels = gauges.map((name) => Object.fromEntries(LEVEL_FACTS.map((f) => [f, `${name}:${f}`])) as Record<LevelFact, string>);
-  const value = (v: number | null | undefined) => (v === null || v === undefined ? Number.NaN : Number(v));
-  const entities = new Map<string, Array<string | null>>();
-  const entityOf = (text: string) => {
-    let entity = entities.get(text);
-    if (!entity) entities.set(text, (entity = JSON.parse(text) as Array<string | null>));
-    return entity;
-  };
-  return rows.map((row) => {
-    const bucket: EntityBucket = {
-      connectionId: row.connection_id,
-      entity: entityOf(row.entity as unknown as string),
-      k: row.k,
-      intervals: row.intervals as number,
-      maxSpanMs: row.max_span_ms,
-      columns: counters.map((name) => ({ n: row[name.n] ?? 0, sum: row[name.sum], ratioSum: row[name.ratio_sum] })),
-      gauges: levels.map((name) => ({
-        n: row[name.n],
-        sum: value(row[name.sum]),
-        min: value(row[name.min]),
-        max: value(row[name.max]),
-        last: value(row[name.last]),
-        lastAt: value(row[name.last_at]),
-      })),
-    };
-    if (row.longer !== undefined) bucket.longer = row.longer as number;
-    return bucket;
-  });
-}
+export const lastTimes = (gauges: readonly string[]) => gauges.map((name) => fact(name, "last_at"));

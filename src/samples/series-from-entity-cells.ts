@@ -12,7 +12,7 @@
  * Otherwise undefined, and the other paths answer.
  */
 import type { Queryable } from "../../drivers/types.ts";
-import { type EntityBucket, fetchEntityBuckets, fetchRawEntityGauges } from "./entity-cells.ts";
+import { type EntityBucket, fetchEntityBuckets, fetchRawEntityGauges } from "./read-entity-cells.ts";
 import { cumulativeColumns, entityGaugeColumns } from "../probes/ddl.ts";
 import type { ProbeDefinition } from "../probes/types.ts";
 import type { Aggregation } from "../metrics/aggregate.ts";
