@@ -3,51 +3,29 @@ import { parseArgs } from "node:util";
 import { UsageError } from "./cli/usage-error.ts";
 import { InputError, NotFoundError } from "./errors.ts";
 import { VERSION } from "./version.ts";
+import { COMMANDS, type CommandSpec, commandHelp, parserOptions } from "./cli/options.ts";
 
 // Each command loads only the modules it needs: a CLI call should not pay for the whole app's start-up.
+// Commands, options and the environment each reads come from cli/options.ts, for the parsers and the help alike.
 const USAGE = `pglens ${VERSION}: PostgreSQL monitoring service
 
 Usage: pglens <command> [options]
 
 Commands:
-  serve                 run the HTTP service (default; PORT, default 8080)
-  migrate               apply pending datastore migrations and exit
-  collect [--once]      run only the collector (every second; --once: one round, then exit)
-  alerter [--once]      run only the alerter (every alerter.interval_seconds; --once: one round, then exit)
-  openapi [--out FILE]  print the OpenAPI document (or write it to FILE)
-  user create NAME [--superuser] [--service-account] [--password-file FILE|-]
-                        create a user; the password is prompted for unless given by file or stdin
-  user list             list users
-  token create --user NAME [--expires 30d|never] [--note TEXT] [--json]
-                        create an API (service) token; it is printed once
-  token list [--json]   list API tokens (never the secrets)
-  group grant NAME [--member USER]... [--mcp TOOL,...] [--connections ID[:read|read_write],...]
-                        give a group (created if missing) members, MCP tools and connection rights
-  token delete ID       revoke a token
-  demo [--server URL] [--monitor-role] [--history-only]
-                        register a reachable local PostgreSQL (default postgres://postgres@127.0.0.1:5432)
-                        for collection (--monitor-role: as a pg_monitor role it creates, so the live tools
-                        work), or load a generated day of history as a demo connection
-  samples import --connection-id N --probe P [FILE|-]
-                        load NDJSON sample rows (collected_at + columns, one per line)
-                        through the sample writer; all or nothing
-  help                  show this text
+${Object.values(COMMANDS as Record<string, CommandSpec>)
+  .map((c) => `  ${c.usage.padEnd(26)} ${c.summary}`)
+  .join("\n")}
+  ${"version".padEnd(26)} print the version
+  ${"help".padEnd(26)} show this text
 
-Configuration comes from the YAML file named by PGLENS_CONFIG and from environment
-variables (PGLENS_DATASTORE_URL, PGLENS_DATA_DIR, ...); see docs/configuration.md.`;
+\`pglens <command> --help\` lists a command's options and the environment variables it reads.
+Configuration comes from the YAML file named by PGLENS_CONFIG and from environment variables;
+see docs/configuration.md.`;
 
-const COMMANDS = ["serve", "migrate", "collect", "alerter", "openapi", "user", "token", "group", "demo", "samples"];
+const COMMAND_NAMES = [...new Set(Object.keys(COMMANDS).map((k) => k.split(" ")[0]))];
 
-/** The lines of USAGE about one command (its line and the indented lines that continue it). */
 function helpFor(command: string): string {
-  const lines = USAGE.split("\n");
-  const start = lines.findIndex((l) => l.startsWith(`  ${command} `) || l === `  ${command}`);
-  const own: string[] = [];
-  for (let i = start; i >= 0 && i < lines.length; i++) {
-    if (i > start && !/^ {3,}\S/.test(lines[i]) && !lines[i].startsWith(`  ${command} `)) break;
-    own.push(lines[i]);
-  }
-  return `Usage: pglens ${command} ...\n${own.join("\n")}\n\nSee \`pglens --help\` for every command, docs/configuration.md for configuration.`;
+  return `${commandHelp(command)}\n\nSee \`pglens --help\` for every command, docs/configuration.md for configuration.`;
 }
 
 /** Commands that take no options still refuse unknown ones (a typo must not start a server). */
@@ -57,9 +35,14 @@ function noOptions(command: string, args: string[]): void {
 }
 
 async function main(argv: string[]): Promise<number> {
-  const [command = "serve", ...rest] = argv;
+  const [command, ...rest] = argv;
+  // Bare `pglens` explains itself rather than starting a server (`pglens serve` does that).
+  if (command === undefined) {
+    console.error(USAGE);
+    return 2;
+  }
   // `--help` anywhere after a command prints its help and does nothing else.
-  if (COMMANDS.includes(command) && (rest.includes("--help") || rest.includes("-h"))) {
+  if (COMMAND_NAMES.includes(command) && (rest.includes("--help") || rest.includes("-h"))) {
     console.log(helpFor(command));
     return 0;
   }
@@ -69,6 +52,7 @@ async function main(argv: string[]): Promise<number> {
     case "-h":
       console.log(USAGE);
       return 0;
+    case "version":
     case "--version":
     case "-v":
       console.log(VERSION);
@@ -93,7 +77,7 @@ async function main(argv: string[]): Promise<number> {
       return 0;
     }
     case "openapi": {
-      const { values } = parseArgs({ args: rest, options: { out: { type: "string" } } });
+      const { values } = parseArgs({ args: rest, options: parserOptions("openapi") });
       const [{ loadNodeConfig }, { createLogger }, { createApp, openApiDocument }, { writeFileSync }] = await Promise.all([
         import("./config-file.ts"),
         import("./log.ts"),
@@ -114,7 +98,7 @@ async function main(argv: string[]): Promise<number> {
       return 0;
     }
     case "collect": {
-      const { values } = parseArgs({ args: rest, options: { once: { type: "boolean" } } });
+      const { values } = parseArgs({ args: rest, options: parserOptions("collect") });
       const [{ loadNodeConfig }, { createLogger }, { openMigratedDatastore }, { collectOnce, startCollector }] = await Promise.all([
         import("./config-file.ts"),
         import("./log.ts"),
@@ -154,6 +138,10 @@ async function main(argv: string[]): Promise<number> {
       return (await import("./cli/tokens.ts")).tokenCommand(rest);
     case "group":
       return (await import("./cli/groups.ts")).groupCommand(rest);
+    case "connection":
+      return (await import("./cli/remote.ts")).connectionCommand(rest);
+    case "alerts":
+      return (await import("./cli/remote.ts")).alertsCommand(rest);
     default:
       throw new UsageError(`unknown command "${command}"\n\n${USAGE}`);
   }

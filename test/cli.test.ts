@@ -9,6 +9,8 @@ import { resolveCaller } from "../src/auth/principal.ts";
 import { MIGRATIONS } from "../src/datastore/migrations/index.ts";
 import { runCli, startServe } from "./support/cli.ts";
 import { createTestDatabase, freePort } from "./support/postgres.ts";
+import { VERSION } from "../src/version.ts";
+import { COMMANDS, type CommandSpec } from "../src/cli/options.ts";
 
 describe("pglens CLI", () => {
   it("serves on the embedded datastore and shuts down gracefully on SIGTERM", async () => {
@@ -43,7 +45,14 @@ describe("pglens CLI", () => {
     expect(code).toBe(0);
     expect(output()).toContain('"msg":"shutting down","signal":"SIGTERM"');
     expect(readFileSync(join(dataDir, "secrets", "secret"), "utf8").trim()).toMatch(/^[\w-]{43}$/); // generated for the embedded default
-  }, 60_000);
+    expect(output()).toContain("(first start only)");
+    // A restart opens what is there, and does not claim to be a first start.
+    const again = await startServe({ PGLENS_DATA_DIR: dataDir, PGLENS_DATASTORE_URL: "" }, port);
+    again.child.kill("SIGTERM");
+    await once(again.child, "exit");
+    expect(again.output()).toContain("opening the embedded datastore");
+    expect(again.output()).not.toContain("first start only");
+  }, 120_000);
 
   it("migrates a datastore and reports the schema version", async () => {
     const database = await createTestDatabase(inject("pg17Url"));
@@ -82,6 +91,11 @@ describe("pglens CLI", () => {
     expect(list.stdout).not.toContain(issued.token);
     expect((await runCli(["token", "delete", String(issued.id)], env)).code).toBe(0);
     expect(await resolveCaller(db, issued.token)).toBeNull();
+    // Without --expires a token expires in 90 days; `never` must be asked for.
+    const lasting = JSON.parse((await runCli(["token", "create", "--user", "svc", "--json"], env)).stdout);
+    expect(Date.parse(lasting.expires_at) - Date.now()).toBeGreaterThan(89 * 86_400_000);
+    expect(Date.parse(lasting.expires_at) - Date.now()).toBeLessThan(91 * 86_400_000);
+    expect(JSON.parse((await runCli(["token", "create", "--user", "svc", "--expires", "never", "--json"], env)).stdout).expires_at).toBeNull();
     expect((await runCli(["token", "create", "--user", "nobody"], env)).stderr).toContain("no user named `nobody`");
     expect((await runCli(["token", "create"], env)).code).toBe(2);
     await db.close();
@@ -98,18 +112,30 @@ describe("pglens CLI", () => {
     const registered = await runCli(["demo", "--server", inject("pg17Url")], env);
     expect(registered.stderr).toMatch(/registered 127.0.0.1:\d+ as connection \d+/);
     expect(registered.stderr).toContain("warning: postgres is a superuser; the live tools will refuse this connection");
-    const monitored = await runCli(["demo", "--server", inject("pg17Url"), "--monitor-role"], env);
-    expect(monitored.stderr).toContain("created role pglens_monitor (pg_monitor)");
+    // A role of this test's own: the server is shared with other tests.
+    const role = `pglens_cli_${process.pid}`;
+    const monitored = await runCli(["demo", "--server", inject("pg17Url"), "--monitor-role", "--role", role], env);
+    expect(monitored.stderr).toContain(`created role ${role} (pg_monitor)`);
+    // It exists now: pglens does not change its password (another install may use it) unless told to.
+    const again = await runCli(["demo", "--server", inject("pg17Url"), "--monitor-role", "--role", role], env);
+    expect(again.code).toBe(2);
+    expect(again.stderr).toContain(`role ${role} already exists and pglens does not know its password; pass --reset-password`);
+    const reset = await runCli(["demo", "--server", inject("pg17Url"), "--monitor-role", "--role", role, "--reset-password"], env);
+    expect(reset.stderr).toContain(`gave role ${role} (pg_monitor) a new generated password`);
+    expect(reset.stderr).toMatch(/connection \d+ \(local-127\.0\.0\.1-\d+-monitor\) already watches 127\.0\.0\.1:\d+; its stored password is updated/);
     const history = await runCli(["demo", "--history-only"], env);
     expect(history.stderr).toMatch(/loaded a generated day of history \([\d,]+ rows\) as connection \d+/);
     const db = openPg(database.url);
     expect(await db.query("SELECT is_monitored, username FROM connections ORDER BY id")).toEqual([
       { is_monitored: true, username: "postgres" },
-      { is_monitored: true, username: "pglens_monitor" },
+      { is_monitored: true, username: role },
       { is_monitored: false, username: "demo" },
     ]);
     await db.close();
     await database.drop();
+    const server = openPg(inject("pg17Url"));
+    await server.query(`DROP ROLE ${role}`);
+    await server.close();
   });
 
   it("stops with a message naming the key when the configuration is invalid", async () => {
@@ -124,6 +150,86 @@ describe("pglens CLI", () => {
     expect(JSON.parse(result.stdout)).toEqual(JSON.parse(readFileSync("openapi.gen.json", "utf8")));
   });
 
+  it("explains itself when run bare, starting nothing, and prints its version", async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), "pglens-bare-"));
+    const port = await freePort();
+    const bare = await runCli([], { PGLENS_DATA_DIR: dataDir, PGLENS_DATASTORE_URL: "", PORT: String(port) });
+    expect(bare.code).toBe(2);
+    expect(bare.stderr).toContain("Usage: pglens <command>");
+    expect(bare.stderr).toContain("  serve ");
+    expect(bare.stdout).toBe("");
+    expect(readdirSync(dataDir)).toEqual([]); // no datastore opened
+    expect(
+      await fetch(`http://127.0.0.1:${port}/health`).then(
+        () => "answered",
+        () => "nothing listens",
+      ),
+    ).toBe("nothing listens");
+    for (const spelling of ["version", "--version"]) {
+      const v = await runCli([spelling]);
+      expect(v.code, spelling).toBe(0);
+      expect(v.stdout, spelling).toBe(`${VERSION}\n`);
+    }
+  });
+
+  it("manages connections and lists open alerts of a running server over its API, with a token", async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), "pglens-remote-"));
+    const port = await freePort();
+    const env = {
+      PGLENS_DATA_DIR: dataDir,
+      PGLENS_DATASTORE_URL: "",
+      PGLENS_DEMO: "false",
+      PGLENS_COLLECTOR: "false",
+      PGLENS_ALERTER: "false",
+      PGLENS_ADMIN_USERNAME: "admin",
+      PGLENS_ADMIN_PASSWORD: "remote admin passphrase 7",
+    };
+    const { child } = await startServe(env, port);
+    try {
+      const url = `http://127.0.0.1:${port}`;
+      const login = await (
+        await fetch(`${url}/api/v1/auth/login`, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify({ username: "admin", password: "remote admin passphrase 7" }),
+        })
+      ).json();
+      const issued = await (
+        await fetch(`${url}/api/v1/rbac/tokens`, {
+          method: "POST",
+          headers: { "content-type": "application/json", authorization: `Bearer ${login.token}` },
+          body: JSON.stringify({ note: "cli" }),
+        })
+      ).json();
+      const remote = { PGLENS_URL: url, PGLENS_TOKEN: issued.token };
+      const added = await runCli(
+        ["connection", "add", "--name", "orders-db", "--host", "127.0.0.1", "--port", "1", "--user", "monitor", "--no-password"],
+        remote,
+      );
+      expect(added.code, added.stderr).toBe(0);
+      expect(added.stderr).toMatch(/^added connection \d+ \(orders-db\)/);
+      const listed = await runCli(["connection", "list"], remote);
+      expect(listed.stdout).toMatch(/^ID\s+NAME\s+ADDRESS/);
+      expect(listed.stdout).toMatch(/\d+\s+orders-db\s+127\.0\.0\.1:1\s+postgres\s+monitor\s+monitored/);
+      const [row] = JSON.parse((await runCli(["connection", "list", "--json"], remote)).stdout);
+      expect((await runCli(["alerts"], remote)).stderr).toContain("no open alerts on the servers this token can read");
+      const refused = await runCli(["connection", "add", "--name", "orders-db", "--host", "h", "--user", "u", "--no-password"], remote);
+      expect(refused.code).toBe(2);
+      expect(refused.stderr).toMatch(/HTTP 409 from POST \/api\/v1\/connections/);
+      expect((await runCli(["connection", "remove", String(row.id)], remote)).stderr).toContain(`removed connection ${row.id}`);
+      expect(JSON.parse((await runCli(["connection", "list", "--json"], remote)).stdout)).toEqual([]);
+      const tokenless = await runCli(["connection", "list"], { PGLENS_URL: url, PGLENS_TOKEN: "" });
+      expect(tokenless.code).toBe(2);
+      expect(tokenless.stderr).toContain("no token: set PGLENS_TOKEN");
+      const nowhere = await runCli(["alerts", "--url", `http://127.0.0.1:${await freePort()}`], remote);
+      expect(nowhere.code).toBe(1);
+      expect(nowhere.stderr).toContain("cannot reach pglens at");
+    } finally {
+      child.kill("SIGTERM");
+      await once(child, "exit");
+    }
+  }, 120_000);
+
   it("rejects an unknown command with usage", async () => {
     const result = await runCli(["frobnicate"]);
     expect(result.code).toBe(2);
@@ -136,10 +242,15 @@ describe("pglens CLI", () => {
     const dataDir = mkdtempSync(join(tmpdir(), "pglens-help-"));
     const env = { PGLENS_DATASTORE_URL: database.url, PGLENS_DATA_DIR: dataDir, PORT: String(await freePort()) };
     try {
-      for (const command of ["serve", "migrate", "collect", "alerter", "openapi", "user", "token", "group", "demo", "samples"]) {
+      for (const command of ["serve", "migrate", "collect", "alerter", "openapi", "user", "token", "group", "demo", "samples", "connection", "alerts"]) {
         const res = await runCli([command, "--help"], env);
         expect(res.code, command).toBe(0);
-        expect(res.stdout, command).toMatch(new RegExp(`^Usage: pglens ${command} \\.\\.\\.\\n  ${command}`));
+        expect(res.stdout, command).toMatch(new RegExp(`^Usage: pglens ${command}`));
+        // Every option the parser takes, and every variable the command reads, is in its help.
+        for (const [key, spec] of Object.entries(COMMANDS as Record<string, CommandSpec>).filter(([k]) => k.split(" ")[0] === command)) {
+          for (const option of Object.keys(spec.options)) expect(res.stdout, `${key} --${option}`).toContain(`  --${option}`);
+          for (const variable of spec.env) expect(res.stdout, `${key} ${variable}`).toContain(variable);
+        }
       }
       // Nothing happened: no migration ran, nothing was created under the data directory.
       const db = openPg(database.url);

@@ -15,6 +15,9 @@ export interface IssuedToken {
   expires_at: string | null;
 }
 
+/** A token nobody asked to keep forever expires: one left in a script or a config file stops working in time. */
+export const DEFAULT_TOKEN_EXPIRY = "90d";
+
 export async function issueApiToken(db: Queryable, request: { owner: string; note?: string; expires?: string; createdBy?: number }): Promise<IssuedToken> {
   const expiresAt = parseExpiry(request.expires);
   const owner = await findUserByName(db, request.owner);

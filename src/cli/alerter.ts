@@ -5,9 +5,10 @@ import { loadNodeConfig } from "../config-file.ts";
 import { openMigratedDatastore } from "../datastore/open-migrated.ts";
 import { createLogger } from "../log.ts";
 import { nodeTransports } from "../notify/node-transports.ts";
+import { parserOptions } from "./options.ts";
 
 export async function alerterCommand(args: string[]): Promise<number> {
-  const { values } = parseArgs({ args, options: { once: { type: "boolean" } } });
+  const { values } = parseArgs({ args, options: parserOptions("alerter") });
   const config = loadNodeConfig();
   const log = createLogger(config.log_level);
   const driver = await openMigratedDatastore(config, log);

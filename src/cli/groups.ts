@@ -10,6 +10,7 @@ import { addMember, createGroup, directGrants, listGroups, setConnectionGrants, 
 import { findUserByName } from "../datastore/users.ts";
 import { withDatastore } from "./common.ts";
 import { UsageError } from "./usage-error.ts";
+import { parserOptions } from "./options.ts";
 
 const USAGE = "usage: pglens group grant NAME [--member USER]... [--mcp TOOL[,TOOL...]|'*'] [--connections ID[:read|read_write][,...]] (connection 0: all)";
 
@@ -35,17 +36,8 @@ export async function groupCommand(args: string[]): Promise<number> {
   const { values, positionals } = parseArgs({
     args: rest,
     allowPositionals: true,
-    options: {
-      member: { type: "string", multiple: true },
-      mcp: { type: "string", multiple: true },
-      connections: { type: "string", multiple: true },
-      help: { type: "boolean", short: "h" },
-    },
+    options: parserOptions("group grant"),
   });
-  if (values.help) {
-    console.log(USAGE);
-    return 0;
-  }
   const [name] = positionals;
   if (!name || positionals.length > 1) throw new UsageError(USAGE);
   const mcp = (values.mcp ?? [])

@@ -5,13 +5,14 @@ import { parseArgs } from "node:util";
 import { importSamples } from "../collector/import.ts";
 import { withDatastore } from "./common.ts";
 import { UsageError } from "./usage-error.ts";
+import { parserOptions } from "./options.ts";
 
 export async function samplesCommand(args: string[]): Promise<number> {
   const [sub, ...rest] = args;
   if (sub !== "import") throw new UsageError(`unknown samples command "${sub ?? ""}"; expected: samples import --connection-id N --probe P [FILE|-]`);
   const { values, positionals } = parseArgs({
     args: rest,
-    options: { "connection-id": { type: "string" }, probe: { type: "string" }, "batch-size": { type: "string" } },
+    options: parserOptions("samples import"),
     allowPositionals: true,
   });
   const connectionId = Number(values["connection-id"]);

@@ -1,9 +1,10 @@
 /** `pglens token create|list|delete`: service tokens for programs. */
 import { parseArgs } from "node:util";
-import { issueApiToken } from "../auth/issue-token.ts";
+import { DEFAULT_TOKEN_EXPIRY, issueApiToken } from "../auth/issue-token.ts";
 import { deleteApiToken, listApiTokens } from "../datastore/api-tokens.ts";
 import { printTable, withDatastore } from "./common.ts";
 import { UsageError } from "./usage-error.ts";
+import { parserOptions } from "./options.ts";
 
 export async function tokenCommand(args: string[]): Promise<number> {
   const [sub, ...rest] = args;
@@ -11,11 +12,11 @@ export async function tokenCommand(args: string[]): Promise<number> {
     case "create": {
       const { values } = parseArgs({
         args: rest,
-        options: { user: { type: "string" }, expires: { type: "string" }, note: { type: "string" }, json: { type: "boolean" } },
+        options: parserOptions("token create"),
       });
-      if (!values.user) throw new UsageError("usage: pglens token create --user NAME [--expires 30d|12h|2w|6m|1y|never] [--note TEXT] [--json]");
+      if (!values.user) throw new UsageError("usage: pglens token create --user NAME [--expires 90d|12h|2w|6m|1y|never] [--note TEXT] [--json]");
       return withDatastore(async (db) => {
-        const t = await issueApiToken(db, { owner: values.user!, note: values.note, expires: values.expires });
+        const t = await issueApiToken(db, { owner: values.user!, note: values.note, expires: values.expires ?? DEFAULT_TOKEN_EXPIRY });
         if (values.json) console.log(JSON.stringify({ id: t.id, token: t.token, owner: t.owner, note: t.note, expires_at: t.expires_at }));
         else {
           console.log(t.token);
@@ -25,7 +26,7 @@ export async function tokenCommand(args: string[]): Promise<number> {
       });
     }
     case "list": {
-      const { values } = parseArgs({ args: rest, options: { json: { type: "boolean" } } });
+      const { values } = parseArgs({ args: rest, options: parserOptions("token list") });
       return withDatastore(async (db) => {
         const tokens = await listApiTokens(db);
         if (values.json)

@@ -5,6 +5,7 @@ import { createUser, listUsers } from "../datastore/users.ts";
 import { printTable, withDatastore } from "./common.ts";
 import { UsageError } from "./usage-error.ts";
 import { readPassword } from "./password-input.ts";
+import { parserOptions } from "./options.ts";
 
 export async function userCommand(args: string[]): Promise<number> {
   const [sub, ...rest] = args;
@@ -29,14 +30,7 @@ export async function userCommand(args: string[]): Promise<number> {
   const { values, positionals } = parseArgs({
     args: rest,
     allowPositionals: true,
-    options: {
-      superuser: { type: "boolean" },
-      "service-account": { type: "boolean" },
-      "password-file": { type: "string" },
-      password: { type: "string" },
-      "display-name": { type: "string" },
-      email: { type: "string" },
-    },
+    options: parserOptions("user create"),
   });
   const [username] = positionals;
   if (!username || positionals.length > 1)

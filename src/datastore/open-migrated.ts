@@ -9,6 +9,7 @@ import type { Config } from "../config.ts";
 import type { Logger } from "../log.ts";
 import { migrate } from "./migrate.ts";
 import { datastoreSettings, describeDatastore } from "./settings.ts";
+import { databaseDir } from "../../drivers/embedded-layout.ts";
 
 const STARTUP_RETRY_MS = 2000;
 const STARTUP_DEADLINE_MS = 30_000;
@@ -17,7 +18,8 @@ const STARTUP_DEADLINE_MS = 30_000;
 export async function openMigratedDatastore(config: Config, log: Logger): Promise<Driver> {
   const settings = datastoreSettings(config);
   if (chooseDriver(settings) === "pglite") {
-    const first = !existsSync(join(settings.dataDir, "PG_VERSION"));
+    // PGlite's files live in <data_dir>/db; an install from before that layout has them at the top (moved on open).
+    const first = !existsSync(join(databaseDir(settings.dataDir), "PG_VERSION")) && !existsSync(join(settings.dataDir, "PG_VERSION"));
     log.info(
       first ? `initialising the embedded datastore in ${settings.dataDir} (first start only) ...` : `opening the embedded datastore in ${settings.dataDir} ...`,
     );

@@ -1,7 +1,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { checkConnectionIds, checkMcpIdentifiers } from "../auth/grant-references.ts";
 import { assertCovers, userAuthority } from "../auth/escalation.ts";
-import { issueApiToken } from "../auth/issue-token.ts";
+import { DEFAULT_TOKEN_EXPIRY, issueApiToken } from "../auth/issue-token.ts";
 import { type Authority, actsAsSuperuser, hasAdminPermission } from "../auth/rbac.ts";
 import { findUserByName } from "../datastore/users.ts";
 import { ACCESS_LEVELS, ADMIN_PERMISSIONS, ALL } from "../vocabulary/permissions.ts";
@@ -62,10 +62,7 @@ const NewToken = z
   .object({
     owner_username: z.string().min(1).optional().openapi({ description: "Owner of the token; default the caller" }),
     note: z.string().max(500).optional(),
-    expires_in: z
-      .string()
-      .optional()
-      .openapi({ description: "12h, 30d, 2w, 6m, 1y or never; default never for the caller's own token, 30d for another user's" }),
+    expires_in: z.string().optional().openapi({ description: "12h, 30d, 2w, 6m, 1y or never; default 90d for the caller's own token, 30d for another user's" }),
   })
   .strict();
 
@@ -215,7 +212,7 @@ export const rbacTokenRoutes = newRouter()
       const t = await issueApiToken(tx, {
         owner: ownerName,
         note: body.note,
-        expires: body.expires_in ?? (forOther ? DEFAULT_EXPIRY_FOR_OTHERS : undefined),
+        expires: body.expires_in ?? (forOther ? DEFAULT_EXPIRY_FOR_OTHERS : DEFAULT_TOKEN_EXPIRY),
         createdBy: caller.principal.userId,
       });
       // A scoped token mints only tokens as narrow as itself.

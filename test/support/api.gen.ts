@@ -4188,7 +4188,7 @@ export interface operations {
                     /** @description Owner of the token; default the caller */
                     owner_username?: string;
                     note?: string;
-                    /** @description 12h, 30d, 2w, 6m, 1y or never; default never for the caller's own token, 30d for another user's */
+                    /** @description 12h, 30d, 2w, 6m, 1y or never; default 90d for the caller's own token, 30d for another user's */
                     expires_in?: string;
                 };
             };
