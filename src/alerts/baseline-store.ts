@@ -6,7 +6,7 @@ import type { Driver, Queryable } from "../../drivers/types.ts";
 import { effectiveProbeConfigs } from "../datastore/probe-configs.ts";
 import { fetchSampleRows } from "../samples/read-raw-rows.ts";
 import { type MetricRequest, parseMetricName } from "../metrics/metric-names.ts";
-import { neededColumns } from "../queries/query.ts";
+import { neededColumns } from "../metrics/metrics-plan.ts";
 import { groupSamples } from "../metrics/samples.ts";
 import { findProbe } from "../probes/index.ts";
 import { type Baseline, type Point, baselinesOf, metricHistory } from "./baselines.ts";

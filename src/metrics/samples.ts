@@ -46,3 +46,31 @@ export function median(values: readonly number[]): number | null {
   const mid = sorted.length >> 1;
   return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
 }
+
+/** One connection's rows as samples per group key: every sample time of the connection, each holding only the group's rows. */
+export function samplesPerGroup(probe: ProbeDefinition, columns: readonly string[], own: readonly Row[]): Map<string, Sample[]> {
+  const keyOfValues = (r: Row) => JSON.stringify(columns.map((c) => (r[c] === null || r[c] === undefined ? null : String(r[c]))));
+  // A group's key is spelled once per group, not once per row (a day of 20 databases is 29,000 rows).
+  const keys = new Map<unknown, string>();
+  const keyOf = (r: Row) => {
+    if (columns.length > 1) return keyOfValues(r);
+    const value = r[columns[0]];
+    let key = keys.get(value);
+    if (key === undefined) keys.set(value, (key = keyOfValues(r)));
+    return key;
+  };
+  const sampleTimes = groupSamples(probe, own).map((s) => s.t);
+  const byGroup = new Map<string, Row[]>();
+  for (const r of own) {
+    const key = keyOf(r);
+    const list = byGroup.get(key);
+    if (list) list.push(r);
+    else byGroup.set(key, [r]);
+  }
+  return new Map(
+    [...byGroup].map(([key, list]) => {
+      const mine = new Map(groupSamples(probe, list).map((s) => [s.t, s.rows]));
+      return [key, sampleTimes.map((t) => ({ t, rows: mine.get(t) ?? [] }))];
+    }),
+  );
+}

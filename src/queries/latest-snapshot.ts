@@ -10,7 +10,7 @@ import { InputError } from "../errors.ts";
 import { probeTable, quoteIdent } from "../probes/ddl.ts";
 import { findColumn } from "../probes/index.ts";
 import type { ProbeColumn, ProbeDefinition } from "../probes/types.ts";
-import { requireProbe, resolveFilters } from "./query.ts";
+import { requireProbe, resolveFilters } from "../metrics/metrics-plan.ts";
 
 export const LATEST_DEFAULT_LIMIT = 20;
 export const LATEST_MAX_LIMIT = 100;

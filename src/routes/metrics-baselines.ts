@@ -8,7 +8,7 @@ import { PathId, json } from "../http/params.ts";
 import { newRouter } from "../http/router.ts";
 import { errorResponses } from "../http/schemas.ts";
 import { parseMetricList } from "../metrics/metric-names.ts";
-import { requireProbe } from "../queries/query.ts";
+import { requireProbe } from "../metrics/metrics-plan.ts";
 
 const Stats = z
   .object({

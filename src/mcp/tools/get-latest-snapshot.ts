@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { LATEST_DEFAULT_LIMIT, LATEST_MAX_LIMIT, latestSnapshot } from "../../queries/latest-snapshot.ts";
-import { requireProbe } from "../../queries/query.ts";
+import { requireProbe } from "../../metrics/metrics-plan.ts";
 import { defineTool } from "../tool.ts";
 import { toTsv } from "../tsv.ts";
 import { FROM_A_SERVER } from "../fence.ts";
