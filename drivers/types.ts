@@ -1,7 +1,7 @@
 /**
  * The one interface the rest of pglens uses to reach the datastore.
  *
- * Contract shared by every implementation (checked by test/drivers.test.ts):
+ * Contract shared by every implementation (checked by test/drivers/drivers.test.ts):
  * - parameters are positional (`$1`, `$2`, ...), one statement per call;
  * - `int8` and `numeric` come back as JS numbers, `timestamptz` as `Date`, `json`/`jsonb` parsed;
  * - a failure to reach the server is thrown as `DatastoreUnavailableError`; SQL errors keep their SQLSTATE `code`.

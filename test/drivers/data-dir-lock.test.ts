@@ -8,9 +8,9 @@ import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { openPglite } from "../drivers/pglite.ts";
-import { runCli, startServe } from "./support/cli.ts";
-import { freePort } from "./support/postgres.ts";
+import { openPglite } from "../../drivers/pglite.ts";
+import { runCli, startServe } from "../support/cli.ts";
+import { freePort } from "../support/postgres.ts";
 
 const dataDir = mkdtempSync(join(tmpdir(), "pglens-lock-"));
 const env = {

@@ -1,14 +1,14 @@
 import WebSocket from "ws";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { DatastoreUnavailableError } from "../drivers/errors.ts";
-import { openNeonHttp, openNeonWs } from "../drivers/neon.ts";
-import { openPg } from "../drivers/pg.ts";
-import { openPglite } from "../drivers/pglite.ts";
-import { chooseDriver } from "../drivers/choose.ts";
-import { arrayLiteral, timeOfMs, timesLiteral, valuesLiteral } from "../src/datastore/array-literal.ts";
-import type { Driver } from "../drivers/types.ts";
-import { startNeonProxy, type NeonProxy } from "./neon-proxy.ts";
-import { createTestDatabase, freePort } from "./support/postgres.ts";
+import { DatastoreUnavailableError } from "../../drivers/errors.ts";
+import { openNeonHttp, openNeonWs } from "../../drivers/neon.ts";
+import { openPg } from "../../drivers/pg.ts";
+import { openPglite } from "../../drivers/pglite.ts";
+import { chooseDriver } from "../../drivers/choose.ts";
+import { arrayLiteral, timeOfMs, timesLiteral, valuesLiteral } from "../../src/datastore/array-literal.ts";
+import type { Driver } from "../../drivers/types.ts";
+import { startNeonProxy, type NeonProxy } from "../neon-proxy.ts";
+import { createTestDatabase, freePort } from "../support/postgres.ts";
 
 let proxy: NeonProxy;
 const drops: Array<() => Promise<void>> = [];

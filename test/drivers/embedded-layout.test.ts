@@ -7,9 +7,9 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, expect, it } from "vitest";
-import { openDriver } from "../drivers/open.ts";
-import { openPglite } from "../drivers/pglite.ts";
-import { embeddedSecret } from "../src/embedded-secret.ts";
+import { openDriver } from "../../drivers/open.ts";
+import { openPglite } from "../../drivers/pglite.ts";
+import { embeddedSecret } from "../../src/embedded-secret.ts";
 
 const dirs: string[] = [];
 const fresh = (prefix: string) => {

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { openPg } from "../drivers/pg.ts";
-import { testApp } from "./support/app.ts";
-import { startEmbeddedPostgres, type TestServer } from "./support/postgres.ts";
+import { openPg } from "../../drivers/pg.ts";
+import { testApp } from "../support/app.ts";
+import { startEmbeddedPostgres, type TestServer } from "../support/postgres.ts";
 
 let server: TestServer;
 beforeAll(async () => {

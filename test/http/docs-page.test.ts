@@ -1,7 +1,7 @@
 /** GET /api/v1/docs: Swagger UI over the OpenAPI document, public, every file served by pglens itself. */
 import { expect, it } from "vitest";
-import { openPglite } from "../drivers/pglite.ts";
-import { testApp } from "./support/app.ts";
+import { openPglite } from "../../drivers/pglite.ts";
+import { testApp } from "../support/app.ts";
 
 const { app } = testApp(await openPglite());
 

@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { openPg } from "../drivers/pg.ts";
-import { openPglite } from "../drivers/pglite.ts";
-import { migrate } from "../src/datastore/migrate.ts";
-import { MIGRATIONS } from "../src/datastore/migrations/index.ts";
-import { writeSamples } from "../src/samples/sample-writer.ts";
-import { LEVEL_FACTS, PART_FACTS } from "../src/probes/ddl.ts";
-import { createTestDatabase } from "./support/postgres.ts";
+import { openPg } from "../../drivers/pg.ts";
+import { openPglite } from "../../drivers/pglite.ts";
+import { migrate } from "../../src/datastore/migrate.ts";
+import { MIGRATIONS } from "../../src/datastore/migrations/index.ts";
+import { writeSamples } from "../../src/samples/sample-writer.ts";
+import { LEVEL_FACTS, PART_FACTS } from "../../src/probes/ddl.ts";
+import { createTestDatabase } from "../support/postgres.ts";
 
 const latest = Math.max(...MIGRATIONS.map((m) => m.version));
 
