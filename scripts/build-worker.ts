@@ -1,37 +1,33 @@
-// Bundles src/worker.ts into dist/worker.js for Workers (wrangler deploys it; tests load it in Miniflare).
-import { build, type Plugin } from "esbuild";
-import { readFileSync } from "node:fs";
+// Bundles src/worker.ts into dist/worker.js for Workers (wrangler deploys it; tests load it in Miniflare), and
+// copies the static files it serves (the API docs viewer's, the console's) to dist/worker-assets/, which
+// wrangler.toml uploads as Workers Static Assets: kept out of the script, they cost the isolate nothing at start.
+import { build } from "esbuild";
+import { copyFileSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { consoleAssetPaths } from "../src/console/assets-node.ts";
 import { DOCS_FILES } from "../src/http/docs-page.ts";
-import { readConsoleAssets } from "../src/console/assets-node.ts";
+import { WORKER_ASSET_DIRS } from "../src/worker-assets.ts";
 
 export const WORKER_BUNDLE = fileURLToPath(new URL("../dist/worker.js", import.meta.url));
+export const WORKER_ASSETS = fileURLToPath(new URL("../dist/worker-assets", import.meta.url));
 
-/** `pglens:docs-assets`: the docs viewer's files from swagger-ui-dist, inlined as strings (Workers have no file system). */
-const docsAssets: Plugin = {
-  name: "pglens-docs-assets",
-  setup(b) {
-    b.onResolve({ filter: /^pglens:docs-assets$/ }, (args) => ({ path: args.path, namespace: "pglens-docs-assets" }));
-    b.onLoad({ filter: /.*/, namespace: "pglens-docs-assets" }, () => {
-      const resolve = createRequire(import.meta.url).resolve;
-      const files = Object.fromEntries(Object.keys(DOCS_FILES).map((f) => [f, readFileSync(resolve(`swagger-ui-dist/${f}`), "utf8")]));
-      return { contents: `export default ${JSON.stringify(files)};`, loader: "js" };
-    });
-  },
-};
-
-/** `pglens:console-assets`: the console's chart library and page scripts, inlined likewise. */
-const consoleAssets: Plugin = {
-  name: "pglens-console-assets",
-  setup(b) {
-    b.onResolve({ filter: /^pglens:console-assets$/ }, (args) => ({ path: args.path, namespace: "pglens-console-assets" }));
-    b.onLoad({ filter: /.*/, namespace: "pglens-console-assets" }, () => ({
-      contents: `export default ${JSON.stringify(readConsoleAssets())};`,
-      loader: "js",
-    }));
-  },
-};
+/** What `[assets]` uploads: docs/<file> and console/<file>, as the app names them. */
+function copyAssets() {
+  rmSync(WORKER_ASSETS, { recursive: true, force: true });
+  const resolve = createRequire(import.meta.url).resolve;
+  const files: Array<[string, string]> = [
+    ...Object.keys(DOCS_FILES).map((f): [string, string] => [join(WORKER_ASSET_DIRS.docs, f), resolve(`swagger-ui-dist/${f}`)]),
+    ...Object.entries(consoleAssetPaths()).map(([f, from]): [string, string] => [join(WORKER_ASSET_DIRS.console, f), from]),
+  ];
+  for (const [to, from] of files) {
+    mkdirSync(join(WORKER_ASSETS, to, ".."), { recursive: true });
+    copyFileSync(from, join(WORKER_ASSETS, to));
+  }
+  // Nothing but these files is served from the directory; the Worker runs first for every request (wrangler.toml).
+  writeFileSync(join(WORKER_ASSETS, ".assetsignore"), ".assetsignore\n");
+}
 
 export async function buildWorker() {
   await build({
@@ -46,14 +42,19 @@ export async function buildWorker() {
     external: ["node:*", "cloudflare:*", "pg-native"],
     // node-postgres is CommonJS and requires Node built-ins, which workerd offers under nodejs_compat.
     banner: { js: 'import { createRequire } from "node:module"; const require = createRequire("/");' },
-    plugins: [docsAssets, consoleAssets],
+    // Minified to about half the size an isolate parses at start; names kept for stack traces and error names,
+    // and a source map beside it (wrangler uploads it with upload_source_maps).
+    minify: true,
+    keepNames: true,
+    sourcemap: "external",
     logLevel: "warning",
   });
+  copyAssets();
   return WORKER_BUNDLE;
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const started = Date.now();
   const out = await buildWorker();
-  console.log(`built ${out} in ${Date.now() - started} ms`);
+  console.log(`built ${out} and ${WORKER_ASSETS}/ in ${Date.now() - started} ms`);
 }

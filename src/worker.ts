@@ -10,8 +10,7 @@ import { migrate } from "./datastore/migrate.ts";
 import { datastoreSettings } from "./datastore/settings.ts";
 import { createLogger, type Logger } from "./log.ts";
 import { VERSION } from "./version.ts";
-import docsAssets from "pglens:docs-assets";
-import consoleAssets from "pglens:console-assets";
+import { type AssetsBinding, workerAssetLoaders } from "./worker-assets.ts";
 
 interface ScheduledController {
   scheduledTime: number;
@@ -42,8 +41,7 @@ function boot(env: Bindings): Isolate {
     log,
     datastore: { open: () => openNetworkDriver(settings, PER_REQUEST), release: (d) => d.close() },
     clientAddress: (c) => c.req.header("cf-connecting-ip"),
-    docsAssets: async () => docsAssets,
-    consoleAssets: async () => consoleAssets,
+    ...workerAssetLoaders(env.ASSETS as AssetsBinding | undefined),
   });
   isolate = { config, log, app };
   return isolate;

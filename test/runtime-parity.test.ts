@@ -119,7 +119,7 @@ describe.each([
     expect(await snapshot(await worker.fetch("/api/v1/openapi.json"))).toEqual(fromNode);
   });
 
-  it("serves the API docs viewer without a token, its files from the bundle as Node serves them from the package", async () => {
+  it("serves the API docs viewer without a token, its files from the static assets as Node serves them from the package", async () => {
     for (const path of ["/api/v1/docs", "/api/v1/docs/init.js", "/api/v1/docs/swagger-ui.css", "/api/v1/docs/swagger-ui-bundle.js", "/api/v1/docs/nope.js"]) {
       const fromNode = await fetch(node.url + path);
       const fromWorker = await worker.fetch(path);

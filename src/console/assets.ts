@@ -1,6 +1,6 @@
 /**
  * The console's static files: the chart library from npm and the pages' own scripts. Each runtime supplies their
- * text (AppDeps.consoleAssets): Node reads them once from disk, the Workers bundle inlines them.
+ * text (AppDeps.consoleAssets): Node reads them once from disk, the Worker from its static assets (worker-assets.ts).
  */
 export const CONSOLE_ASSET_PATH = "/console/assets";
 

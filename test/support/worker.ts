@@ -1,7 +1,7 @@
-/** Runs the built Workers bundle (dist/worker.js, built by the global setup) inside workerd via Miniflare. */
+/** Runs the built Workers bundle (dist/worker.js and its static assets, built by the global setup) inside workerd via Miniflare. */
 import type { Readable } from "node:stream";
 import { Miniflare } from "miniflare";
-import { WORKER_BUNDLE } from "../../scripts/build-worker.ts";
+import { WORKER_ASSETS, WORKER_BUNDLE } from "../../scripts/build-worker.ts";
 
 export interface TestWorker {
   fetch(path: string, init?: RequestInit): Promise<Response>;
@@ -18,6 +18,8 @@ export async function startWorker(bindings: Record<string, string>): Promise<Tes
     compatibilityDate: "2026-04-01",
     compatibilityFlags: ["nodejs_compat"],
     bindings,
+    // As wrangler.toml's [assets]: the Worker runs first for every request and reads the files through ASSETS.
+    assets: { directory: WORKER_ASSETS, binding: "ASSETS", routerConfig: { has_user_worker: true, invoke_user_worker_ahead_of_assets: true } },
     handleRuntimeStdio(stdout: Readable, stderr: Readable) {
       stdout.on("data", (chunk: Buffer) => logs.push(...chunk.toString().split("\n").filter(Boolean)));
       stderr.on("data", (chunk: Buffer) => logs.push(...chunk.toString().split("\n").filter(Boolean)));
