@@ -26,6 +26,27 @@ const documentConfig = {
     license: { name: "MIT", url: "https://opensource.org/licenses/MIT" },
     description: "PostgreSQL monitoring: collected statistics history with reset-aware derived metrics, and live read-only tools.",
   },
+  // In the order people need them: the data first, then the estate and its alerting, the assistants, the administration.
+  tags: [
+    { name: "Metrics", description: "Collected statistics over time, with derived rates and changes; summaries, top statements, latest samples" },
+    { name: "Alerts", description: "Alerts raised by the alerter, their acknowledgment and history" },
+    { name: "Server information", description: "What a monitored server is: version, settings, databases, extensions, its AI analysis" },
+    { name: "Timeline", description: "Configuration changes, restarts, alerts and blackouts of the estate, in time order" },
+    { name: "Connections", description: "The monitored servers: register, change, test and remove them" },
+    { name: "Clusters", description: "Groups of servers that replicate to each other, found or declared" },
+    { name: "Probe configuration", description: "Which probes run, and how often, per estate, group, cluster or server" },
+    { name: "Alert rules", description: "Thresholds and anomaly rules, and their overrides per scope" },
+    { name: "Blackouts", description: "Maintenance windows that silence alerts, one-off or on a schedule" },
+    { name: "Notification channels", description: "Where alerts are sent (Slack, email, webhooks, ...) and what was delivered" },
+    { name: "AI", description: "The estate overview and conversations with the assistant" },
+    { name: "LLM", description: "The LLM proxy: providers, models, chat, embeddings" },
+    { name: "Conversations", description: "Stored conversations with the assistant" },
+    { name: "Memories", description: "What the assistant keeps between conversations" },
+    { name: "MCP", description: "The tools assistants use, over MCP and as REST" },
+    { name: "Authentication", description: "Signing in and out, the current user" },
+    { name: "RBAC", description: "Users, groups, privileges and API tokens" },
+    { name: "Utilities", description: "Health, version and this document" },
+  ],
   // Relative: the document describes whichever server serves it.
   servers: [{ url: "/", description: "The pglens server that serves this document" }],
 };

@@ -1,7 +1,7 @@
 /**
  * The OpenAPI document generates clients: openapi-typescript turns openapi.gen.json into types, a small
- * openapi-fetch client (login, list connections, a metrics query) compiles under `tsc --strict`, and then
- * runs against a real pglens server.
+ * openapi-fetch client (login, list connections, a metrics query, open alerts) compiles under `tsc --strict`, and
+ * then runs against a real pglens server. Ids, counts and flags in query strings are numbers and booleans to it.
  */
 import { execFileSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -25,7 +25,7 @@ const CLIENT = `
 import createClient from "openapi-fetch";
 import type { paths } from "./api.ts";
 
-export async function run(baseUrl: string): Promise<{ connections: string[]; points: number }> {
+export async function run(baseUrl: string): Promise<{ connections: string[]; points: number; alerts: number }> {
   const api = createClient<paths>({ baseUrl });
   const login = await api.POST("/api/v1/auth/login", { body: { username: "codegen", password: "a long enough passphrase 9" } });
   if (!login.data) throw new Error("login failed: " + JSON.stringify(login.error));
@@ -35,11 +35,13 @@ export async function run(baseUrl: string): Promise<{ connections: string[]; poi
   const connections: string[] = listed.data.map((c) => c.name);
   const series = await api.GET("/api/v1/metrics/query", {
     headers,
-    params: { query: { probe_name: "pg_stat_database", connection_id: String(listed.data[0].id), metrics: "numbackends", time_range: "1h" } },
+    params: { query: { probe_name: "pg_stat_database", connection_id: [listed.data[0].id], metrics: "numbackends", time_range: "1h", buckets: 12 } },
   });
   if (!series.data) throw new Error("query failed: " + JSON.stringify(series.error));
   const points: number = series.data[0].data.length;
-  return { connections, points };
+  const open = await api.GET("/api/v1/alerts", { headers, params: { query: { connection_id: [listed.data[0].id], exclude_cleared: true, limit: 10 } } });
+  if (!open.data) throw new Error("alerts failed: " + JSON.stringify(open.error));
+  return { connections, points, alerts: open.data.total };
 }
 `;
 
@@ -84,10 +86,20 @@ it("generates types, compiles a typed client under --strict, and runs it", async
     diagnostics = String((err as { stdout?: Buffer }).stdout);
   }
   expect(diagnostics).toMatch(/broken\.ts.*error TS2322: Type 'string' is not assignable to type 'number'/);
-  const { run } = (await import(join(dir, "client.ts"))) as { run(url: string): Promise<{ connections: string[]; points: number }> };
+  // ...and so must an id given as text where the document says integer.
+  writeFileSync(join(dir, "text-id.ts"), CLIENT.replace("connection_id: [listed.data[0].id], exclude_cleared", 'connection_id: ["1"], exclude_cleared'));
+  let textId = "";
+  try {
+    execFileSync(process.execPath, [tsc, ...flags, join(dir, "text-id.ts")], { cwd: ROOT, stdio: "pipe" });
+  } catch (err) {
+    textId = String((err as { stdout?: Buffer }).stdout);
+  }
+  expect(textId).toMatch(/text-id\.ts.*error TS2322: Type 'string' is not assignable to type 'number'/);
+  const { run } = (await import(join(dir, "client.ts"))) as { run(url: string): Promise<{ connections: string[]; points: number; alerts: number }> };
   const result = await run(server.url);
   expect(result.connections).toEqual(["from-codegen"]);
-  expect(result.points).toBeGreaterThan(0);
+  expect(result.points).toBe(13); // 12 buckets and the end instant
+  expect(result.alerts).toBe(0);
 }, 60_000);
 
 it("the tests' typed client is typed by the current document (run `npm run openapi` after changing routes)", async () => {

@@ -7,7 +7,7 @@ import { writableAlert } from "../http/alert-access.ts";
 import { USER, authority, guarded } from "../http/access.ts";
 import type { AppEnv } from "../http/context.ts";
 import { estateView } from "../http/estate-view.ts";
-import { Id, PathId, json, jsonBody } from "../http/params.ts";
+import { Id, PathId, json, jsonBody, queryIds, queryFlag } from "../http/params.ts";
 import { newRouter } from "../http/router.ts";
 import { errorResponses } from "../http/schemas.ts";
 import { parseRfc3339 } from "../metrics/window.ts";
@@ -77,12 +77,11 @@ const Alert = z
   })
   .openapi("Alert");
 
-const flag = z.enum(["true", "false", "1", "0"]).transform((v) => v === "true" || v === "1");
 const ListQuery = z.object({
-  connection_id: z.string().optional().openapi({ description: "One connection id" }),
-  connection_ids: z.string().optional().openapi({ description: "Comma-separated connection ids" }),
+  connection_id: queryIds("Connection id; repeat the parameter or separate ids with commas for several").optional(),
+  connection_ids: queryIds("Alternative spelling of connection_id").optional(),
   status: z.enum(STATUSES).optional(),
-  exclude_cleared: flag.optional().openapi({ description: "true: only alerts not yet cleared" }),
+  exclude_cleared: queryFlag("true: only alerts not yet cleared"),
   severity: z.enum(SEVERITIES).optional(),
   alert_type: z.enum(TYPES).optional(),
   start_time: z.string().optional().openapi({ description: "RFC 3339; alerts triggered at or after" }),
@@ -174,7 +173,7 @@ export const alertRoutes = newRouter()
     const q = c.req.valid("query");
     const db = c.get("db");
     let ids = await visibleIds(c);
-    const named = [q.connection_id, q.connection_ids].filter((v): v is string => v !== undefined);
+    const named = [q.connection_id ?? [], q.connection_ids ?? []].flat();
     if (named.length) {
       const wanted = parseConnectionIds(named);
       await assertReadableConnections(db, wanted, await authority(c));

@@ -4,7 +4,7 @@ import { BLACKOUT_SCOPES, checkScope } from "../blackouts/scope.ts";
 import { type BlackoutRow, createBlackout, deleteBlackout, getBlackout, listBlackouts, stopBlackout, updateBlackout } from "../datastore/blackouts.ts";
 import { InputError, NotFoundError } from "../errors.ts";
 import { USER, admin, authority, guarded } from "../http/access.ts";
-import { Id, IdParam, PathId, json, jsonBody, noContent } from "../http/params.ts";
+import { Id, IdParam, PathId, json, jsonBody, noContent, queryFlag } from "../http/params.ts";
 import { newRouter } from "../http/router.ts";
 import { errorResponses } from "../http/schemas.ts";
 import { parseRfc3339 } from "../metrics/window.ts";
@@ -53,13 +53,12 @@ const BlackoutChanges = z
   .strict()
   .openapi("BlackoutChanges");
 
-const flag = z.enum(["true", "false", "1", "0"]).transform((v) => v === "true" || v === "1");
 const ListQuery = z.object({
   scope: z.enum(BLACKOUT_SCOPES).optional(),
   group_id: PathId.optional(),
   cluster_id: PathId.optional(),
   connection_id: PathId.optional(),
-  active: flag.optional().openapi({ description: "true: only windows active now; false: only the others" }),
+  active: queryFlag("true: only windows active now; false: only the others"),
   limit: z.coerce.number().int().min(1).max(1000).default(100),
   offset: z.coerce.number().int().min(0).max(10_000_000).default(0),
 });

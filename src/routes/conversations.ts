@@ -11,7 +11,7 @@ import {
 } from "../datastore/conversations.ts";
 import { InputError, NotFoundError } from "../errors.ts";
 import { USER, guarded } from "../http/access.ts";
-import { json, jsonBody } from "../http/params.ts";
+import { json, jsonBody, queryFlag } from "../http/params.ts";
 import { newRouter } from "../http/router.ts";
 import { JsonValue, errorResponses } from "../http/schemas.ts";
 
@@ -97,7 +97,7 @@ const r = {
     method: "delete",
     path: base,
     summary: "Delete all of the caller's conversations (needs ?all=true)",
-    request: { query: z.object({ all: z.enum(["true", "false"]).optional() }) },
+    request: { query: z.object({ all: queryFlag("true: delete every conversation of yours (required, as a guard)") }) },
     responses: { 200: json(z.object({ success: z.literal(true), deleted: z.number().int() }), "Deleted"), ...errorResponses(400, 401) },
   }),
   get: route({
@@ -139,7 +139,7 @@ export const conversationRoutes = newRouter()
   })
   .openapi(r.create, async (c) => c.json(conversationJson(await createConversation(c.get("db"), c.get("principal")!.userId, c.req.valid("json"))), 201))
   .openapi(r.removeAll, async (c) => {
-    if (c.req.valid("query").all !== "true") throw new InputError("use ?all=true to delete all of your conversations");
+    if (!c.req.valid("query").all) throw new InputError("use ?all=true to delete all of your conversations");
     return c.json({ success: true as const, deleted: await deleteAllConversations(c.get("db"), c.get("principal")!.userId) }, 200);
   })
   .openapi(r.get, async (c) => c.json(conversationJson(found(await getConversation(c.get("db"), c.get("principal")!.userId, c.req.valid("param").id))), 200))

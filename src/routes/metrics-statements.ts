@@ -1,4 +1,5 @@
 /** Statement statistics from pg_stat_statements samples, and the latest snapshot of any probe. */
+import { queryFlag, queryInteger } from "../http/params.ts";
 import { z } from "@hono/zod-openapi";
 import { InputError } from "../errors.ts";
 import { authority } from "../http/access.ts";
@@ -50,11 +51,11 @@ const top = metricsGet({
     "run are left out), so a pg_stat_statements_reset() is a reset, not a negative spike. exclude_collector=true drops pglens's own probe statements.",
   query: z.object({
     ...connectionParams,
-    limit: optionalText("1 to 100 (default 10)"),
+    limit: queryInteger("1 to 100 (default 10)"),
     order_by: optionalText(`One of ${TOP_QUERY_ORDERS.join(", ")} (default total_exec_time)`),
     order: Order,
     queryid: optionalText("Only this statement"),
-    exclude_collector: z.enum(["true", "false"]).optional().openapi({ description: "Leave out pglens's own probe statements (default false)" }),
+    exclude_collector: queryFlag("Leave out pglens's own probe statements (default false)"),
     ...windowParams("none: lifetime totals"),
   }),
   ok: z.array(TopQuery),
@@ -114,7 +115,7 @@ const latest = metricsGet({
     exclude_schemas: optionalText("Comma-separated schemas to leave out (probes with a schemaname column; none or empty: keep all)"),
     order_by: optionalText("Any column of the probe, or collected_at (default: its first key column)"),
     order: Order,
-    limit: optionalText(`1 to ${LATEST_MAX_LIMIT} (default ${LATEST_DEFAULT_LIMIT})`),
+    limit: queryInteger(`1 to ${LATEST_MAX_LIMIT} (default ${LATEST_DEFAULT_LIMIT})`),
   }),
   ok: z.object({ collected_at: Time.nullable(), rows: z.array(z.record(z.string(), ScalarOrNull)), total_count: z.number().int() }),
   okDescription: "The rows",
@@ -133,7 +134,7 @@ export const metricsStatementRoutes = newRouter()
       orderBy: orderBy as TopQueryOrder,
       order: parseOrder(q.order),
       queryid: parseQueryid(q.queryid),
-      excludeCollector: q.exclude_collector === "true",
+      excludeCollector: q.exclude_collector === true,
       window: q.time_range === undefined ? undefined : resolveWindow(q, Date.now()),
     });
     return c.json(rows, 200);

@@ -1,4 +1,4 @@
-import { INT_MAX } from "../http/params.ts";
+import { INT_MAX, queryIds } from "../http/params.ts";
 import { createRoute, z } from "@hono/zod-openapi";
 import { InputError } from "../errors.ts";
 import { errorResponses } from "../http/schemas.ts";
@@ -35,16 +35,10 @@ export const windowParams = (defaultRange: string) => ({
   time_end: optionalText("RFC 3339 window end; required with time_range=custom; a future end is clamped to now"),
 });
 
-const idList = (description: string) =>
-  z
-    .union([z.string(), z.array(z.string())])
-    .optional()
-    .openapi({ description, example: "1" });
-
 /** connection_id and/or connection_ids: one or several connections (repeat the parameter or separate ids with commas). */
 export const connectionParams = {
-  connection_id: idList("Monitored connection id; repeat the parameter or separate ids with commas for several"),
-  connection_ids: idList("Alternative spelling of connection_id"),
+  connection_id: queryIds("Monitored connection id; repeat the parameter or separate ids with commas for several").optional(),
+  connection_ids: queryIds("Alternative spelling of connection_id").optional(),
 };
 
 /** The connections a request names through connection_id and connection_ids. */
@@ -59,9 +53,10 @@ export function requestedConnections(q: { connection_id?: string | string[]; con
 
 const QuerySchema = z.object({
   probe_name: z.string({ error: "required: the probe to query, e.g. pg_stat_database" }).min(1).openapi({ example: "pg_stat_database" }),
-  connection_id: z
-    .union([z.string(), z.array(z.string())], { error: "required: one or more connection ids (repeat the parameter or separate ids with commas)" })
-    .openapi({ description: "Monitored connection id; repeat the parameter or separate ids with commas for several", example: "1" }),
+  connection_id: queryIds(
+    "Monitored connection id; repeat the parameter or separate ids with commas for several",
+    "required: one or more connection ids (repeat the parameter or separate ids with commas)",
+  ),
   ...windowParams("1h"),
   buckets: z.coerce
     .number()

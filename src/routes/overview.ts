@@ -6,19 +6,18 @@ import type { Authority } from "../auth/rbac.ts";
 import { InputError } from "../errors.ts";
 import { USER, authority, guarded } from "../http/access.ts";
 import { CREDENTIAL_GONE, credentialCheck } from "../http/credential-check.ts";
-import { json } from "../http/params.ts";
+import { json, queryFlag, queryIds } from "../http/params.ts";
 import { payer } from "../http/payer.ts";
 import { newRouter } from "../http/router.ts";
 import { JsonValue, errorResponses } from "../http/schemas.ts";
 
 const Query = z.object({
-  connection_ids: z.string().optional().openapi({ description: "Comma-separated connection ids to summarize (those you can see)" }),
+  connection_ids: queryIds("Connection ids to summarize (those you can see); repeat the parameter or separate ids with commas").optional(),
   scope_type: z.enum(SCOPE_TYPES, { error: "scope_type must be server, cluster or group" }).optional(),
   scope_id: z.coerce.number({ error: "scope_id must be a positive integer" }).int().positive("scope_id must be a positive integer").optional(),
-  refresh: z.enum(["true", "false"]).optional().openapi({
-    description:
-      "true: write a new summary even if nothing significant changed, charged to your daily LLM token budget; at most once a minute per set of servers (429 with Retry-After sooner)",
-  }),
+  refresh: queryFlag(
+    "true: write a new summary even if nothing significant changed, charged to your daily LLM token budget; at most once a minute per set of servers (429 with Retry-After sooner)",
+  ),
 });
 
 const OverviewBody = z
@@ -40,8 +39,10 @@ const OverviewBody = z
   })
   .openapi("Overview");
 
-function parseIds(text: string): number[] {
-  const parts = text
+function parseIds(given: string | string[]): number[] {
+  const parts = [given]
+    .flat()
+    .join(",")
     .split(",")
     .map((p) => p.trim())
     .filter(Boolean);
@@ -66,7 +67,7 @@ export const overviewRoutes = newRouter().openapi(route, async (c) => {
   const q = c.req.valid("query");
   if ((q.scope_type === undefined) !== (q.scope_id === undefined)) throw new InputError("scope_type and scope_id go together: give both or neither");
   const scope = { connectionIds: q.connection_ids === undefined ? undefined : parseIds(q.connection_ids), scopeType: q.scope_type, scopeId: q.scope_id };
-  const result = await overviewFor(c.get("db"), await authority(c), c.get("config").llm, c.get("log"), scope, q.refresh === "true" ? payer(c) : undefined);
+  const result = await overviewFor(c.get("db"), await authority(c), c.get("config").llm, c.get("log"), scope, q.refresh ? payer(c) : undefined);
   return c.json(result as unknown as z.infer<typeof OverviewBody>, 200);
 });
 

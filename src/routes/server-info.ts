@@ -4,7 +4,7 @@ import { readableConnection } from "../auth/connection-access.ts";
 import { serverInfo } from "../queries/server-info.ts";
 import { analyseServer } from "../ai/server-analysis.ts";
 import { USER, authority, guarded } from "../http/access.ts";
-import { PathId, json } from "../http/params.ts";
+import { PathId, json, queryFlag } from "../http/params.ts";
 import { payer } from "../http/payer.ts";
 import { newRouter } from "../http/router.ts";
 import { ScalarOrNull, errorResponses } from "../http/schemas.ts";
@@ -69,7 +69,7 @@ const analysisRoute = guarded(
       "Written again only when the server restarts or its key settings, databases or extensions change; `refresh=true` forces a new one, charged to your daily LLM token budget and allowed once a minute per server (429 with Retry-After sooner). Without an LLM configured, `analysis` is null and `llm` is `unconfigured`; before the collector has sampled the server, `status` is `no_data`.",
     request: {
       params: z.object({ connection_id: PathId.openapi({ param: { name: "connection_id", in: "path" } }) }),
-      query: z.object({ refresh: z.enum(["true", "false"]).optional() }),
+      query: z.object({ refresh: queryFlag("true: write a new analysis now (once a minute per server, charged to your LLM token budget)") }),
     },
     responses: {
       200: json(
@@ -99,7 +99,7 @@ export const serverAnalysisRoutes = newRouter().openapi(analysisRoute, async (c)
     c.get("log"),
     info,
     await openAlertTitles(db, id),
-    c.req.valid("query").refresh === "true" ? payer(c) : undefined,
+    c.req.valid("query").refresh ? payer(c) : undefined,
   );
   return c.json(result, 200);
 });

@@ -6,7 +6,7 @@ import { listConnections } from "../datastore/connections.ts";
 import { assertReadableConnections } from "../auth/connection-access.ts";
 import { USER, authority, guarded } from "../http/access.ts";
 import type { AppEnv } from "../http/context.ts";
-import { json } from "../http/params.ts";
+import { json, queryIds } from "../http/params.ts";
 import { newRouter } from "../http/router.ts";
 import { JsonValue, errorResponses } from "../http/schemas.ts";
 import { customWindow, parseRfc3339 } from "../metrics/window.ts";
@@ -38,8 +38,8 @@ const route = guarded(
       query: z.object({
         start_time: z.string({ error: "required: RFC 3339 start of the window" }).openapi({ example: "2026-11-22T00:00:00Z" }),
         end_time: z.string({ error: "required: RFC 3339 end of the window (a future end is clamped to now)" }).openapi({ example: "2026-11-23T00:00:00Z" }),
-        connection_id: z.string().optional(),
-        connection_ids: z.string().optional().openapi({ description: "Comma-separated connection ids; default every connection the caller can see" }),
+        connection_id: queryIds("Connection id; repeat the parameter or separate ids with commas for several").optional(),
+        connection_ids: queryIds("Alternative spelling of connection_id; default every connection the caller can see").optional(),
         event_types: z
           .string()
           .optional()
@@ -69,11 +69,7 @@ export const timelineRoutes = newRouter().openapi(route, async (c) => {
   });
   const types = parseEventTypes(q.event_types);
   const visible = await visibleEstate(c);
-  const names = await timelineConnections(
-    c,
-    visible,
-    [q.connection_id, q.connection_ids].filter((v): v is string => v !== undefined),
-  );
+  const names = await timelineConnections(c, visible, [q.connection_id ?? [], q.connection_ids ?? []].flat());
   const events: TimelineEvent[] = await timelineEvents(c.get("db"), {
     connectionIds: [...names.keys()],
     names,

@@ -6386,7 +6386,8 @@ export interface operations {
     getServerInfoByConnectionIdAiAnalysis: {
         parameters: {
             query?: {
-                refresh?: "true" | "false";
+                /** @description true: write a new analysis now (once a minute per server, charged to your LLM token budget) */
+                refresh?: boolean;
             };
             header?: never;
             path: {
@@ -6466,7 +6467,7 @@ export interface operations {
             query: {
                 probe_name: string;
                 /** @description Monitored connection id; repeat the parameter or separate ids with commas for several */
-                connection_id: string | string[];
+                connection_id: number[];
                 /** @description Rolling window ending now, or custom (default 1h) */
                 time_range?: "1h" | "6h" | "24h" | "7d" | "30d" | "custom";
                 /** @description RFC 3339 window start; required with time_range=custom */
@@ -6556,9 +6557,9 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description Monitored connection id; repeat the parameter or separate ids with commas for several */
-                connection_id?: string | string[];
+                connection_id?: number[];
                 /** @description Alternative spelling of connection_id */
-                connection_ids?: string | string[];
+                connection_ids?: number[];
                 /** @description Rolling window ending now, or custom (default 1h) */
                 time_range?: "1h" | "6h" | "24h" | "7d" | "30d" | "custom";
                 /** @description RFC 3339 window start; required with time_range=custom */
@@ -6647,9 +6648,9 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description Monitored connection id; repeat the parameter or separate ids with commas for several */
-                connection_id?: string | string[];
+                connection_id?: number[];
                 /** @description Alternative spelling of connection_id */
-                connection_ids?: string | string[];
+                connection_ids?: number[];
                 /** @description One of 1h, 6h, 24h, 7d, 30d (default 24h) */
                 time_range?: string;
             };
@@ -6732,9 +6733,9 @@ export interface operations {
         parameters: {
             query: {
                 /** @description Monitored connection id; repeat the parameter or separate ids with commas for several */
-                connection_id?: string | string[];
+                connection_id?: number[];
                 /** @description Alternative spelling of connection_id */
-                connection_ids?: string | string[];
+                connection_ids?: number[];
                 group_by: "usename" | "client_addr" | "datname" | "application_name" | "state";
                 /** @description Rolling window ending now, or custom (default 1h) */
                 time_range?: "1h" | "6h" | "24h" | "7d" | "30d" | "custom";
@@ -6825,11 +6826,11 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description Monitored connection id; repeat the parameter or separate ids with commas for several */
-                connection_id?: string | string[];
+                connection_id?: number[];
                 /** @description Alternative spelling of connection_id */
-                connection_ids?: string | string[];
+                connection_ids?: number[];
                 /** @description 1 to 100 (default 10) */
-                limit?: string;
+                limit?: number;
                 /** @description One of total_exec_time, calls, mean_exec_time, rows, shared_blks_hit, shared_blks_read (default total_exec_time) */
                 order_by?: string;
                 /** @description asc or desc (any letter case; default desc) */
@@ -6837,7 +6838,7 @@ export interface operations {
                 /** @description Only this statement */
                 queryid?: string;
                 /** @description Leave out pglens's own probe statements (default false) */
-                exclude_collector?: "true" | "false";
+                exclude_collector?: boolean;
                 /** @description Rolling window ending now, or custom (default none: lifetime totals) */
                 time_range?: "1h" | "6h" | "24h" | "7d" | "30d" | "custom";
                 /** @description RFC 3339 window start; required with time_range=custom */
@@ -6911,9 +6912,9 @@ export interface operations {
         parameters: {
             query: {
                 /** @description Monitored connection id; repeat the parameter or separate ids with commas for several */
-                connection_id?: string | string[];
+                connection_id?: number[];
                 /** @description Alternative spelling of connection_id */
-                connection_ids?: string | string[];
+                connection_ids?: number[];
                 queryid: string;
                 /** @description Rolling window ending now, or custom (default 1h) */
                 time_range?: "1h" | "6h" | "24h" | "7d" | "30d" | "custom";
@@ -7022,9 +7023,9 @@ export interface operations {
         parameters: {
             query: {
                 /** @description Monitored connection id; repeat the parameter or separate ids with commas for several */
-                connection_id?: string | string[];
+                connection_id?: number[];
                 /** @description Alternative spelling of connection_id */
-                connection_ids?: string | string[];
+                connection_ids?: number[];
                 probe_name: string;
                 /** @description Only this database's rows */
                 database_name?: string;
@@ -7035,7 +7036,7 @@ export interface operations {
                 /** @description asc or desc (any letter case; default desc) */
                 order?: string;
                 /** @description 1 to 100 (default 20) */
-                limit?: string;
+                limit?: number;
             };
             header?: never;
             path?: never;
@@ -7162,13 +7163,13 @@ export interface operations {
     getAlerts: {
         parameters: {
             query?: {
-                /** @description One connection id */
-                connection_id?: string;
-                /** @description Comma-separated connection ids */
-                connection_ids?: string;
+                /** @description Connection id; repeat the parameter or separate ids with commas for several */
+                connection_id?: number[];
+                /** @description Alternative spelling of connection_id */
+                connection_ids?: number[];
                 status?: "pending" | "active" | "acknowledged" | "cleared";
                 /** @description true: only alerts not yet cleared */
-                exclude_cleared?: "0" | "1" | "true" | "false";
+                exclude_cleared?: boolean;
                 severity?: "info" | "warning" | "critical";
                 alert_type?: "threshold" | "anomaly" | "connection";
                 /** @description RFC 3339; alerts triggered at or after */
@@ -7917,7 +7918,7 @@ export interface operations {
                 cluster_id?: number;
                 connection_id?: number;
                 /** @description true: only windows active now; false: only the others */
-                active?: "0" | "1" | "true" | "false";
+                active?: boolean;
                 limit?: number;
                 offset?: number | null;
             };
@@ -8248,7 +8249,8 @@ export interface operations {
         parameters: {
             query?: {
                 scope?: "estate" | "group" | "cluster" | "server";
-                enabled?: "0" | "1" | "true" | "false";
+                /** @description true: only enabled schedules; false: only disabled ones */
+                enabled?: boolean;
                 limit?: number;
                 offset?: number | null;
             };
@@ -8522,9 +8524,10 @@ export interface operations {
             query: {
                 start_time: string;
                 end_time: string;
-                connection_id?: string;
-                /** @description Comma-separated connection ids; default every connection the caller can see */
-                connection_ids?: string;
+                /** @description Connection id; repeat the parameter or separate ids with commas for several */
+                connection_id?: number[];
+                /** @description Alternative spelling of connection_id; default every connection the caller can see */
+                connection_ids?: number[];
                 /** @description Comma-separated, of: config_change, hba_change, ident_change, restart, extension_change, alert_fired, alert_cleared, alert_acknowledged, blackout_started, blackout_ended; default all */
                 event_types?: string;
                 limit?: number;
@@ -10014,7 +10017,8 @@ export interface operations {
     deleteConversations: {
         parameters: {
             query?: {
-                all?: "true" | "false";
+                /** @description true: delete every conversation of yours (required, as a guard) */
+                all?: boolean;
             };
             header?: never;
             path?: never;
@@ -10483,12 +10487,12 @@ export interface operations {
     getOverview: {
         parameters: {
             query?: {
-                /** @description Comma-separated connection ids to summarize (those you can see) */
-                connection_ids?: string;
+                /** @description Connection ids to summarize (those you can see); repeat the parameter or separate ids with commas */
+                connection_ids?: number[];
                 scope_type?: "server" | "cluster" | "group";
                 scope_id?: number;
                 /** @description true: write a new summary even if nothing significant changed, charged to your daily LLM token budget; at most once a minute per set of servers (429 with Retry-After sooner) */
-                refresh?: "true" | "false";
+                refresh?: boolean;
             };
             header?: never;
             path?: never;
@@ -10564,8 +10568,8 @@ export interface operations {
     getOverviewStream: {
         parameters: {
             query?: {
-                /** @description Comma-separated connection ids to summarize (those you can see) */
-                connection_ids?: string;
+                /** @description Connection ids to summarize (those you can see); repeat the parameter or separate ids with commas */
+                connection_ids?: number[];
                 scope_type?: "server" | "cluster" | "group";
                 scope_id?: number;
             };
