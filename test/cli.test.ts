@@ -52,7 +52,7 @@ describe("pglens CLI", () => {
     await once(again.child, "exit");
     expect(again.output()).toContain("opening the embedded datastore");
     expect(again.output()).not.toContain("first start only");
-  }, 120_000);
+  }, 400_000); // two starts, each with startServe's deadline
 
   it("migrates a datastore and reports the schema version", async () => {
     const database = await createTestDatabase(inject("pg17Url"));
@@ -228,7 +228,7 @@ describe("pglens CLI", () => {
       child.kill("SIGTERM");
       await once(child, "exit");
     }
-  }, 120_000);
+  }, 300_000);
 
   it("rejects an unknown command with usage", async () => {
     const result = await runCli(["frobnicate"]);
@@ -301,5 +301,5 @@ describe("pglens CLI", () => {
       // the group is gone: nothing left behind
     }
     expect(stopped).toBe(true);
-  }, 90_000);
+  }, 300_000);
 });

@@ -84,5 +84,5 @@ describe("the embedded datastore lock", () => {
     } finally {
       await db.close();
     }
-  }, 180_000);
+  }, 450_000);
 });

@@ -10,9 +10,9 @@ export interface CliResult {
   stderr: string;
 }
 
-export function runCli(args: string[], env: Record<string, string> = {}, input?: string): Promise<CliResult> {
+export function runCli(args: string[], env: Record<string, string> = {}, input?: string, bin = BIN): Promise<CliResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], { env: { ...process.env, ...env } });
+    const child = spawn(process.execPath, [bin, ...args], { env: { ...process.env, ...env } });
     let stdout = "";
     let stderr = "";
     child.stdout.on("data", (d) => (stdout += d));
@@ -23,13 +23,19 @@ export function runCli(args: string[], env: Record<string, string> = {}, input?:
   });
 }
 
+/**
+ * A first start on a busy machine can take a minute (the embedded datastore initialises its files, tsx compiles
+ * the sources); the wait is a deadline on progress polling, not a fixed sleep.
+ */
+const SERVE_DEADLINE_MS = 180_000;
+
 /** Starts `pglens serve` and resolves once /health answers 200. */
-export async function startServe(env: Record<string, string>, port: number): Promise<{ child: ChildProcess; output: () => string }> {
-  const child = spawn(process.execPath, [BIN, "serve"], { env: { ...process.env, ...env, PORT: String(port) } });
+export async function startServe(env: Record<string, string>, port: number, bin = BIN): Promise<{ child: ChildProcess; output: () => string }> {
+  const child = spawn(process.execPath, [bin, "serve"], { env: { ...process.env, ...env, PORT: String(port) } });
   let output = "";
   child.stdout?.on("data", (d) => (output += d));
   child.stderr?.on("data", (d) => (output += d));
-  for (let i = 0; i < 120; i++) {
+  for (const deadline = Date.now() + SERVE_DEADLINE_MS; Date.now() < deadline; ) {
     if (child.exitCode !== null) throw new Error(`pglens serve exited early:\n${output}`);
     const ok = await fetch(`http://127.0.0.1:${port}/health`).then(
       (r) => r.status === 200,
