@@ -3,7 +3,7 @@ import { parseArgs } from "node:util";
 import { UsageError } from "./cli/usage-error.ts";
 import { InputError, NotFoundError } from "./errors.ts";
 import { VERSION } from "./version.ts";
-import { COMMANDS, type CommandSpec, commandHelp, parserOptions } from "./cli/options.ts";
+import { COMMANDS, type CommandSpec, commandHelp, parserOptions, subcommandsOf, usageError } from "./cli/options.ts";
 
 // Each command loads only the modules it needs: a CLI call should not pay for the whole app's start-up.
 // Commands, options and the environment each reads come from cli/options.ts, for the parsers and the help alike.
@@ -46,6 +46,10 @@ async function main(argv: string[]): Promise<number> {
     console.log(helpFor(command));
     return 0;
   }
+  // A command with subcommands (user, token, group, samples, connection) names one of them.
+  const subcommands = subcommandsOf(command);
+  if (subcommands.length && !subcommands.includes(rest[0]))
+    throw usageError(command, rest[0] === undefined ? `\`${command}\` needs one of: ${subcommands.join(", ")}` : `unknown ${command} command "${rest[0]}"`);
   switch (command) {
     case "help":
     case "--help":

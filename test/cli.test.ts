@@ -237,6 +237,28 @@ describe("pglens CLI", () => {
     expect(result.stderr).toContain("Usage: pglens <command>");
   });
 
+  it("names the subcommands, with their help, when a command that has them is given none or an unknown one", async () => {
+    for (const [command, subcommands] of Object.entries({
+      user: ["create", "list"],
+      token: ["create", "list", "delete"],
+      group: ["grant"],
+      samples: ["import"],
+      connection: ["list", "add", "remove"],
+    })) {
+      const bare = await runCli([command]);
+      expect(bare.code, command).toBe(2);
+      expect(bare.stdout, command).toBe("");
+      expect(bare.stderr, command).toMatch(new RegExp(`^pglens: \`${command}\` needs one of: ${subcommands.join(", ")}\n\nUsage: pglens ${command} `));
+      for (const sub of subcommands) expect(bare.stderr, `${command} ${sub}`).toContain(`Usage: pglens ${command} ${sub}`);
+      const unknown = await runCli([command, "frob"]);
+      expect(unknown.code, command).toBe(2);
+      expect(unknown.stderr, command).toMatch(new RegExp(`^pglens: unknown ${command} command "frob"\n\nUsage: pglens ${command} `));
+    }
+    const missing = await runCli(["token", "create"]);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toMatch(/^pglens: --user NAME is required: the token's owner\n\nUsage: pglens token create \[options\]\n/);
+  });
+
   it("prints each command's help for --help without doing anything, and refuses unknown options with exit 2", async () => {
     const database = await createTestDatabase(inject("pg17Url"));
     const dataDir = mkdtempSync(join(tmpdir(), "pglens-help-"));

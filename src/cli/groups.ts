@@ -10,9 +10,7 @@ import { addMember, createGroup, directGrants, listGroups, setConnectionGrants, 
 import { findUserByName } from "../datastore/users.ts";
 import { withDatastore } from "./common.ts";
 import { UsageError } from "./usage-error.ts";
-import { parserOptions } from "./options.ts";
-
-const USAGE = "usage: pglens group grant NAME [--member USER]... [--mcp TOOL[,TOOL...]|'*'] [--connections ID[:read|read_write][,...]] (connection 0: all)";
+import { parserOptions, usageError } from "./options.ts";
 
 function parseConnections(list: string[]): Array<{ connection_id: number; access_level: AccessLevel }> {
   return list
@@ -21,25 +19,20 @@ function parseConnections(list: string[]): Array<{ connection_id: number; access
     .map((item) => {
       const [id, level = "read"] = item.split(":");
       if (!/^\d+$/.test(id) || !(ACCESS_LEVELS as readonly string[]).includes(level))
-        throw new UsageError(`--connections: ${JSON.stringify(item)} is not ID[:read|read_write]\n${USAGE}`);
+        throw usageError("group grant", `--connections: ${JSON.stringify(item)} is not ID[:read|read_write]`);
       return { connection_id: Number(id), access_level: level as AccessLevel };
     });
 }
 
 export async function groupCommand(args: string[]): Promise<number> {
-  const [sub, ...rest] = args;
-  if (sub === "--help" || sub === "-h" || sub === undefined) {
-    console.log(USAGE);
-    return sub === undefined ? 2 : 0;
-  }
-  if (sub !== "grant") throw new UsageError(`unknown group command "${sub}"\n${USAGE}`);
+  const [, ...rest] = args; // "grant", the only subcommand (checked by cli.ts)
   const { values, positionals } = parseArgs({
     args: rest,
     allowPositionals: true,
     options: parserOptions("group grant"),
   });
   const [name] = positionals;
-  if (!name || positionals.length > 1) throw new UsageError(USAGE);
+  if (!name || positionals.length > 1) throw usageError("group grant", "give one group NAME");
   const mcp = (values.mcp ?? [])
     .flatMap((v) => v.split(","))
     .map((s) => s.trim())

@@ -2,6 +2,7 @@
  * Every `pglens` command's options and the environment variables it reads, in one place: the parsers take their
  * options from here and `pglens <command> --help` prints them from here, so the two cannot drift apart.
  */
+import { UsageError } from "./usage-error.ts";
 
 export interface OptionSpec {
   type: "string" | "boolean";
@@ -92,7 +93,7 @@ export const COMMANDS = {
     usage: "group grant NAME",
     summary: "give a group (created if missing) members, MCP tools and connection rights, added to what it has",
     options: {
-      member: { type: "string", multiple: true, value: "USER", help: "add a member (repeatable)" },
+      member: { type: "string", multiple: true, value: "USER", help: "add a member" },
       mcp: { type: "string", multiple: true, value: "TOOL,...", help: "grant MCP tools ('*': all)" },
       connections: { type: "string", multiple: true, value: "ID[:read|read_write],...", help: "grant connection rights (0: every connection)" },
     },
@@ -153,6 +154,17 @@ export function parserOptions<C extends keyof Commands>(command: C): ParserOptio
     Commands[C]["options"]
   >;
 }
+
+/** A mistake on a command line, followed by that command's help. */
+export function usageError(command: string, problem: string): UsageError {
+  return new UsageError(`${problem}\n\n${commandHelp(command)}`);
+}
+
+/** The subcommands of a command that has them (`user` -> create, list), else none. */
+export const subcommandsOf = (command: string): string[] =>
+  Object.keys(COMMANDS)
+    .filter((key) => key.startsWith(`${command} `))
+    .map((key) => key.slice(command.length + 1));
 
 /** `pglens <command> --help`: every form of the command, its options and the environment it reads. */
 export function commandHelp(command: string): string | undefined {

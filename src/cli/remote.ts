@@ -7,7 +7,7 @@ import { parseArgs } from "node:util";
 import { printTable } from "./common.ts";
 import { readPassword } from "./password-input.ts";
 import { UsageError } from "./usage-error.ts";
-import { parserOptions } from "./options.ts";
+import { parserOptions, usageError } from "./options.ts";
 
 interface Server {
   url: string;
@@ -81,8 +81,7 @@ export async function connectionCommand(args: string[]): Promise<number> {
   }
   if (action === "add") {
     const { values } = parseArgs({ args: rest, options: parserOptions("connection add") });
-    if (!values.name || !values.host || !values.user)
-      throw new UsageError("usage: pglens connection add --name NAME --host HOST --user USER [--port 5432] [--database postgres] [--password-file FILE|-]");
+    if (!values.name || !values.host || !values.user) throw usageError("connection add", "--name, --host and --user are required");
     const port = values.port === undefined ? 5432 : Number(values.port);
     if (!Number.isInteger(port) || port < 1 || port > 65535) throw new UsageError(`--port: a port number (got ${JSON.stringify(values.port)})`);
     const server = serverOf(values);
@@ -106,12 +105,13 @@ export async function connectionCommand(args: string[]): Promise<number> {
   }
   if (action === "remove") {
     const { values, positionals } = parseArgs({ args: rest, options: parserOptions("connection remove"), allowPositionals: true });
-    if (positionals.length !== 1 || !/^\d+$/.test(positionals[0])) throw new UsageError("usage: pglens connection remove ID");
+    if (positionals.length !== 1 || !/^\d+$/.test(positionals[0]))
+      throw usageError("connection remove", "give the connection's ID (pglens connection list shows them)");
     await call(serverOf(values), "DELETE", `/api/v1/connections/${positionals[0]}`);
     console.error(`removed connection ${positionals[0]} and its history`);
     return 0;
   }
-  throw new UsageError("usage: pglens connection add|list|remove ... (see `pglens connection --help`)");
+  throw usageError("connection", `unknown connection command "${action}"`);
 }
 
 interface Alert {

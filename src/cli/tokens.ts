@@ -3,8 +3,7 @@ import { parseArgs } from "node:util";
 import { DEFAULT_TOKEN_EXPIRY, issueApiToken } from "../auth/issue-token.ts";
 import { deleteApiToken, listApiTokens } from "../datastore/api-tokens.ts";
 import { printTable, withDatastore } from "./common.ts";
-import { UsageError } from "./usage-error.ts";
-import { parserOptions } from "./options.ts";
+import { parserOptions, usageError } from "./options.ts";
 
 export async function tokenCommand(args: string[]): Promise<number> {
   const [sub, ...rest] = args;
@@ -14,7 +13,7 @@ export async function tokenCommand(args: string[]): Promise<number> {
         args: rest,
         options: parserOptions("token create"),
       });
-      if (!values.user) throw new UsageError("usage: pglens token create --user NAME [--expires 90d|12h|2w|6m|1y|never] [--note TEXT] [--json]");
+      if (!values.user) throw usageError("token create", "--user NAME is required: the token's owner");
       return withDatastore(async (db) => {
         const t = await issueApiToken(db, { owner: values.user!, note: values.note, expires: values.expires ?? DEFAULT_TOKEN_EXPIRY });
         if (values.json) console.log(JSON.stringify({ id: t.id, token: t.token, owner: t.owner, note: t.note, expires_at: t.expires_at }));
@@ -61,7 +60,7 @@ export async function tokenCommand(args: string[]): Promise<number> {
     }
     case "delete": {
       const id = Number(rest[0]);
-      if (!Number.isInteger(id) || id <= 0 || rest.length !== 1) throw new UsageError("usage: pglens token delete ID");
+      if (!Number.isInteger(id) || id <= 0 || rest.length !== 1) throw usageError("token delete", "give one token ID (pglens token list shows them)");
       return withDatastore(async (db) => {
         await deleteApiToken(db, id);
         console.error(`deleted token ${id}`);
@@ -69,6 +68,6 @@ export async function tokenCommand(args: string[]): Promise<number> {
       });
     }
     default:
-      throw new UsageError(`unknown token command "${sub ?? ""}"; expected: token create | token list | token delete ID`);
+      throw usageError("token", `unknown token command "${sub ?? ""}"`);
   }
 }

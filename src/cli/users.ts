@@ -3,9 +3,8 @@ import { parseArgs } from "node:util";
 import { checkPasswordPolicy, hashPassword } from "../auth/passwords.ts";
 import { createUser, listUsers } from "../datastore/users.ts";
 import { printTable, withDatastore } from "./common.ts";
-import { UsageError } from "./usage-error.ts";
 import { readPassword } from "./password-input.ts";
-import { parserOptions } from "./options.ts";
+import { parserOptions, usageError } from "./options.ts";
 
 export async function userCommand(args: string[]): Promise<number> {
   const [sub, ...rest] = args;
@@ -26,15 +25,14 @@ export async function userCommand(args: string[]): Promise<number> {
       return 0;
     });
   }
-  if (sub !== "create") throw new UsageError(`unknown user command "${sub ?? ""}"; expected: user create NAME | user list`);
+  if (sub !== "create") throw usageError("user", `unknown user command "${sub ?? ""}"`);
   const { values, positionals } = parseArgs({
     args: rest,
     allowPositionals: true,
     options: parserOptions("user create"),
   });
   const [username] = positionals;
-  if (!username || positionals.length > 1)
-    throw new UsageError("usage: pglens user create NAME [--superuser] [--service-account] [--password-file FILE|-] [--display-name TEXT] [--email ADDRESS]");
+  if (!username || positionals.length > 1) throw usageError("user create", "give one user NAME");
   let passwordHash: string | null = null;
   if (!values["service-account"]) {
     const password = await readPassword({ file: values["password-file"], argv: values.password });
