@@ -62,7 +62,6 @@ afterAll(async () => {
 it("generates types, compiles a typed client under --strict, and runs it", async () => {
   const doc = JSON.parse(readFileSync(join(ROOT, "openapi.gen.json"), "utf8"));
   writeFileSync(join(dir, "api.ts"), astToString(await openapiTS(doc)));
-  writeFileSync(join(dir, "client.ts"), CLIENT);
   const tsc = join(ROOT, "node_modules", "typescript", "bin", "tsc");
   const flags = [
     "--strict",
@@ -76,25 +75,25 @@ it("generates types, compiles a typed client under --strict, and runs it", async
     "--allowImportingTsExtensions",
     "--skipLibCheck",
   ];
-  execFileSync(process.execPath, [tsc, ...flags, join(dir, "client.ts")], { cwd: ROOT, stdio: "pipe" });
-  // The compile check is real: a wrong field type in the client must fail it.
-  writeFileSync(join(dir, "broken.ts"), CLIENT.replace("const points: number = series.data[0].data.length;", "const points: number = series.data[0].name;"));
-  let diagnostics = "";
-  try {
-    execFileSync(process.execPath, [tsc, ...flags, join(dir, "broken.ts")], { cwd: ROOT, stdio: "pipe" });
-  } catch (err) {
-    diagnostics = String((err as { stdout?: Buffer }).stdout);
-  }
-  expect(diagnostics).toMatch(/broken\.ts.*error TS2322: Type 'string' is not assignable to type 'number'/);
+  /** tsc's diagnostics for a file, empty when it compiles. */
+  const compile = (file: string, text: string): string => {
+    writeFileSync(join(dir, file), text);
+    try {
+      execFileSync(process.execPath, [tsc, ...flags, join(dir, file)], { cwd: ROOT, stdio: "pipe" });
+      return "";
+    } catch (err) {
+      return String((err as { stdout?: Buffer }).stdout);
+    }
+  };
+  expect(compile("client.ts", CLIENT)).toBe("");
+  // The compile check is real: a wrong field type in the client must fail it...
+  expect(compile("broken.ts", CLIENT.replace("const points: number = series.data[0].data.length;", "const points: number = series.data[0].name;"))).toMatch(
+    /broken\.ts.*error TS2322: Type 'string' is not assignable to type 'number'/,
+  );
   // ...and so must an id given as text where the document says integer.
-  writeFileSync(join(dir, "text-id.ts"), CLIENT.replace("connection_id: [listed.data[0].id], exclude_cleared", 'connection_id: ["1"], exclude_cleared'));
-  let textId = "";
-  try {
-    execFileSync(process.execPath, [tsc, ...flags, join(dir, "text-id.ts")], { cwd: ROOT, stdio: "pipe" });
-  } catch (err) {
-    textId = String((err as { stdout?: Buffer }).stdout);
-  }
-  expect(textId).toMatch(/text-id\.ts.*error TS2322: Type 'string' is not assignable to type 'number'/);
+  expect(compile("text-id.ts", CLIENT.replace("connection_id: [listed.data[0].id], exclude_cleared", 'connection_id: ["1"], exclude_cleared'))).toMatch(
+    /text-id\.ts.*error TS2322: Type 'string' is not assignable to type 'number'/,
+  );
   const { run } = (await import(join(dir, "client.ts"))) as { run(url: string): Promise<{ connections: string[]; points: number; alerts: number }> };
   const result = await run(server.url);
   expect(result.connections).toEqual(["from-codegen"]);
