@@ -1,4 +1,4 @@
-/** Path parameter schemas shared by routes. */
+/** Path and query parameter schemas shared by routes. */
 import { z } from "@hono/zod-openapi";
 
 /** Ids are PostgreSQL `integer`s: anything larger can name no row. */
