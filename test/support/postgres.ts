@@ -91,12 +91,12 @@ export async function systemPostgresUrl(): Promise<string | null> {
 
 let counter = 0;
 
-/** A fresh, empty database on `serverUrl`; `drop()` removes it. */
-export async function createTestDatabase(serverUrl: string): Promise<{ url: string; name: string; drop(): Promise<void> }> {
+/** A fresh database on `serverUrl`, empty or a copy of `template`; `drop()` removes it. */
+export async function createTestDatabase(serverUrl: string, template?: string): Promise<{ url: string; name: string; drop(): Promise<void> }> {
   const name = `pglens_t_${process.pid}_${Date.now().toString(36)}_${counter++}`;
   const admin = new pg.Client({ connectionString: serverUrl });
   await admin.connect();
-  await admin.query(`CREATE DATABASE ${name}`);
+  await admin.query(`CREATE DATABASE ${name}${template ? ` TEMPLATE ${template}` : ""}`);
   await admin.end();
   const url = new URL(serverUrl);
   url.pathname = `/${name}`;
