@@ -3,11 +3,10 @@
 // wrangler.toml uploads as Workers Static Assets: kept out of the script, they cost the isolate nothing at start.
 import { build } from "esbuild";
 import { copyFileSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
-import { createRequire } from "node:module";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { consoleAssetPaths } from "../src/console/assets-node.ts";
-import { DOCS_FILES } from "../src/http/docs-page.ts";
+import { docsAssetPaths } from "../src/docs-assets-node.ts";
 import { WORKER_ASSET_DIRS } from "../src/worker-assets.ts";
 
 export const WORKER_BUNDLE = fileURLToPath(new URL("../dist/worker.js", import.meta.url));
@@ -16,9 +15,8 @@ export const WORKER_ASSETS = fileURLToPath(new URL("../dist/worker-assets", impo
 /** What `[assets]` uploads: docs/<file> and console/<file>, as the app names them. */
 function copyAssets() {
   rmSync(WORKER_ASSETS, { recursive: true, force: true });
-  const resolve = createRequire(import.meta.url).resolve;
   const files: Array<[string, string]> = [
-    ...Object.keys(DOCS_FILES).map((f): [string, string] => [join(WORKER_ASSET_DIRS.docs, f), resolve(`swagger-ui-dist/${f}`)]),
+    ...Object.entries(docsAssetPaths()).map(([f, from]): [string, string] => [join(WORKER_ASSET_DIRS.docs, f), from]),
     ...Object.entries(consoleAssetPaths()).map(([f, from]): [string, string] => [join(WORKER_ASSET_DIRS.console, f), from]),
   ];
   for (const [to, from] of files) {

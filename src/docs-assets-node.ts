@@ -5,10 +5,15 @@ import { DOCS_FILES, type DocsAssets } from "./http/docs-page.ts";
 
 let loaded: Promise<DocsAssets> | undefined;
 
+/** Name served -> the file in the installed swagger-ui-dist package (the Workers build script copies them). */
+export function docsAssetPaths(): Record<string, string> {
+  const resolve = createRequire(import.meta.url).resolve;
+  return Object.fromEntries(Object.keys(DOCS_FILES).map((f) => [f, resolve(`swagger-ui-dist/${f}`)]));
+}
+
 export function nodeDocsAssets(): Promise<DocsAssets> {
   loaded ??= (async () => {
-    const resolve = createRequire(import.meta.url).resolve;
-    const entries = await Promise.all(Object.keys(DOCS_FILES).map(async (f) => [f, await readFile(resolve(`swagger-ui-dist/${f}`), "utf8")] as const));
+    const entries = await Promise.all(Object.entries(docsAssetPaths()).map(async ([f, path]) => [f, await readFile(path, "utf8")] as const));
     return Object.fromEntries(entries) as DocsAssets;
   })();
   return loaded;

@@ -5,11 +5,10 @@ import { parseArgs } from "node:util";
 import { importSamples } from "../collector/import.ts";
 import { withDatastore } from "./common.ts";
 import { UsageError } from "./usage-error.ts";
-import { parserOptions, usageError } from "./options.ts";
+import { parserOptions } from "./options.ts";
 
 export async function samplesCommand(args: string[]): Promise<number> {
-  const [sub, ...rest] = args;
-  if (sub !== "import") throw usageError("samples", `unknown samples command "${sub ?? ""}"`);
+  const [, ...rest] = args; // "import", the only subcommand (checked by cli.ts)
   const { values, positionals } = parseArgs({
     args: rest,
     options: parserOptions("samples import"),

@@ -25,7 +25,7 @@ export async function userCommand(args: string[]): Promise<number> {
       return 0;
     });
   }
-  if (sub !== "create") throw usageError("user", `unknown user command "${sub ?? ""}"`);
+  // Otherwise "create" (cli.ts lets only the known subcommands through).
   const { values, positionals } = parseArgs({
     args: rest,
     allowPositionals: true,

@@ -1,8 +1,7 @@
 /** A metrics query end to end: check and plan the request, read its facts once, run the pure pipeline. */
 import type { Queryable } from "../../drivers/types.ts";
 import type { Authority } from "../auth/rbac.ts";
-import { pointTimes } from "../metrics/buckets.ts";
-import type { Buckets } from "../metrics/buckets.ts";
+import { type Buckets, pointTimes } from "../metrics/buckets.ts";
 import type { MetricRequest } from "../metrics/metric-names.ts";
 import { type MetricsPlan, type MetricsRequest, checkMetricsRequest, planMetrics } from "../metrics/metrics-plan.ts";
 import { seriesFromFacts } from "../metrics/series-from-facts.ts";
