@@ -12,6 +12,7 @@ export interface PgLikePool {
 interface PgLikeClient {
   query(sql: string | NamedStatement, params?: unknown[]): Promise<{ rows: unknown[] }>;
   release(destroy?: boolean | Error): void;
+  on?(event: "error", listener: (err: Error) => void): unknown;
 }
 interface NamedStatement {
   name: string;
@@ -64,9 +65,11 @@ function checkouts(pool: PgLikePool, setup: string | undefined): () => Promise<P
     } catch (err) {
       throw classify(err);
     }
-    if (setup && !ready.has(client)) {
+    if (!ready.has(client)) {
       ready.add(client);
-      await client.query(setup).catch(() => {});
+      // Nor one in use (its backend terminated mid-transaction, say): the query under way fails with it.
+      client.on?.("error", () => {});
+      if (setup) await client.query(setup).catch(() => {});
     }
     return client;
   };

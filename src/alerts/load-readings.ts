@@ -6,7 +6,7 @@
 import type { Queryable } from "../../drivers/types.ts";
 import { effectiveProbeConfigs } from "../datastore/probe-configs.ts";
 import { type Sample, groupSamples } from "../metrics/samples.ts";
-import { probeTable } from "../probes/ddl.ts";
+import { samplesSql } from "../probes/history-ddl.ts";
 import { findProbe } from "../probes/index.ts";
 import type { AlertMetric, MetricInput, Reading } from "../vocabulary/alert-metrics.ts";
 
@@ -14,7 +14,8 @@ import type { AlertMetric, MetricInput, Reading } from "../vocabulary/alert-metr
 const CURRENT_INTERVALS = 3;
 
 async function latestTwo(db: Queryable, probe: string, connectionIds: readonly number[], since: Date): Promise<Map<number, Sample[]>> {
-  const table = probeTable(probe);
+  const definition = findProbe(probe)!;
+  const table = samplesSql(definition, "$2", "now()");
   const rows = await db.query<Record<string, unknown> & { connection_id: number }>(
     `SELECT p.* FROM ${table} p
        JOIN (SELECT connection_id, collected_at FROM (
@@ -25,7 +26,6 @@ async function latestTwo(db: Queryable, probe: string, connectionIds: readonly n
     [connectionIds, since.toISOString()],
   );
   const byConnection = new Map<number, Sample[]>();
-  const definition = findProbe(probe)!;
   for (const id of connectionIds)
     byConnection.set(
       id,

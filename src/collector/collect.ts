@@ -12,6 +12,7 @@ import { effectiveProbeConfigs } from "../datastore/probe-configs.ts";
 import { eachLimited } from "../each-limited.ts";
 import type { Logger } from "../log.ts";
 import { dropExpiredPartitions } from "./retention.ts";
+import { type CompressionRound, compressClosedDays } from "../samples/compress-history.ts";
 import { withMonitoredClient } from "../monitored/client.ts";
 import { runConnection } from "./run-connection.ts";
 import {
@@ -40,9 +41,14 @@ export interface TickResult {
   outcomes: ProbeOutcome[];
   unreachable: Array<{ connectionId: number; error: string }>;
   droppedPartitions: string[];
+  /** Closed days compressed this tick, when it ran the compression task. */
+  compressed?: CompressionRound;
 }
 
 const RETENTION_EVERY_SECONDS = 3600;
+/** Compression runs every minute, for at most COMPRESSION_BUDGET_MS a round: a backlog is worked off over rounds, never delaying a tick by more. */
+const COMPRESSION_EVERY_SECONDS = 60;
+const COMPRESSION_BUDGET_MS = 10_000;
 /** Ticks land this long after the whole second: a timer firing a hair early, or a datastore clock a little behind, would claim in the last slot. */
 const TICK_OFFSET_MS = 50;
 
@@ -117,6 +123,10 @@ export async function collectOnce(db: Driver, config: Config, log: Logger, optio
   await withMaintenance(db, "retention", RETENTION_EVERY_SECONDS, async () => {
     result.droppedPartitions = await dropExpiredPartitions(db);
     if (result.droppedPartitions.length) log.info("dropped expired partitions", { partitions: result.droppedPartitions });
+  });
+  await withMaintenance(db, "compression", COMPRESSION_EVERY_SECONDS, async () => {
+    result.compressed = await compressClosedDays(db, Date.now(), COMPRESSION_BUDGET_MS);
+    if (result.compressed.days) log.info("compressed closed days of samples", { ...result.compressed });
   });
   await withMaintenance(db, "auth_cleanup", AUTH_CLEANUP_EVERY_SECONDS, async () => {
     const pruned = await pruneExpiredAuthState(db);

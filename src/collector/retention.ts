@@ -1,6 +1,6 @@
 /** Drops whole weekly partitions that are past every configured retention of their probe. */
 import type { Queryable } from "../../drivers/types.ts";
-import { changeCellsTableName, changesTableName, entityCellsTableName, irregularTableName, levelsTableName, quoteIdent } from "../probes/ddl.ts";
+import { compressedTableName, quoteIdent, writtenTables } from "../probes/ddl.ts";
 import { PROBES } from "../probes/index.ts";
 
 /** Partitions whose upper bound lies before now minus the probe's longest retention; returns their names. */
@@ -12,14 +12,7 @@ export async function dropExpiredPartitions(db: Queryable, now = new Date()): Pr
   for (const probe of PROBES) {
     const days = retention.find((r) => r.probe_name === probe.name)?.days ?? probe.defaultRetentionDays;
     const cutoff = now.getTime() - days * 86_400_000;
-    for (const table of [
-      probe.name,
-      changesTableName(probe.name),
-      irregularTableName(probe.name),
-      levelsTableName(probe.name),
-      changeCellsTableName(probe.name),
-      entityCellsTableName(probe.name),
-    ]) {
+    for (const table of [...writtenTables(probe.name), compressedTableName(probe.name)]) {
       const partitions = await db.query<{ name: string; bound: string }>(
         `SELECT c.relname AS name, pg_get_expr(c.relpartbound, c.oid) AS bound
            FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid

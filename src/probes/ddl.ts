@@ -154,9 +154,14 @@ export function createChangeCellsTable(probe: ProbeDefinition): string[] {
 /** Name of the table of a probe's hourly rollups of each entity's changes (see createEntityCellsTable). */
 export const entityCellsTableName = (probe: string) => `${probe}__entity_cells`;
 
+/** A probe's recent samples, as rows (migration 40; probes/history-ddl.ts). */
+export const rawTableName = (probe: string) => `${probe}__raw`;
+/** A probe's closed days of samples, compressed (probes/history-ddl.ts). */
+export const compressedTableName = (probe: string) => `${probe}__compressed`;
+
 /** Every table the sample writer may fill for a probe, under `metrics`: its raw rows and those derived from them (a probe has only some). */
 export const writtenTables = (probe: string) => [
-  probe,
+  rawTableName(probe),
   changesTableName(probe),
   irregularTableName(probe),
   levelsTableName(probe),

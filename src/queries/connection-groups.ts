@@ -6,11 +6,13 @@
 import type { Queryable } from "../../drivers/types.ts";
 import type { Authority } from "../auth/rbac.ts";
 import { readableIntervals } from "./metrics-context.ts";
-import { probeTable, quoteIdent } from "../probes/ddl.ts";
+import { quoteIdent } from "../probes/ddl.ts";
 import { layoutBuckets, pointTimes } from "../metrics/buckets.ts";
 import { borrowLimitMs, judgedIntervalMs, levelPoint, seriesFromLevels } from "../metrics/series.ts";
 import { round } from "../metrics/summary-values.ts";
 import type { Window } from "../metrics/window.ts";
+import { findProbe } from "../probes/index.ts";
+import { samplesSql } from "../probes/history-ddl.ts";
 
 export const CONNECTION_GROUPINGS = ["usename", "client_addr", "datname", "application_name", "state"] as const;
 export type ConnectionGrouping = (typeof CONNECTION_GROUPINGS)[number];
@@ -26,7 +28,7 @@ export interface ConnectionGroup {
 
 /** Only client backends are connections; background workers and WAL senders are not. */
 const CLIENTS = "backend_type = 'client backend'";
-const TABLE = probeTable("pg_stat_activity");
+const TABLE = samplesSql(findProbe("pg_stat_activity")!, "$2", "$3");
 
 export async function connectionGroups(
   db: Queryable,

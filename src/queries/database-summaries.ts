@@ -8,12 +8,12 @@ import type { Authority } from "../auth/rbac.ts";
 import { bucketValues, fetchGroupedChanges } from "../samples/read-grouped-changes.ts";
 import { latestSample } from "../samples/read-latest-sample.ts";
 import { readableIntervals } from "./metrics-context.ts";
-import { probeTable } from "../probes/ddl.ts";
 import { findProbe } from "../probes/index.ts";
 import { pointTimes, summaryBuckets } from "../metrics/buckets.ts";
 import { type CacheHitRatio, cacheHitRatio } from "./performance-summary.ts";
 import { percent, prettySize, round } from "../metrics/summary-values.ts";
 import type { Window } from "../metrics/window.ts";
+import { samplesSql } from "../probes/history-ddl.ts";
 
 export interface DatabaseSummary {
   database_name: string;
@@ -28,7 +28,7 @@ export interface DatabaseSummary {
 }
 
 async function deadTupleRatios(db: Queryable, connectionId: number, window: Window): Promise<Map<string, number | null>> {
-  const table = probeTable("pg_stat_all_tables");
+  const table = samplesSql(findProbe("pg_stat_all_tables")!, "$2", "$3");
   const rows = await db.query<{ database_name: string; dead: number | null; live: number | null }>(
     `SELECT t.database_name, sum(t.n_dead_tup) AS dead, sum(t.n_live_tup) AS live
        FROM ${table} t

@@ -7,7 +7,8 @@ import type { Authority } from "../auth/rbac.ts";
 import { assertConnectionsPermitted } from "../auth/connection-access.ts";
 import { exactAsText, excludedRowsSql } from "../samples/read-raw-rows.ts";
 import { InputError } from "../errors.ts";
-import { probeTable, quoteIdent } from "../probes/ddl.ts";
+import { quoteIdent } from "../probes/ddl.ts";
+import { latestSampleTimeSql, samplesSql } from "../probes/history-ddl.ts";
 import { findColumn } from "../probes/index.ts";
 import type { ProbeColumn, ProbeDefinition } from "../probes/types.ts";
 import { requireProbe, resolveFilters } from "../metrics/metrics-plan.ts";
@@ -65,12 +66,12 @@ export async function latestSnapshot(
     where.push(`schemaname <> ALL($${params.length}::text[])`);
   }
   params.push(q.limit);
-  const table = probeTable(probe.name);
   const columns = probe.columns.map((c) => (exactAsText(probe, c.name) ? `${quoteIdent(c.name)}::text AS ${quoteIdent(c.name)}` : quoteIdent(c.name)));
   const rows = await db.query<Record<string, unknown> & { total_count: number }>(
     `SELECT collected_at, ${columns.join(", ")}, count(*) OVER () AS total_count
-       FROM ${table}
-      WHERE ${where.join(" AND ")} AND collected_at = (SELECT max(collected_at) FROM ${table} WHERE ${sampleWhere.join(" AND ")})
+       FROM (SELECT ${latestSampleTimeSql(probe, "$1", sampleWhere.slice(1).join(" AND ") || "TRUE")} AS at) l
+       CROSS JOIN LATERAL ${samplesSql(probe, "l.at", "l.at")} s
+      WHERE ${where.join(" AND ")} AND collected_at = l.at
       ORDER BY ${quoteIdent(order)} ${q.order === "asc" ? "ASC" : "DESC"} NULLS LAST${probe.keys.map((k) => `, ${quoteIdent(k)}`).join("")}
       LIMIT $${params.length}`,
     params,

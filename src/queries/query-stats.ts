@@ -7,10 +7,10 @@ import type { Authority } from "../auth/rbac.ts";
 import { bucketValues, fetchGroupedChanges } from "../samples/read-grouped-changes.ts";
 import { readableIntervals } from "./metrics-context.ts";
 import { NotFoundError } from "../errors.ts";
-import { probeTable } from "../probes/ddl.ts";
 import { findProbe } from "../probes/index.ts";
 import { layoutBuckets, pointTimes } from "../metrics/buckets.ts";
 import type { Window } from "../metrics/window.ts";
+import { latestSampleTimeSql, samplesSql } from "../probes/history-ddl.ts";
 
 const TOTALLED = [
   "calls",
@@ -44,14 +44,16 @@ export async function queryStats(
   q: { access: Authority; connectionId: number; queryid: string; window: Window; buckets?: number },
 ): Promise<QueryStats> {
   const intervalSeconds = (await readableIntervals(db, "pg_stat_statements", [q.connectionId], q.access)).get(q.connectionId)!;
-  const table = probeTable("pg_stat_statements");
+  const probe = findProbe("pg_stat_statements")!;
   const [latest] = await db.query<{ query: string }>(
-    `SELECT query FROM ${table} WHERE connection_id = $1 AND queryid = $2::bigint ORDER BY collected_at DESC LIMIT 1`,
+    `SELECT query FROM (SELECT ${latestSampleTimeSql(probe, "$1", "queryid = $2::bigint")} AS at) l
+       CROSS JOIN LATERAL ${samplesSql(probe, "l.at", "l.at")} s
+      WHERE connection_id = $1 AND queryid = $2::bigint AND collected_at = l.at LIMIT 1`,
     [q.connectionId, q.queryid],
   );
   if (!latest) throw new NotFoundError(`statement ${q.queryid} was never sampled on connection ${q.connectionId}`);
   const databases = await db.query<{ database_name: string }>(
-    `SELECT DISTINCT database_name FROM ${table}
+    `SELECT DISTINCT database_name FROM ${samplesSql(probe, "$3", "$4")} s
       WHERE connection_id = $1 AND queryid = $2::bigint AND collected_at >= $3::timestamptz AND collected_at <= $4::timestamptz ORDER BY 1`,
     [q.connectionId, q.queryid, new Date(q.window.start).toISOString(), new Date(q.window.end).toISOString()],
   );

@@ -11,9 +11,9 @@ import { COLLECTOR_MARK } from "../probes/statement-mark.ts";
 import { fetchGroupedChanges } from "../samples/read-grouped-changes.ts";
 import { readableIntervals } from "./metrics-context.ts";
 import { InputError } from "../errors.ts";
-import { probeTable } from "../probes/ddl.ts";
 import { findProbe } from "../probes/index.ts";
 import type { Window } from "../metrics/window.ts";
+import { latestSampleTimeSql, samplesSql } from "../probes/history-ddl.ts";
 
 export const TOP_QUERY_ORDERS = ["total_exec_time", "calls", "mean_exec_time", "rows", "shared_blks_hit", "shared_blks_read"] as const;
 export type TopQueryOrder = (typeof TOP_QUERY_ORDERS)[number];
@@ -43,7 +43,7 @@ export interface TopQueriesRequest {
   window?: Window;
 }
 
-const TABLE = probeTable("pg_stat_statements");
+const PROBE = findProbe("pg_stat_statements")!;
 const QUERYID = /^-?\d{1,19}$/;
 const INT64_MIN = -(2n ** 63n);
 const INT64_MAX = 2n ** 63n - 1n;
@@ -62,8 +62,9 @@ type Totals = Omit<TopQuery, "mean_exec_time">;
 async function lifetimeTotals(db: Queryable, connectionId: number, queryid?: string): Promise<Totals[]> {
   return db.query<Totals>(
     `SELECT queryid::text AS queryid, database_name, min(query) AS query, ${SUMMED.map((c) => `coalesce(sum(${c}), 0)::float8 AS ${c}`).join(", ")}
-       FROM ${TABLE}
-      WHERE connection_id = $1 AND collected_at = (SELECT max(collected_at) FROM ${TABLE} WHERE connection_id = $1)
+       FROM (SELECT ${latestSampleTimeSql(PROBE, "$1")} AS at) l
+       CROSS JOIN LATERAL ${samplesSql(PROBE, "l.at", "l.at")} s
+      WHERE connection_id = $1 AND collected_at = l.at
         AND ($2::bigint IS NULL OR queryid = $2::bigint)
       GROUP BY queryid, database_name`,
     [connectionId, queryid ?? null],
@@ -107,8 +108,8 @@ async function statementTexts(db: Queryable, connectionId: number, window: Windo
   };
   take(
     await db.query(
-      `SELECT DISTINCT ON (queryid, database_name) queryid::text AS queryid, database_name, query FROM ${TABLE}
-        WHERE connection_id = $1 AND collected_at = (SELECT max(collected_at) FROM ${TABLE} WHERE connection_id = $1 AND collected_at >= $2::timestamptz AND collected_at <= $3::timestamptz)
+      `SELECT DISTINCT ON (queryid, database_name) queryid::text AS queryid, database_name, query FROM ${samplesSql(PROBE, "$2", "$3")} s
+        WHERE connection_id = $1 AND collected_at = (SELECT max(collected_at) FROM ${samplesSql(PROBE, "$2", "$3")} m WHERE connection_id = $1)
         ORDER BY queryid, database_name`,
       [connectionId, ...range],
     ),
@@ -117,7 +118,7 @@ async function statementTexts(db: Queryable, connectionId: number, window: Windo
   if (missing.length === 0) return texts;
   take(
     await db.query(
-      `SELECT DISTINCT ON (queryid, database_name) queryid::text AS queryid, database_name, query FROM ${TABLE}
+      `SELECT DISTINCT ON (queryid, database_name) queryid::text AS queryid, database_name, query FROM ${samplesSql(PROBE, "$2", "$3")} s
         WHERE connection_id = $1 AND queryid = ANY($4::bigint[]) AND collected_at >= $2::timestamptz AND collected_at <= $3::timestamptz
         ORDER BY queryid, database_name, collected_at DESC`,
       [connectionId, ...range, missing],

@@ -10,6 +10,7 @@ import { LEVEL_FACTS, type LevelFact, factColumn as fact, levelsTableName, probe
 import type { ProbeDefinition } from "../probes/types.ts";
 import { readRollupBuckets, subtractedFacts } from "./read-rollup-cells.ts";
 import { excludedRowsSql } from "./read-raw-rows.ts";
+import { samplesSql } from "../probes/history-ddl.ts";
 
 /** Per-sample facts of each column from raw rows (grouped by connection_id and collected_at). */
 export function samplePartials(probe: ProbeDefinition, columns: readonly string[]): string[] {
@@ -76,7 +77,7 @@ export async function fetchBucketLevels(db: Queryable, q: BucketLevelQuery): Pro
     subtracted: ["-r.samples", ...subtractedLevelFacts(q.columns)],
     times: q.columns.map((name) => fact(name, "last_at")),
     rawFacts: `SELECT connection_id, collected_at, 1 AS samples, ${samplePartials(q.probe, q.columns).join(", ")}
-                 FROM ${probeTable(q.probe.name)}
+                 FROM ${samplesSql(q.probe, "p.lo", "p.hi")} s
                 WHERE ${["connection_id = ANY($1::int[])", "collected_at >= p.lo", "collected_at < p.hi", ...excludedRowsSql(q.probe)].join(" AND ")}
                 GROUP BY connection_id, collected_at`,
     connectionIds: q.connectionIds,

@@ -22,6 +22,7 @@ import { type SpacedRead, readSpaced } from "./read-spaced-changes.ts";
 import { GAP_INTERVALS, type Intervals, type Run, evenIntervals, intervalsByEnd, lastAtMost, runsOf, segmentIntervals } from "./difference-runs.ts";
 import type { GroupedChangeQuery, GroupedChanges } from "./grouped-change-query.ts";
 import { excludedRowsSql } from "./read-raw-rows.ts";
+import { samplesSql } from "../probes/history-ddl.ts";
 
 /**
  * Tuning, not correctness: above `maxTimesShare` of the counted intervals, reading the rows at the needed sample
@@ -187,7 +188,7 @@ export async function differencedChanges(db: Queryable, q: GroupedChangeQuery): 
     read && [...times].every((t) => read.times.has(t))
       ? read.rows.filter((r) => times.has(r.collected_at)) // only the times needed: others could name other entities
       : await db.query<Row>(
-          `SELECT ${select} FROM ${probeTable(q.probe.name)}
+          `SELECT ${select} FROM ${samplesSql(q.probe, next(rowParams, new Date(Math.min(...times)).toISOString()), next(rowParams, new Date(Math.max(...times)).toISOString()))} s
             WHERE connection_id = $1${filterSql} AND collected_at = ANY(${next(
               rowParams,
               [...times].map((t) => new Date(t).toISOString()),

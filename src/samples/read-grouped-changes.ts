@@ -14,6 +14,7 @@ import { changesTableName, probeTable, quoteIdent } from "../probes/ddl.ts";
 import { differencedGroupChanges } from "./read-by-difference.ts";
 import type { GroupedChangeQuery, GroupedChanges } from "./grouped-change-query.ts";
 import { entityPartitionSql } from "./entity-cells.ts";
+import { samplesSql } from "../probes/history-ddl.ts";
 
 const SEPARATOR = "\u001f";
 const GAP_INTERVALS = 3;
@@ -53,7 +54,7 @@ export async function scannedGroupChanges(db: Queryable, q: GroupedChangeQuery):
   const n = p(b.n);
   const bucket = `CASE WHEN t >= $3::timestamptz THEN ${n}::int ELSE least(${n}::int - 1, floor((extract(epoch FROM t) * 1000 - ${startMs}::float8) / ${width}::float8)::int) END`;
   const interval = p(q.intervalSeconds * 1000);
-  const table = probeTable(q.probe.name);
+  const table = samplesSql(q.probe, "$2", "$3");
   const rows = await db.query<Record<string, unknown> & { g: string; k: number }>(
     // The connection's samples and their predecessors, from the per-sample changes the writer records (one row per
     // sample, not one per entity); a predecessor before the range is left out, as if the range were all there is.

@@ -1,6 +1,7 @@
 /** The most recent sample of a probe per connection: all its rows and its time. */
 import type { Queryable } from "../../drivers/types.ts";
-import { probeTable } from "../probes/ddl.ts";
+import { latestSampleTimeSql, samplesSql } from "../probes/history-ddl.ts";
+import { findProbe } from "../probes/index.ts";
 
 export interface LatestSample<R> {
   collected_at: string | null;
@@ -18,11 +19,11 @@ export async function latestSamples<R extends object>(
   connectionIds: readonly number[],
   where = "TRUE",
 ): Promise<Map<number, LatestSample<R>>> {
-  const table = probeTable(probe);
+  const definition = findProbe(probe)!;
   const rows = await db.query<R & { connection_id: number; collected_at: Date }>(
     `SELECT s.* FROM unnest($1::int[]) AS id
-       CROSS JOIN LATERAL (SELECT * FROM ${table} WHERE connection_id = id AND ${where}
-                              AND collected_at = (SELECT max(collected_at) FROM ${table} WHERE connection_id = id AND ${where})) s`,
+       CROSS JOIN LATERAL (SELECT ${latestSampleTimeSql(definition, "id", where)} AS at) l
+       CROSS JOIN LATERAL (SELECT * FROM ${samplesSql(definition, "l.at", "l.at")} x WHERE connection_id = id AND ${where}) s`,
     [connectionIds],
   );
   const samples = new Map<number, LatestSample<R>>(connectionIds.map((id) => [id, { collected_at: null, rows: [] }]));

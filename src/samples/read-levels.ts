@@ -15,6 +15,7 @@ import { INTEGER_TYPES, changesTableName, factColumn, probeTable, quoteIdent, re
 import type { ProbeDefinition } from "../probes/types.ts";
 import { epochMsSql, msSql } from "./read-changes.ts";
 import { excludedRowsSql } from "./read-raw-rows.ts";
+import { samplesSql } from "../probes/history-ddl.ts";
 
 /** Whether the datastore can reduce this metric per sample with the same numbers the pipeline computes. */
 export function reducibleInDatastore(probe: ProbeDefinition, metric: MetricRequest, aggregation: Aggregation): boolean {
@@ -89,7 +90,7 @@ async function fetchRecordedLevelPoints(db: Queryable, q: LevelQuery): Promise<M
        FROM unnest($1::int[]) AS id
        CROSS JOIN LATERAL (SELECT c.prev_collected_at FROM ${changes} c
                             WHERE c.connection_id = id AND c.collected_at >= $2::timestamptz AND c.collected_at <= $3::timestamptz ORDER BY c.collected_at LIMIT 1) f
-       JOIN ${probeTable(q.probe.name)} r ON r.connection_id = id AND r.collected_at = f.prev_collected_at
+       JOIN LATERAL ${samplesSql(q.probe, "f.prev_collected_at", "f.prev_collected_at")} r ON r.connection_id = id AND r.collected_at = f.prev_collected_at
       WHERE f.prev_collected_at >= $2::timestamptz${excludedRowsSql(q.probe)
         .map((w) => ` AND r.${w}`)
         .join("")}
@@ -123,7 +124,7 @@ async function fetchReducedLevelPoints(db: Queryable, q: LevelQuery): Promise<Ma
   // Sample times as epoch milliseconds: decoding a Date per sample was a large share of a week's read.
   const rows = await db.query<Record<string, number | null> & { connection_id: number; collected_at: number }>(
     `SELECT connection_id, ${epochMsSql("collected_at")}, ${selectList(q.probe, q.metrics, q.aggregation).join(", ")}
-       FROM ${probeTable(q.probe.name)} s WHERE ${where.join(" AND ")}
+       FROM ${samplesSql(q.probe, "$2", "$3")} s WHERE ${where.join(" AND ")}
       GROUP BY connection_id, s.collected_at ORDER BY connection_id, s.collected_at`,
     params,
     { reusePlan: true },

@@ -1,7 +1,8 @@
 /** Reads the sample rows a metrics request needs: only its columns, only its connections and time span. */
 import type { Queryable } from "../../drivers/types.ts";
 import type { Row } from "../metrics/samples.ts";
-import { probeTable, quoteIdent } from "../probes/ddl.ts";
+import { quoteIdent } from "../probes/ddl.ts";
+import { samplesSql } from "../probes/history-ddl.ts";
 import { epochMsSql } from "./read-changes.ts";
 import { LOOPBACK_INTERFACES } from "../probes/pg_sys_network_info.ts";
 import type { ProbeDefinition } from "../probes/types.ts";
@@ -53,5 +54,5 @@ export async function fetchSampleRows(db: Queryable, q: SampleQuery): Promise<Ro
   where.push(...excludedRowsSql(q.probe));
   // Ordered by the stored columns (`s.`), not the converted output of the same names: the index gives that order.
   const order = ["connection_id", "collected_at", ...(q.entityOrder === false ? [] : q.probe.keys)].map((c) => `s.${quoteIdent(c)}`).join(", ");
-  return db.query(`SELECT ${select.join(", ")} FROM ${probeTable(q.probe.name)} s WHERE ${where.join(" AND ")} ORDER BY ${order}`, params);
+  return db.query(`SELECT ${select.join(", ")} FROM ${samplesSql(q.probe, "$2", "$3")} s WHERE ${where.join(" AND ")} ORDER BY ${order}`, params);
 }

@@ -12,6 +12,7 @@ import { irregularTableName, probeTable, quoteIdent } from "../probes/ddl.ts";
 import type { ProbeDefinition } from "../probes/types.ts";
 import { type EvenChanges, type SpacedFacts, type SpacedSequence, epochMsSql, spacedChangesSql, spacedFrom, spacedParams } from "./read-changes.ts";
 import { excludedRowsSql } from "./read-raw-rows.ts";
+import { samplesSql } from "../probes/history-ddl.ts";
 
 /** A row read, its sample time as epoch milliseconds. */
 type Row = Record<string, unknown> & { collected_at: number };
@@ -73,7 +74,7 @@ export async function readSpaced(
      -- The rows at each time looked up by index, whatever the datastore estimates: a kept, generic plan had read
      -- every row of a week's partition and compared it with each time (lab: a week of one database 9 ms, against 4).
      UNION ALL SELECT 2, ${epochMsSql("collected_at")}, ${[...keys, ...values].join(", ")}, NULL FROM t
-                CROSS JOIN LATERAL (SELECT * FROM ${probeTable(probe.name)} r
+                CROSS JOIN LATERAL (SELECT * FROM ${samplesSql(probe, "t.x", "t.x")} r
                                      WHERE r.connection_id = ${id} AND r.collected_at = t.x AND r.collected_at >= $2::timestamptz AND r.collected_at <= $3::timestamptz${filterSql}${excludedRowsSql(
                                        probe,
                                      )

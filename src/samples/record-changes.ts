@@ -22,6 +22,7 @@ import {
   recordedGaugeColumns,
 } from "../probes/ddl.ts";
 import type { ProbeDefinition } from "../probes/types.ts";
+import { nextSampleTimeSql, previousSampleTimeSql } from "../probes/history-ddl.ts";
 import { ensurePartitions, weeksOf } from "./partitions.ts";
 import { recordChangeCells } from "./record-change-cells.ts";
 import { addEntityCells, recordEntityCells } from "./record-entity-cells.ts";
@@ -32,12 +33,10 @@ export async function recordChanges(tx: Queryable, probe: ProbeDefinition, conne
   const minT = times.reduce((a, b) => Math.min(a, b));
   const maxT = times.reduce((a, b) => Math.max(a, b));
   if (columns.length === 0) return;
-  const table = probeTable(probe.name);
-  const visible = ["connection_id = $1", ...excludedRowsSql(probe)].join(" AND ");
+  const excluded = excludedRowsSql(probe);
   // The neighbours of the batch: the sample before it (for its first interval) and the one after (whose interval it changes).
   const [bounds] = await tx.query<{ prev: Date | null; next: Date | null }>(
-    `SELECT (SELECT max(collected_at) FROM ${table} WHERE ${visible} AND collected_at < $2) AS prev,
-            (SELECT min(collected_at) FROM ${table} WHERE ${visible} AND collected_at > $3) AS next`,
+    `SELECT ${previousSampleTimeSql(probe, "$1", "$2::timestamptz", excluded)} AS prev, ${nextSampleTimeSql(probe, "$1", "$3::timestamptz", excluded)} AS next`,
     [connectionId, new Date(minT).toISOString(), new Date(maxT).toISOString()],
   );
   const markers = [...new Set(columns.map((c) => c.resetBy).filter((m): m is string => Boolean(m)))];

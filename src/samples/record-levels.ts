@@ -2,9 +2,10 @@
 import type { Queryable } from "../../drivers/types.ts";
 import { factColumns, mergedFacts, samplePartials } from "./level-cells.ts";
 import { excludedRowsSql } from "./read-raw-rows.ts";
-import { levelColumns, levelsTableName, probeTable } from "../probes/ddl.ts";
+import { levelColumns, levelsTableName } from "../probes/ddl.ts";
 import type { ProbeDefinition } from "../probes/types.ts";
 import { rewriteCells } from "./rewrite-cells.ts";
+import { samplesSql } from "../probes/history-ddl.ts";
 
 /** `times`: the sample times of the batch just written (epoch ms); `known`: partitions known to exist (partitions.ts). */
 export async function recordLevels(tx: Queryable, probe: ProbeDefinition, connectionId: number, times: readonly number[], known?: Set<string>): Promise<void> {
@@ -15,7 +16,7 @@ export async function recordLevels(tx: Queryable, probe: ProbeDefinition, connec
     columns: ["samples", ...factColumns(columns)],
     merged: ["sum(samples)::int AS samples", ...mergedFacts(columns)],
     rows: `SELECT collected_at, 1 AS samples, ${samplePartials(probe, columns).join(", ")}
-             FROM ${probeTable(probe.name)}
+             FROM ${samplesSql(probe, "$2", "$3")} s
             WHERE ${["connection_id = $1", "collected_at >= $2::timestamptz", "collected_at < $3::timestamptz", ...excludedRowsSql(probe)].join(" AND ")}
             GROUP BY collected_at`,
     connectionId,

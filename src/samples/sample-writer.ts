@@ -6,8 +6,10 @@ import type { Driver, Queryable } from "../../drivers/types.ts";
 import { valuesLiteral } from "../datastore/array-literal.ts";
 import { InputError } from "../errors.ts";
 import { findProbe } from "../probes/index.ts";
-import { probeTable, quoteIdent, writtenTables } from "../probes/ddl.ts";
+import { quoteIdent, writtenTables } from "../probes/ddl.ts";
+import { rawTable } from "../probes/history-ddl.ts";
 import type { ProbeDefinition } from "../probes/types.ts";
+import { decompressDays } from "./compress-history.ts";
 import { ensureBatchPartitions } from "./partitions.ts";
 import { recordChanges } from "./record-changes.ts";
 import { recordLevels } from "./record-levels.ts";
@@ -121,7 +123,7 @@ async function insert(tx: Queryable, batch: SampleBatch, prepared: PreparedBatch
   const columnList = ["connection_id", "collected_at", ...columns].map(quoteIdent).join(", ");
   const arrays = ["timestamptz", ...probe.columns.map((c) => c.type)].map((type, i) => ({ type, values: rows.map((row) => row[i]) }));
   await tx.query(
-    `INSERT INTO ${probeTable(probe.name)} (${columnList}) SELECT $1::integer, * FROM unnest(${arrays.map((a, i) => `$${i + 2}::${a.type}[]`).join(", ")})`,
+    `INSERT INTO ${rawTable(probe.name)} (${columnList}) SELECT $1::integer, * FROM unnest(${arrays.map((a, i) => `$${i + 2}::${a.type}[]`).join(", ")})`,
     [batch.connectionId, ...arrays.map((a) => valuesLiteral(a.values))],
   );
 }
@@ -141,6 +143,14 @@ export async function writeSamplesIn(tx: Queryable, batch: SampleBatch, rowOffse
   if (connection === null) throw new SampleError(`connection ${batch.connectionId} does not exist`);
   // The weeks of the batch, of every table it writes, asked in one statement; the writers below ask only for others.
   const known = await ensureBatchPartitions(tx, writtenTables(prepared.probe.name), prepared.times);
+  // Days of the batch already compressed become raw rows again, so that it is checked and derived against them.
+  await decompressDays(
+    tx,
+    prepared.probe,
+    batch.connectionId,
+    prepared.times.reduce((a, b) => Math.min(a, b)),
+    prepared.times.reduce((a, b) => Math.max(a, b)),
+  );
   try {
     await insert(tx, batch, prepared);
   } catch (err) {

@@ -5,7 +5,8 @@
  * table is scanned whole.
  */
 import type { Queryable } from "../../drivers/types.ts";
-import { probeTable, quoteIdent } from "../probes/ddl.ts";
+import { quoteIdent } from "../probes/ddl.ts";
+import { previousSampleTimeSql, samplesSql } from "../probes/history-ddl.ts";
 import { findProbe } from "../probes/index.ts";
 
 export interface RowChange {
@@ -25,7 +26,6 @@ export async function snapshotChanges(
   to: Date,
 ): Promise<RowChange[]> {
   const probe = findProbe(probeName)!;
-  const table = probeTable(probeName);
   const q = quoteIdent;
   const keys = probe.keys;
   const keyOut = keys.map((k) => `coalesce(cur.${q(k)}, old.${q(k)}) AS ${q(k)}`);
@@ -36,16 +36,16 @@ export async function snapshotChanges(
   const present = (side: string) => (keys.length ? `${side}.${q(keys[0])} IS NOT NULL` : `${side}.connection_id IS NOT NULL`);
   return db.query<RowChange>(
     `WITH samples AS (
-       SELECT DISTINCT connection_id, collected_at FROM ${table} WHERE connection_id = ANY($1::int[]) AND collected_at >= $2 AND collected_at <= $3
+       SELECT DISTINCT connection_id, collected_at FROM ${samplesSql(probe, "$2", "$3")} s WHERE connection_id = ANY($1::int[]) AND collected_at >= $2 AND collected_at <= $3
      ), pairs AS (
        SELECT s.connection_id, s.collected_at,
-              (SELECT max(x.collected_at) FROM ${table} x WHERE x.connection_id = s.connection_id AND x.collected_at < s.collected_at) AS prev
+              ${previousSampleTimeSql(probe, "s.connection_id", "s.collected_at")} AS prev
          FROM samples s
      )
      SELECT p.connection_id, p.collected_at, d.* FROM pairs p
      CROSS JOIN LATERAL (
-       WITH cur AS (SELECT * FROM ${table} WHERE connection_id = p.connection_id AND collected_at = p.collected_at),
-            old AS (SELECT * FROM ${table} WHERE connection_id = p.connection_id AND collected_at = p.prev)
+       WITH cur AS (SELECT * FROM ${samplesSql(probe, "p.collected_at", "p.collected_at")} x WHERE connection_id = p.connection_id AND collected_at = p.collected_at),
+            old AS (SELECT * FROM ${samplesSql(probe, "p.prev", "p.prev")} x WHERE connection_id = p.connection_id AND collected_at = p.prev)
        SELECT ${[...keyOut, ...valuesOut].join(", ")},
               CASE WHEN NOT ${present("old")} THEN 'added' WHEN NOT ${present("cur")} THEN 'removed' ELSE 'modified' END AS change_type
          FROM cur ${join}

@@ -279,7 +279,7 @@ describe("retention", () => {
     await writeSamples(store.db, { connectionId: id, probe: "pg_stat_database", rows });
     const { dropExpiredPartitions } = await import("../../src/collector/retention.ts");
     const dropped = await dropExpiredPartitions(store.db);
-    expect(dropped.filter((d) => /^pg_stat_wal_\d{8}$/.test(d)).length).toBe(2);
+    expect(dropped.filter((d) => /^pg_stat_wal__raw_\d{8}$/.test(d)).length).toBe(2);
     // A batch makes its weeks' partitions of every table at once: the oldest sample's week has them too (empty:
     // that sample has no change row, and no irregular interval ends there).
     expect(dropped.filter((d) => /^pg_stat_wal__changes_\d{8}$/.test(d)).length).toBe(2);

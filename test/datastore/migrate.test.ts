@@ -3,8 +3,11 @@ import { openPg } from "../../drivers/pg.ts";
 import { openPglite } from "../../drivers/pglite.ts";
 import { migrate } from "../../src/datastore/migrate.ts";
 import { MIGRATIONS } from "../../src/datastore/migrations/index.ts";
-import { writeSamples } from "../../src/samples/sample-writer.ts";
+import { type SampleBatch, writeSamples } from "../../src/samples/sample-writer.ts";
+import type { Driver } from "../../drivers/types.ts";
 import { LEVEL_FACTS, PART_FACTS } from "../../src/probes/ddl.ts";
+import { createCompressedTable } from "../../src/probes/history-ddl.ts";
+import { findProbe } from "../../src/probes/index.ts";
 import { createTestDatabase } from "../support/postgres.ts";
 
 const latest = Math.max(...MIGRATIONS.map((m) => m.version));
@@ -55,7 +58,13 @@ describe("migrations", () => {
       await db.query(`ALTER TABLE metrics.${table} DROP COLUMN wal_records, DROP COLUMN wal_fpi, DROP COLUMN wal_bytes`);
     expect(await wal()).toEqual([]);
     expect((await migrate(db)).applied.map((m) => m.version)).toEqual(MIGRATIONS.filter((m) => m.version >= 16).map((m) => m.version));
-    expect(await wal()).toEqual(["pg_stat_statements.wal_bytes", "pg_stat_statements__changes.wal_bytes", "pg_stat_statements__irregular.wal_bytes"]);
+    expect(await wal()).toEqual([
+      "pg_stat_statements.wal_bytes",
+      "pg_stat_statements__changes.wal_bytes",
+      "pg_stat_statements__compressed.wal_bytes",
+      "pg_stat_statements__irregular.wal_bytes",
+      "pg_stat_statements__raw.wal_bytes",
+    ]);
     await db.close();
   });
 
@@ -72,7 +81,7 @@ describe("migrations", () => {
         MIGRATIONS.filter((m) => m.version < version),
       );
       const [{ id }] = await db.query<{ id: number }>("INSERT INTO connections (name, host, username) VALUES ('old', 'localhost', 'u') RETURNING id");
-      await writeSamples(db, {
+      await writeBefore40(db, {
         connectionId: id,
         probe: "pg_stat_database",
         rows: [0, 60_000].map((t) => ({
@@ -101,7 +110,7 @@ describe("migrations", () => {
       MIGRATIONS.filter((m) => m.version < version),
     );
     const [{ id }] = await db.query<{ id: number }>("INSERT INTO connections (name, host, username) VALUES ('old', 'localhost', 'u') RETURNING id");
-    await writeSamples(db, {
+    await writeBefore40(db, {
       connectionId: id,
       probe: "pg_stat_database",
       rows: [0, 60_000].map((t) => ({
@@ -147,7 +156,7 @@ describe("migrations", () => {
       MIGRATIONS.filter((m) => m.version < 34),
     );
     const [{ id }] = await db.query<{ id: number }>("INSERT INTO connections (name, host, username) VALUES ('old', 'localhost', 'u') RETURNING id");
-    await writeSamples(db, {
+    await writeBefore40(db, {
       connectionId: id,
       probe: "pg_stat_database",
       rows: [{ collected_at: "2026-05-01T00:00:00Z", database_name: "a", xact_commit: 1 }],
@@ -174,4 +183,54 @@ describe("migrations", () => {
     expect((await migrate(db)).version).toBe(latest);
     await db.close();
   });
+
+  it("keep a datastore's samples readable under the probe's name when they move to `<probe>__raw` (migration 40), and writable after", async () => {
+    const db = await openPglite();
+    await migrate(
+      db,
+      MIGRATIONS.filter((m) => m.version < 40),
+    );
+    const [{ id }] = await db.query<{ id: number }>("INSERT INTO connections (name, host, username) VALUES ('old', 'localhost', 'u') RETURNING id");
+    const rows = (from: number) =>
+      [0, 1].map((i) => ({ collected_at: new Date(Date.UTC(2026, 4, 1) + (from + i) * 60_000).toISOString(), database_name: "a", xact_commit: from + i }));
+    await writeBefore40(db, { connectionId: id, probe: "pg_stat_database", rows: rows(0) });
+    const stored = () => db.query("SELECT collected_at, database_name, xact_commit FROM metrics.pg_stat_database ORDER BY collected_at");
+    const before = await stored();
+    expect((await migrate(db)).applied.map((m) => m.version)).toEqual(MIGRATIONS.filter((m) => m.version >= 40).map((m) => m.version));
+    expect(await stored()).toEqual(before);
+    const kinds = await db.query(
+      "SELECT relname, relkind FROM pg_class WHERE relnamespace = 'metrics'::regnamespace AND relname IN ('pg_stat_database', 'pg_stat_database__raw', 'pg_stat_database__raw_20260427') ORDER BY 1",
+    );
+    expect(kinds).toEqual([
+      { relname: "pg_stat_database", relkind: "v" },
+      { relname: "pg_stat_database__raw", relkind: "p" },
+      { relname: "pg_stat_database__raw_20260427", relkind: "r" }, // the week's partition, renamed: the writer finds it
+    ]);
+    await writeSamples(db, { connectionId: id, probe: "pg_stat_database", rows: rows(2) });
+    expect(await stored()).toHaveLength(4);
+    await db.close();
+  });
 });
+
+/**
+ * Today's writer on a datastore made before migration 40, where a probe's rows are in `metrics.<probe>` and its
+ * partitions are `<probe>_<YYYYMMDD>`: for the write only, table and partitions get the names the writer uses, and
+ * an empty compressed history is beside them.
+ */
+async function writeBefore40(db: Driver, batch: SampleBatch): Promise<void> {
+  const rename = async (from: string, to: string) => {
+    await db.query(`ALTER TABLE metrics.${from} RENAME TO ${to}`);
+    const parts = await db.query<{ name: string }>(
+      `SELECT c.relname AS name FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid WHERE i.inhparent = 'metrics.${to}'::regclass`,
+    );
+    for (const { name } of parts) await db.query(`ALTER TABLE metrics.${name} RENAME TO ${to}${name.slice(from.length)}`);
+  };
+  await rename(batch.probe, `${batch.probe}__raw`);
+  for (const sql of createCompressedTable(findProbe(batch.probe)!)) await db.query(sql); // which the writer looks in
+  try {
+    await writeSamples(db, batch);
+  } finally {
+    await db.query(`DROP TABLE metrics.${batch.probe}__compressed`);
+    await rename(`${batch.probe}__raw`, batch.probe);
+  }
+}

@@ -21,7 +21,7 @@ const probe = findProbe("pg_stat_database")!;
 const T0 = Date.parse("2026-06-01T00:00:00Z");
 const MINUTE = 60_000;
 const READS_CHANGES = /FROM metrics\."pg_stat_database__changes"/;
-const READS_RAW = /FROM metrics\."pg_stat_database" s WHERE/;
+const READS_RAW = /FROM metrics\."pg_stat_database__raw" WHERE collected_at >= \(\$2\)/; // a scan of the window (not a sample looked up)
 
 /**
  * Six hours a minute apart of three databases: `c` absent for 20 minutes, `b` without a value now and then, and

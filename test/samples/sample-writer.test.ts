@@ -2,6 +2,7 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { compressClosedDays, KEEP_RAW_MS } from "../../src/samples/compress-history.ts";
 import { weekOf, weeksOf } from "../../src/samples/partitions.ts";
 import { openPg } from "../../drivers/pg.ts";
 import type { Driver } from "../../drivers/types.ts";
@@ -41,9 +42,9 @@ describe("sample writer and import", () => {
     const rows = ["2026-04-12T23:59:00Z", "2026-04-13T00:01:00Z"].map((t, i) => ({ collected_at: t, wal_records: i, stats_reset: null }));
     expect(await writeSamples(store.db, { connectionId: conn, probe: "pg_stat_wal", rows })).toBe(2);
     const parts = await store.db.query<{ name: string }>(
-      "select c.relname as name from pg_inherits i join pg_class c on c.oid = i.inhrelid where i.inhparent = 'metrics.pg_stat_wal'::regclass order by 1",
+      "select c.relname as name from pg_inherits i join pg_class c on c.oid = i.inhrelid where i.inhparent = 'metrics.pg_stat_wal__raw'::regclass order by 1",
     );
-    expect(parts.map((p) => p.name)).toEqual(["pg_stat_wal_20260406", "pg_stat_wal_20260413"]);
+    expect(parts.map((p) => p.name)).toEqual(["pg_stat_wal__raw_20260406", "pg_stat_wal__raw_20260413"]);
   });
 
   it("asks once per batch whether the partitions of every table it writes exist, creates only those that do not, and asks again for a week outside the batch's", async () => {
@@ -57,7 +58,7 @@ describe("sample writer and import", () => {
     const asked = () => statements.filter((s) => s.includes("to_regclass")).length;
     const created = () => statements.filter((s) => s.includes("CREATE TABLE")).map((s) => s.match(/metrics\."([^"]+)"/)![1]);
     const tables = [
-      "pg_stat_database",
+      "pg_stat_database__raw",
       "pg_stat_database__changes",
       "pg_stat_database__irregular",
       "pg_stat_database__levels",
@@ -234,16 +235,17 @@ describe("sample writer and import", () => {
  */
 async function forgetsDeletedConnections(db: Driver): Promise<void> {
   const [gone, kept] = [await addConnection(db, "to-delete"), await addConnection(db, "to-keep")];
-  // Database c appears an hour in: an irregular interval.
+  // Database c appears an hour in: an irregular interval. The first day's rows are then compressed, the second's stay raw.
   const rows = Array.from({ length: 90 }, (_, i) =>
     ["a", "b", ...(i >= 60 ? ["c"] : [])].map((d) => ({
-      collected_at: new Date(Date.UTC(2026, 5, 1) + i * 60_000).toISOString(),
+      collected_at: new Date(Date.UTC(2026, 5, 1, 23) + i * 60_000).toISOString(),
       database_name: d,
       xact_commit: i * 10,
       numbackends: i % 3,
     })),
   ).flat();
   for (const id of [gone, kept]) await writeSamples(db, { connectionId: id, probe: "pg_stat_database", rows });
+  await compressClosedDays(db, Date.UTC(2026, 5, 2) + KEEP_RAW_MS);
   const tables = (
     await db.query<{ name: string }>(
       "SELECT c.oid::regclass::text AS name FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = 'metrics' AND c.relkind = 'p' AND NOT c.relispartition AND (c.relname = 'pg_stat_database' OR c.relname LIKE 'pg\\_stat\\_database\\_\\_%')",
@@ -251,7 +253,7 @@ async function forgetsDeletedConnections(db: Driver): Promise<void> {
   ).map((t) => t.name);
   const counts = async (id: number) =>
     Promise.all(tables.map(async (t) => (await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${t} WHERE connection_id = $1`, [id]))[0].n));
-  expect(tables.length).toBeGreaterThanOrEqual(6); // raw rows, changes, irregular intervals, levels, change and entity cells
+  expect(tables.length).toBeGreaterThanOrEqual(7); // raw rows, compressed days, changes, irregular intervals, levels, change and entity cells
   expect(
     (await counts(gone)).filter((n) => n === 0),
     `the writer filled every table: ${tables}: ${await counts(gone)}`,

@@ -37,6 +37,7 @@ import { migration as shortLeases } from "./0036_short_leases.ts";
 import { migration as clearReasons } from "./0037_clear_reasons.ts";
 import { migration as reachabilityChecks } from "./0038_reachability_checks.ts";
 import { migration as alertDampers } from "./0039_alert_dampers.ts";
+import { migration as compressedHistory } from "./0040_compressed_history.ts";
 import type { Migration } from "./types.ts";
 
 /** Every migration, in order. Append new ones; never edit one that has shipped. */
@@ -80,4 +81,5 @@ export const MIGRATIONS: readonly Migration[] = [
   clearReasons,
   reachabilityChecks,
   alertDampers,
+  compressedHistory,
 ];
