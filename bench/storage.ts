@@ -12,7 +12,7 @@ import { writtenTables } from "../src/probes/ddl.ts";
 import { compressedTableName } from "../src/probes/ddl.ts";
 import { runGroupedMetricsQuery } from "../src/queries/grouped-query.ts";
 import { runMetricsQuery } from "../src/queries/query.ts";
-import { compressClosedDays } from "../src/samples/compress-history.ts";
+import { compressClosedChunks } from "../src/samples/compress-history.ts";
 import { writeSamples } from "../src/samples/sample-writer.ts";
 import { startEmbeddedPostgres } from "../test/support/postgres.ts";
 
@@ -106,8 +106,8 @@ async function main() {
     const before = await storage(db);
     const readsBefore = await time();
     const compressing = performance.now();
-    let round = await compressClosedDays(db, Date.now(), 600_000);
-    while (round.unfinished) round = await compressClosedDays(db, Date.now(), 600_000);
+    let round = await compressClosedChunks(db, Date.now(), 600_000);
+    while (round.unfinished) round = await compressClosedChunks(db, Date.now(), 600_000);
     const compressSeconds = (performance.now() - compressing) / 1000;
     const after = await storage(db);
     const readsAfter = await time();
@@ -123,7 +123,7 @@ async function main() {
     console.log(
       `compression: ${method === "true" ? "lz4" : "pglz"}; ${compressSeconds.toFixed(1)} s for ${DAYS} days (${Math.round(rows / compressSeconds).toLocaleString("en-US")} rows/s)\n`,
     );
-    console.log("| | raw rows | compressed days | derived tables | total | bytes per stored value |");
+    console.log("| | raw rows | compressed hours | derived tables | total | bytes per stored value |");
     console.log("|---|---:|---:|---:|---:|---:|");
     for (const [name, s] of [
       ["before compression", before],

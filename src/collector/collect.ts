@@ -12,7 +12,7 @@ import { effectiveProbeConfigs } from "../datastore/probe-configs.ts";
 import { eachLimited } from "../each-limited.ts";
 import type { Logger } from "../log.ts";
 import { dropExpiredPartitions } from "./retention.ts";
-import { type CompressionRound, compressClosedDays } from "../samples/compress-history.ts";
+import { type CompressionRound, compressClosedChunks } from "../samples/compress-history.ts";
 import { withMonitoredClient } from "../monitored/client.ts";
 import { runConnection } from "./run-connection.ts";
 import {
@@ -41,7 +41,7 @@ export interface TickResult {
   outcomes: ProbeOutcome[];
   unreachable: Array<{ connectionId: number; error: string }>;
   droppedPartitions: string[];
-  /** Closed days compressed this tick, when it ran the compression task. */
+  /** Closed hours compressed this tick, when it ran the compression task. */
   compressed?: CompressionRound;
 }
 
@@ -125,8 +125,8 @@ export async function collectOnce(db: Driver, config: Config, log: Logger, optio
     if (result.droppedPartitions.length) log.info("dropped expired partitions", { partitions: result.droppedPartitions });
   });
   await withMaintenance(db, "compression", COMPRESSION_EVERY_SECONDS, async () => {
-    result.compressed = await compressClosedDays(db, Date.now(), COMPRESSION_BUDGET_MS);
-    if (result.compressed.days) log.info("compressed closed days of samples", { ...result.compressed });
+    result.compressed = await compressClosedChunks(db, Date.now(), COMPRESSION_BUDGET_MS);
+    if (result.compressed.chunks) log.info("compressed closed hours of samples", { ...result.compressed });
   });
   await withMaintenance(db, "auth_cleanup", AUTH_CLEANUP_EVERY_SECONDS, async () => {
     const pruned = await pruneExpiredAuthState(db);

@@ -1,57 +1,57 @@
 /**
- * Compressed history: a closed day of a connection's raw samples of a probe is rewritten as one row per entity
- * (probes/history-ddl.ts), with the best TOAST compression the datastore has, and its raw rows deleted, in one
- * transaction. A write into a compressed day first turns that day back into raw rows (decompressDays), so the
- * writer's checks and derived facts work on rows as always; the next round compresses it again.
+ * Compressed history: a closed chunk (an hour) of a connection's raw samples of a probe is rewritten as one row
+ * per entity (probes/history-ddl.ts), with the best TOAST compression the datastore has, and its raw rows deleted,
+ * in one transaction. A write into a compressed chunk first turns it back into raw rows (decompressChunks), so
+ * the writer's checks and derived facts work on rows as always; the next round compresses it again.
  */
 import type { Driver, Queryable } from "../../drivers/types.ts";
 import { compressedTableName, quoteIdent, rawTableName } from "../probes/ddl.ts";
-import { CHUNK_MS, arrayColumns, compressedTable, rawTable } from "../probes/history-ddl.ts";
+import { CHUNK_MS, CHUNK_SQL, arrayColumns, compressedTable, rawTable } from "../probes/history-ddl.ts";
 import { PROBES } from "../probes/index.ts";
 import type { ProbeDefinition } from "../probes/types.ts";
 import { ensurePartitions, weekOf } from "./partitions.ts";
 
-/** The newest samples stay raw rows: a day is closed once it ended this long ago (late samples land raw). */
+/** The newest samples stay raw rows: a chunk is closed once it ended this long ago (late samples land raw). */
 export const KEEP_RAW_MS = 2 * 3600_000;
 
-/** Raw rows before this instant (epoch ms) lie in closed days: days that ended at least KEEP_RAW_MS before `now`. */
+/** Raw rows before this instant (epoch ms) lie in closed chunks: chunks that ended at least KEEP_RAW_MS before `now`. */
 export const closedBefore = (now: number) => Math.floor((now - KEEP_RAW_MS) / CHUNK_MS) * CHUNK_MS;
 
 export interface CompressionRound {
-  /** Days compressed (one connection and probe each). */
-  days: number;
+  /** Chunks compressed (one connection, probe and hour each). */
+  chunks: number;
   /** Raw rows they held. */
   rows: number;
-  /** Whether the round stopped at its time budget with closed days left. */
+  /** Whether the round stopped at its time budget with closed chunks left. */
   unfinished: boolean;
 }
 
 /**
- * Compresses closed days, oldest first per connection and probe, until none is left or `budgetMs` has passed
- * (a round never holds more than one lease's work). A day another instance or the writer is working on is skipped.
+ * Compresses closed chunks, oldest first per connection and probe, until none is left or `budgetMs` has passed
+ * (a round never holds more than one lease's work). A chunk another instance or the writer is working on is skipped.
  */
-export async function compressClosedDays(db: Driver, now = Date.now(), budgetMs = 10_000): Promise<CompressionRound> {
+export async function compressClosedChunks(db: Driver, now = Date.now(), budgetMs = 10_000): Promise<CompressionRound> {
   const cutoff = new Date(closedBefore(now)).toISOString();
   const deadline = performance.now() + budgetMs;
-  const round: CompressionRound = { days: 0, rows: 0, unfinished: false };
+  const round: CompressionRound = { chunks: 0, rows: 0, unfinished: false };
   const compression = await bestCompression(db);
   for (const probe of PROBES) {
     // Each connection's oldest raw sample, by the primary key (connection_id, collected_at, ...): no scan of old rows.
-    const oldest = await db.query<{ id: number; day: Date }>(
-      `SELECT c.id, date_bin('1 day', o.at, timestamptz '2000-01-01 00:00:00+00') AS day
+    const oldest = await db.query<{ id: number; chunk: Date }>(
+      `SELECT c.id, date_bin(${CHUNK_SQL}, o.at, timestamptz '2000-01-01 00:00:00+00') AS chunk
          FROM connections c CROSS JOIN LATERAL (SELECT min(collected_at) AS at FROM ${rawTable(probe.name)} WHERE connection_id = c.id) o
         WHERE o.at < $1::timestamptz ORDER BY c.id`,
       [cutoff],
     );
-    for (const { id, day } of oldest) {
-      let next: Date | undefined = day;
+    for (const { id, chunk } of oldest) {
+      let next: Date | undefined = chunk;
       while (next) {
         if (performance.now() > deadline) return { ...round, unfinished: true };
-        const rows = await compressDay(db, probe, id, next.getTime(), compression);
+        const rows = await compressChunk(db, probe, id, next.getTime(), compression);
         if (rows === undefined) break; // busy: another instance or a write has it
-        if (rows > 0) round.days++;
+        if (rows > 0) round.chunks++;
         round.rows += rows;
-        next = await oldestRawDayBefore(db, probe, id, cutoff);
+        next = await oldestRawChunkBefore(db, probe, id, cutoff);
       }
     }
     await truncateEmptiedWeeks(db, probe, closedBefore(now));
@@ -62,7 +62,7 @@ export async function compressClosedDays(db: Driver, now = Date.now(), budgetMs 
 /**
  * Raw weeks that compression emptied are truncated: deleted rows leave their pages and index entries behind
  * until a VACUUM, and the index pages for good. Under the partition's exclusive lock, so that rows a writer
- * committed meanwhile (a compressed day turned back into rows) are seen and the week kept.
+ * committed meanwhile (a compressed chunk turned back into rows) are seen and the week kept.
  */
 async function truncateEmptiedWeeks(db: Driver, probe: ProbeDefinition, cutoff: number): Promise<void> {
   const weeks = await db.query<{ name: string }>(
@@ -88,13 +88,13 @@ async function truncateEmptiedWeeks(db: Driver, probe: ProbeDefinition, cutoff: 
   }
 }
 
-async function oldestRawDayBefore(db: Queryable, probe: ProbeDefinition, connectionId: number, cutoff: string): Promise<Date | undefined> {
-  const [row] = await db.query<{ day: Date | null }>(
-    `SELECT date_bin('1 day', min(collected_at), timestamptz '2000-01-01 00:00:00+00') AS day FROM ${rawTable(probe.name)}
+async function oldestRawChunkBefore(db: Queryable, probe: ProbeDefinition, connectionId: number, cutoff: string): Promise<Date | undefined> {
+  const [row] = await db.query<{ chunk: Date | null }>(
+    `SELECT date_bin(${CHUNK_SQL}, min(collected_at), timestamptz '2000-01-01 00:00:00+00') AS chunk FROM ${rawTable(probe.name)}
       WHERE connection_id = $1 AND collected_at < $2::timestamptz`,
     [connectionId, cutoff],
   );
-  return row?.day ?? undefined;
+  return row?.chunk ?? undefined;
 }
 
 /** lz4 where the server was built with it, else PostgreSQL's own pglz. */
@@ -106,35 +106,35 @@ async function bestCompression(db: Queryable): Promise<"lz4" | "pglz"> {
 }
 
 /**
- * One day of one connection's samples of a probe, in one transaction: its compressed rows (if it was compressed
- * before and written since) back to raw, then every raw row of the day into one compressed row per entity.
- * Answers the raw rows compressed, or undefined when the day is locked by a writer or another compressor.
+ * One chunk of one connection's samples of a probe, in one transaction: its compressed rows (if it was compressed
+ * before and written since) back to raw, then every raw row of the chunk into one compressed row per entity.
+ * Answers the raw rows compressed, or undefined when the chunk is locked by a writer or another compressor.
  */
-export async function compressDay(
+export async function compressChunk(
   db: Driver,
   probe: ProbeDefinition,
   connectionId: number,
-  dayStart: number,
+  chunkStart: number,
   compression: "lz4" | "pglz" = "pglz",
 ): Promise<number | undefined> {
   return db.transaction(async (tx) => {
-    // The sample writer's lock (sample-writer.ts): a day is never compressed under a batch being written into it.
+    // The sample writer's lock (sample-writer.ts): a chunk is never compressed under a batch being written into it.
     const [{ locked }] = await tx.query<{ locked: boolean }>("SELECT pg_try_advisory_xact_lock($1, hashtext($2)) AS locked", [connectionId, probe.name]);
     if (!locked) return undefined;
     // Done by another instance since this one looked: nothing to undo and redo.
     const [{ raw }] = await tx.query<{ raw: boolean }>(
-      `SELECT EXISTS (SELECT 1 FROM ${rawTable(probe.name)} WHERE connection_id = $1 AND collected_at >= $2::timestamptz AND collected_at < $2::timestamptz + interval '1 day') AS raw`,
-      [connectionId, new Date(dayStart).toISOString()],
+      `SELECT EXISTS (SELECT 1 FROM ${rawTable(probe.name)} WHERE connection_id = $1 AND collected_at >= $2::timestamptz AND collected_at < $2::timestamptz + ${CHUNK_SQL}) AS raw`,
+      [connectionId, new Date(chunkStart).toISOString()],
     );
     if (!raw) return 0;
     await tx.query(`SET LOCAL default_toast_compression = ${compression}`);
-    const day = new Date(dayStart);
-    await ensurePartitions(tx, compressedTableName(probe.name), [weekOf(compressedTableName(probe.name), day)]);
-    await decompressDays(tx, probe, connectionId, dayStart, dayStart);
+    const start = new Date(chunkStart);
+    await ensurePartitions(tx, compressedTableName(probe.name), [weekOf(compressedTableName(probe.name), start)]);
+    await decompressChunks(tx, probe, connectionId, chunkStart, chunkStart);
     const keys = probe.keys.map(quoteIdent);
     const arrays = arrayColumns(probe).map((c) => quoteIdent(c.name));
     const [{ rows }] = await tx.query<{ rows: number }>(
-      `WITH gone AS (DELETE FROM ${rawTable(probe.name)} WHERE connection_id = $1 AND collected_at >= $2::timestamptz AND collected_at < $2::timestamptz + interval '1 day' RETURNING *),
+      `WITH gone AS (DELETE FROM ${rawTable(probe.name)} WHERE connection_id = $1 AND collected_at >= $2::timestamptz AND collected_at < $2::timestamptz + ${CHUNK_SQL} RETURNING *),
             made AS (INSERT INTO ${compressedTable(probe.name)} (connection_id, chunk_start, ${[...keys, "first_at", "last_at", "samples", "offsets", ...arrays].join(", ")})
                      SELECT $1, $2::timestamptz, ${[
                        ...keys,
@@ -147,22 +147,22 @@ export async function compressDay(
                        FROM gone${keys.length ? ` GROUP BY ${keys.join(", ")}` : ""}
                      RETURNING samples)
        SELECT coalesce(sum(samples), 0)::int AS rows FROM made`,
-      [connectionId, day.toISOString()],
+      [connectionId, start.toISOString()],
     );
     return rows;
   });
 }
 
 /**
- * Turns the compressed days of a connection's probe that hold any instant from `from` to `to` (epoch ms) back
+ * Turns the compressed chunks of a connection's probe that hold any instant from `from` to `to` (epoch ms) back
  * into raw rows, inside the caller's transaction (which holds the writer's lock). Answers the rows restored.
  */
-export async function decompressDays(tx: Queryable, probe: ProbeDefinition, connectionId: number, from: number, to: number): Promise<number> {
+export async function decompressChunks(tx: Queryable, probe: ProbeDefinition, connectionId: number, from: number, to: number): Promise<number> {
   const names = probe.columns.map((c) => quoteIdent(c.name));
   const keys = new Set(probe.keys);
   const arrays = arrayColumns(probe).map((c) => quoteIdent(c.name));
   const [{ rows }] = await tx.query<{ rows: number }>(
-    `WITH gone AS (DELETE FROM ${compressedTable(probe.name)} WHERE connection_id = $1 AND chunk_start > $2::timestamptz - interval '1 day' AND chunk_start <= $3::timestamptz RETURNING *),
+    `WITH gone AS (DELETE FROM ${compressedTable(probe.name)} WHERE connection_id = $1 AND chunk_start > $2::timestamptz - ${CHUNK_SQL} AND chunk_start <= $3::timestamptz RETURNING *),
           back AS (INSERT INTO ${rawTable(probe.name)} (connection_id, collected_at, ${names.join(", ")})
                    SELECT g.connection_id, g.chunk_start + u.offset_ms * interval '1 millisecond', ${probe.columns.map((c) => `${keys.has(c.name) ? "g" : "u"}.${quoteIdent(c.name)}`).join(", ")}
                      FROM gone g CROSS JOIN LATERAL unnest(g.offsets, ${arrays.map((a) => `g.${a}`).join(", ")}) AS u(offset_ms, ${arrays.join(", ")})

@@ -188,11 +188,13 @@ export async function differencedChanges(db: Queryable, q: GroupedChangeQuery): 
     read && [...times].every((t) => read.times.has(t))
       ? read.rows.filter((r) => times.has(r.collected_at)) // only the times needed: others could name other entities
       : await db.query<Row>(
-          `SELECT ${select} FROM ${samplesSql(q.probe, next(rowParams, new Date(Math.min(...times)).toISOString()), next(rowParams, new Date(Math.max(...times)).toISOString()))} s
-            WHERE connection_id = $1${filterSql} AND collected_at = ANY(${next(
-              rowParams,
-              [...times].map((t) => new Date(t).toISOString()),
-            )}::timestamptz[])${excludedRowsSql(q.probe)
+          // Each time looked up alone: in a compressed day, an element by its offset rather than the day unnested.
+          `SELECT ${select} FROM unnest(${next(
+            rowParams,
+            [...times].map((t) => new Date(t).toISOString()),
+          )}::timestamptz[]) AS t(x)
+             CROSS JOIN LATERAL ${samplesSql(q.probe, "t.x", "t.x", [...q.columns, ...filters.map(([c]) => c)])} s
+            WHERE connection_id = $1${filterSql} AND collected_at = t.x${excludedRowsSql(q.probe)
               .map((w) => ` AND ${w}`)
               .join("")}`,
           rowParams,

@@ -54,5 +54,8 @@ export async function fetchSampleRows(db: Queryable, q: SampleQuery): Promise<Ro
   where.push(...excludedRowsSql(q.probe));
   // Ordered by the stored columns (`s.`), not the converted output of the same names: the index gives that order.
   const order = ["connection_id", "collected_at", ...(q.entityOrder === false ? [] : q.probe.keys)].map((c) => `s.${quoteIdent(c)}`).join(", ");
-  return db.query(`SELECT ${select.join(", ")} FROM ${samplesSql(q.probe, "$2", "$3")} s WHERE ${where.join(" AND ")} ORDER BY ${order}`, params);
+  return db.query(
+    `SELECT ${select.join(", ")} FROM ${samplesSql(q.probe, "$2", "$3", [...q.columns, ...Object.keys(q.filters)])} s WHERE ${where.join(" AND ")} ORDER BY ${order}`,
+    params,
+  );
 }

@@ -74,7 +74,7 @@ export async function readSpaced(
      -- The rows at each time looked up by index, whatever the datastore estimates: a kept, generic plan had read
      -- every row of a week's partition and compared it with each time (lab: a week of one database 9 ms, against 4).
      UNION ALL SELECT 2, ${epochMsSql("collected_at")}, ${[...keys, ...values].join(", ")}, NULL FROM t
-                CROSS JOIN LATERAL (SELECT * FROM ${samplesSql(probe, "t.x", "t.x")} r
+                CROSS JOIN LATERAL (SELECT * FROM ${samplesSql(probe, "t.x", "t.x", [...q.columns, ...q.filters.map(([c]) => c)])} r
                                      WHERE r.connection_id = ${id} AND r.collected_at = t.x AND r.collected_at >= $2::timestamptz AND r.collected_at <= $3::timestamptz${filterSql}${excludedRowsSql(
                                        probe,
                                      )

@@ -9,7 +9,7 @@ import { findProbe } from "../probes/index.ts";
 import { quoteIdent, writtenTables } from "../probes/ddl.ts";
 import { rawTable } from "../probes/history-ddl.ts";
 import type { ProbeDefinition } from "../probes/types.ts";
-import { decompressDays } from "./compress-history.ts";
+import { decompressChunks } from "./compress-history.ts";
 import { ensureBatchPartitions } from "./partitions.ts";
 import { recordChanges } from "./record-changes.ts";
 import { recordLevels } from "./record-levels.ts";
@@ -143,8 +143,8 @@ export async function writeSamplesIn(tx: Queryable, batch: SampleBatch, rowOffse
   if (connection === null) throw new SampleError(`connection ${batch.connectionId} does not exist`);
   // The weeks of the batch, of every table it writes, asked in one statement; the writers below ask only for others.
   const known = await ensureBatchPartitions(tx, writtenTables(prepared.probe.name), prepared.times);
-  // Days of the batch already compressed become raw rows again, so that it is checked and derived against them.
-  await decompressDays(
+  // Hours of the batch already compressed become raw rows again, so that it is checked and derived against them.
+  await decompressChunks(
     tx,
     prepared.probe,
     batch.connectionId,

@@ -1,9 +1,9 @@
 /**
- * Compressed history (samples/compress-history.ts): after closed days are compressed, `metrics.<probe>` returns the
+ * Compressed history (samples/compress-history.ts): after closed hours are compressed, `metrics.<probe>` returns the
  * same rows and every metrics read (summed, grouped, filtered, per-entity extremes; windows inside the compressed
  * days, inside the raw ones and across the boundary) the same answers as before, on random statement histories
  * with entities appearing and vanishing, resets, nulls and gaps. Compression is idempotent, a write into a
- * compressed day is checked and derived as if it had stayed raw, and compression interrupted loses nothing.
+ * compressed hour is checked and derived as if it had stayed raw, and compression interrupted loses nothing.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openPg } from "../../drivers/pg.ts";
@@ -11,7 +11,7 @@ import { dropExpiredPartitions } from "../../src/collector/retention.ts";
 import { findProbe } from "../../src/probes/index.ts";
 import { runGroupedMetricsQuery } from "../../src/queries/grouped-query.ts";
 import { runMetricsQuery } from "../../src/queries/query.ts";
-import { compressClosedDays, compressDay, KEEP_RAW_MS } from "../../src/samples/compress-history.ts";
+import { compressClosedChunks, compressChunk, KEEP_RAW_MS } from "../../src/samples/compress-history.ts";
 import { writeSamples } from "../../src/samples/sample-writer.ts";
 import { addConnection, DATASTORE_KINDS, migratedDatastore, type TestDatastore } from "../support/datastore.ts";
 import { statementHistory } from "../support/statement-history.ts";
@@ -88,25 +88,61 @@ describe.each(DATASTORE_KINDS)("compressed history (%s)", (kind) => {
   });
   afterAll(() => store.close());
 
-  it.each([1, 2, 3])("returns the same rows and answers once closed days are compressed (seed %i)", async (seed) => {
+  it.each([1, 2, 3])("returns the same rows and answers once closed hours are compressed (seed %i)", async (seed) => {
     const id = await addConnection(store.db, `seed-${seed}`);
     const rows = history(seed);
     await writeSamples(store.db, { connectionId: id, probe: probe.name, rows: rows as never });
     const [rowsBefore, answersBefore] = [await viewRows(store.db, id), await answers(store.db, id)];
-    // Days one and two close; day three (and any later) stays raw.
-    const round = await compressClosedDays(store.db, T0 + 2 * DAY + KEEP_RAW_MS + 1);
-    expect(round.days).toBe(2);
+    // The hours of days one and two close; day three (and any later) stays raw.
+    const round = await compressClosedChunks(store.db, T0 + 2 * DAY + KEEP_RAW_MS + 1);
+    const closed = rows.map((r) => Date.parse(r.collected_at as string)).filter((t) => t < T0 + 2 * DAY);
+    expect(round.chunks).toBe(new Set(closed.map((t) => Math.floor(t / HOUR))).size);
     const { raw, compressed } = await counts(store.db, id);
-    expect(compressed).toBe(rows.filter((r) => Date.parse(r.collected_at as string) < T0 + 2 * DAY).length);
+    expect(compressed).toBe(closed.length);
     expect(raw + compressed).toBe(rows.length);
     expect(await viewRows(store.db, id)).toEqual(rowsBefore);
     expect(await answers(store.db, id)).toEqual(answersBefore);
     // Again: nothing left to do, nothing changed.
-    expect((await compressClosedDays(store.db, T0 + 2 * DAY + KEEP_RAW_MS + 1)).days).toBe(0);
+    expect((await compressClosedChunks(store.db, T0 + 2 * DAY + KEEP_RAW_MS + 1)).chunks).toBe(0);
     expect(await counts(store.db, id)).toEqual({ raw, compressed });
   });
 
-  it("takes a write into a compressed day as if the day had stayed raw, and refuses samples already stored there", async () => {
+  it("answers reads by difference, which look samples up at single instants, the same once their hours are compressed", async () => {
+    const id = await addConnection(store.db, "even");
+    // Three databases every 5 minutes for three days, one of them reset on day two: changes read by difference.
+    const rows = Array.from({ length: 3 * 288 }, (_, j) =>
+      ["a", "b", "c"].map((d, i) => ({
+        collected_at: new Date(T0 + j * 300_000).toISOString(),
+        database_name: d,
+        xact_commit: d === "b" && j >= 400 ? (j - 400) ** 2 : Math.floor((j * j) / 7) * (i + 1), // growing faster and faster: each instant's value counts
+        stats_reset: d === "b" && j >= 400 ? new Date(T0 + 400 * 300_000 - 1000).toISOString() : null,
+        numbackends: (j + i) % 5,
+      })),
+    ).flat();
+    await writeSamples(store.db, { connectionId: id, probe: "pg_stat_database", rows });
+    const statements: string[] = [];
+    const watched = { query: (sql: string, params?: readonly unknown[], o?: never) => (statements.push(sql), store.db.query(sql, params, o)) } as never;
+    const read = async () => {
+      const out: unknown[] = [];
+      for (const window of WINDOWS) {
+        const base = { probeName: "pg_stat_database", connectionIds: [id], window, buckets: 12 };
+        out.push((await runMetricsQuery(watched, { ...base, metrics: "xact_commit_per_sec,xact_commit_delta" })).series.map((s) => s.data));
+        out.push((await runMetricsQuery(watched, { ...base, metrics: "xact_commit_delta", filters: { database_name: "b" } })).series.map((s) => s.data));
+        out.push((await runGroupedMetricsQuery(watched, { ...base, metrics: "xact_commit_per_sec", groupBy: "database_name" })).map((s) => [s.entity, s.data]));
+      }
+      return rounded(out);
+    };
+    const before = await read();
+    await compressClosedChunks(store.db, T0 + 2 * DAY + KEEP_RAW_MS + 1);
+    statements.length = 0;
+    expect(await read()).toEqual(before);
+    expect(
+      statements.some((sql) => sql.includes("array_position(hc.offsets")),
+      "a compressed sample was looked up at its instant",
+    ).toBe(true);
+  });
+
+  it("takes a write into a compressed hour as if it had stayed raw, and refuses samples already stored there", async () => {
     const rows = history(4);
     const extraAt = T0 + 10 * HOUR + 60_000; // between two samples of day one
     const extra = rows
@@ -117,27 +153,27 @@ describe.each(DATASTORE_KINDS)("compressed history (%s)", (kind) => {
       }));
     const [compressedId, rawId] = [await addConnection(store.db, "compressed"), await addConnection(store.db, "kept-raw")];
     for (const id of [compressedId, rawId]) await writeSamples(store.db, { connectionId: id, probe: probe.name, rows: rows as never });
-    await compressClosedDays(store.db, Date.now());
+    await compressClosedChunks(store.db, Date.now());
     expect((await counts(store.db, compressedId)).raw).toBe(0);
 
     const first = rows.filter((r) => r.collected_at === rows[0].collected_at);
     await expect(writeSamples(store.db, { connectionId: compressedId, probe: probe.name, rows: first as never })).rejects.toThrow(/already stored/);
-    expect((await counts(store.db, compressedId)).raw).toBe(0); // the day it turned back to raw rows went back with the refusal
+    expect((await counts(store.db, compressedId)).raw).toBe(0); // the hour it turned back to raw rows went back with the refusal
 
     for (const id of [compressedId, rawId]) await writeSamples(store.db, { connectionId: id, probe: probe.name, rows: extra as never });
     expect(await viewRows(store.db, compressedId)).toEqual(await viewRows(store.db, rawId));
     expect(await answers(store.db, compressedId)).toEqual(await answers(store.db, rawId));
-    await compressClosedDays(store.db, Date.now()); // the day written into is compressed again, with the new sample
+    await compressClosedChunks(store.db, Date.now()); // the hour written into is compressed again, with the new sample
     expect(await counts(store.db, compressedId)).toEqual({ raw: 0, compressed: rows.length + extra.length });
     expect(await answers(store.db, compressedId)).toEqual(await answers(store.db, rawId));
   });
 
-  it("gives back the pages of raw weeks it emptied, and drops compressed days with their week once past retention", async () => {
+  it("gives back the pages of raw weeks it emptied, and drops compressed hours with their week once past retention", async () => {
     const id = await addConnection(store.db, "retention");
     await writeSamples(store.db, { connectionId: id, probe: probe.name, rows: history(5) as never });
-    await compressClosedDays(store.db, Date.now());
+    await compressClosedChunks(store.db, Date.now());
     expect((await counts(store.db, id)).compressed).toBeGreaterThan(0);
-    // Every day of every connection here is compressed: the raw weeks are emptied, their pages given back.
+    // Every hour of every connection here is compressed: the raw weeks are emptied, their pages given back.
     const [{ bytes }] = await store.db.query<{ bytes: number }>(
       "SELECT sum(pg_relation_size(inhrelid))::int AS bytes FROM pg_inherits WHERE inhparent = 'metrics.pg_stat_statements__raw'::regclass",
     );
@@ -155,21 +191,21 @@ describe("compressed history with several instances (PostgreSQL)", () => {
   });
   afterAll(() => store.close());
 
-  it("compresses each day once when two instances run at the same time", async () => {
+  it("compresses each hour once when two instances run at the same time", async () => {
     const ids = await Promise.all([1, 2, 3, 4].map((i) => addConnection(store.db, `twice-${i}`)));
     for (const [i, id] of ids.entries()) await writeSamples(store.db, { connectionId: id, probe: probe.name, rows: history(10 + i) as never });
     const before = await Promise.all(ids.map((id) => viewRows(store.db, id)));
     const other = await openPg(store.url!);
     try {
-      const rounds = await Promise.all([compressClosedDays(store.db, Date.now()), compressClosedDays(other, Date.now())]);
-      const days = (
+      const rounds = await Promise.all([compressClosedChunks(store.db, Date.now()), compressClosedChunks(other, Date.now())]);
+      const chunks = (
         await store.db.query<{ n: number }>(
           "SELECT count(DISTINCT (connection_id, chunk_start))::int AS n FROM metrics.pg_stat_statements__compressed WHERE connection_id = ANY($1)",
           [ids],
         )
       )[0].n;
-      // A day skipped by one (locked by the other) is compressed by the other, never twice.
-      expect(rounds[0].days + rounds[1].days).toBe(days);
+      // A chunk skipped by one (locked by the other) is compressed by the other, never twice.
+      expect(rounds[0].chunks + rounds[1].chunks).toBe(chunks);
       expect(await Promise.all(ids.map((id) => viewRows(store.db, id)))).toEqual(before);
       for (const id of ids) expect((await counts(store.db, id)).raw).toBe(0);
     } finally {
@@ -177,17 +213,17 @@ describe("compressed history with several instances (PostgreSQL)", () => {
     }
   });
 
-  it("loses nothing when the compressing backend is killed mid-day", async () => {
+  it("loses nothing when the compressing backend is killed mid-chunk", async () => {
     const id = await addConnection(store.db, "killed");
     const rows = history(20);
     await writeSamples(store.db, { connectionId: id, probe: probe.name, rows: rows as never });
     const before = await viewRows(store.db, id);
-    // A row of the first day locked elsewhere: the compressor's delete waits on it, half done, until it is killed.
+    // A row of the first hour locked elsewhere: the compressor's delete waits on it, half done, until it is killed.
     const blocker = await openPg(store.url!);
     const compressor = await openPg(store.url!);
     try {
-      const release = await holdRowLock(blocker, id, rows[rows.length > 30 ? 30 : 0].collected_at as string);
-      const running = compressDay(compressor, probe, id, T0).catch((err: Error) => err);
+      const release = await holdRowLock(blocker, id, rows[0].collected_at as string);
+      const running = compressChunk(compressor, probe, id, T0).catch((err: Error) => err);
       await waitFor(
         async () =>
           (await store.db.query("SELECT 1 FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%pg_stat_statements__compressed%'")).length > 0,
@@ -199,7 +235,7 @@ describe("compressed history with several instances (PostgreSQL)", () => {
       await release();
       expect(await viewRows(store.db, id)).toEqual(before);
       expect((await counts(store.db, id)).compressed).toBe(0);
-      expect((await compressDay(store.db, probe, id, T0))!).toBeGreaterThan(0); // and the next attempt does the day
+      expect((await compressChunk(store.db, probe, id, T0))!).toBeGreaterThan(0); // and the next attempt does the hour
       expect(await viewRows(store.db, id)).toEqual(before);
     } finally {
       await Promise.all([blocker.close(), compressor.close().catch(() => {})]);

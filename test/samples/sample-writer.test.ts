@@ -2,7 +2,7 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { compressClosedDays, KEEP_RAW_MS } from "../../src/samples/compress-history.ts";
+import { compressClosedChunks, KEEP_RAW_MS } from "../../src/samples/compress-history.ts";
 import { weekOf, weeksOf } from "../../src/samples/partitions.ts";
 import { openPg } from "../../drivers/pg.ts";
 import type { Driver } from "../../drivers/types.ts";
@@ -245,7 +245,7 @@ async function forgetsDeletedConnections(db: Driver): Promise<void> {
     })),
   ).flat();
   for (const id of [gone, kept]) await writeSamples(db, { connectionId: id, probe: "pg_stat_database", rows });
-  await compressClosedDays(db, Date.UTC(2026, 5, 2) + KEEP_RAW_MS);
+  await compressClosedChunks(db, Date.UTC(2026, 5, 2) + KEEP_RAW_MS);
   const tables = (
     await db.query<{ name: string }>(
       "SELECT c.oid::regclass::text AS name FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = 'metrics' AND c.relkind = 'p' AND NOT c.relispartition AND (c.relname = 'pg_stat_database' OR c.relname LIKE 'pg\\_stat\\_database\\_\\_%')",
