@@ -1,18 +1,16 @@
 /**
  * One collector tick, the same on Node (a timer) and on Workers (the Cron Trigger): find the (connection,
  * probe) pairs that are due by their effective interval, claim them through the datastore so no other
- * instance runs them too, run each server with bounded concurrency, record outcomes, and now and then drop
- * expired partitions.
+ * instance runs them too, run each server with bounded concurrency, record outcomes, then the upkeep
+ * (maintenance.ts: retention, compression, session pruning) unless told not to.
  */
 import type { Driver } from "../../drivers/types.ts";
-import { pruneExpiredAuthState } from "../datastore/sessions.ts";
 import type { Config } from "../config.ts";
 import { type ConnectionRow, listConnections } from "../datastore/connections.ts";
 import { effectiveProbeConfigs } from "../datastore/probe-configs.ts";
 import { eachLimited } from "../each-limited.ts";
 import type { Logger } from "../log.ts";
-import { dropExpiredPartitions } from "./retention.ts";
-import { type CompressionRound, compressClosedChunks } from "../samples/compress-history.ts";
+import { collectorMaintenance, startMaintenance, type Upkeep } from "./maintenance.ts";
 import { withMonitoredClient } from "../monitored/client.ts";
 import { runConnection } from "./run-connection.ts";
 import {
@@ -26,29 +24,21 @@ import {
   recordUnreachable,
   releaseClaims,
 } from "./schedule-store.ts";
-import { withMaintenance } from "../datastore/maintenance-runs.ts";
-
-const AUTH_CLEANUP_EVERY_SECONDS = 600;
 
 export interface CollectOptions {
   /** Servers collected at once. */
   concurrency?: number;
   statementTimeoutMs?: number;
+  /** Run the collector's upkeep after the round (default); `pglens serve` runs it on its own timer instead. */
+  maintenance?: boolean;
 }
 
-export interface TickResult {
+export interface TickResult extends Upkeep {
   claimed: number;
   outcomes: ProbeOutcome[];
   unreachable: Array<{ connectionId: number; error: string }>;
-  droppedPartitions: string[];
-  /** Closed hours compressed this tick, when it ran the compression task. */
-  compressed?: CompressionRound;
 }
 
-const RETENTION_EVERY_SECONDS = 3600;
-/** Compression runs every minute, for at most COMPRESSION_BUDGET_MS a round: a backlog is worked off over rounds, never delaying a tick by more. */
-const COMPRESSION_EVERY_SECONDS = 60;
-const COMPRESSION_BUDGET_MS = 10_000;
 /** Ticks land this long after the whole second: a timer firing a hair early, or a datastore clock a little behind, would claim in the last slot. */
 const TICK_OFFSET_MS = 50;
 
@@ -120,18 +110,7 @@ export async function collectOnce(db: Driver, config: Config, log: Logger, optio
       }
     });
   }
-  await withMaintenance(db, "retention", RETENTION_EVERY_SECONDS, async () => {
-    result.droppedPartitions = await dropExpiredPartitions(db);
-    if (result.droppedPartitions.length) log.info("dropped expired partitions", { partitions: result.droppedPartitions });
-  });
-  await withMaintenance(db, "compression", COMPRESSION_EVERY_SECONDS, async () => {
-    result.compressed = await compressClosedChunks(db, Date.now(), COMPRESSION_BUDGET_MS);
-    if (result.compressed.chunks) log.info("compressed closed hours of samples", { ...result.compressed });
-  });
-  await withMaintenance(db, "auth_cleanup", AUTH_CLEANUP_EVERY_SECONDS, async () => {
-    const pruned = await pruneExpiredAuthState(db);
-    if (pruned) log.info("pruned expired sessions", { sessions: pruned });
-  });
+  if (options.maintenance !== false) Object.assign(result, await collectorMaintenance(db, log));
   return result;
 }
 
@@ -142,10 +121,11 @@ export async function collectOnce(db: Driver, config: Config, log: Logger, optio
 export function startCollector(db: Driver, config: Config, log: Logger, everyMs = 1000, onRound?: (seconds: number) => void): { stop(): Promise<void> } {
   let stopped = false;
   let current: Promise<unknown> = Promise.resolve();
+  const maintenance = startMaintenance(db, log);
   const loop = async () => {
     while (!stopped) {
       const started = performance.now();
-      current = collectOnce(db, config, log)
+      current = collectOnce(db, config, log, { maintenance: false })
         .then(() => onRound?.((performance.now() - started) / 1000))
         .catch((err: Error) => log.error("collector tick failed", { error: err.message }));
       await current;
@@ -157,7 +137,7 @@ export function startCollector(db: Driver, config: Config, log: Logger, everyMs 
   return {
     async stop() {
       stopped = true;
-      await current;
+      await Promise.all([current, maintenance.stop()]);
     },
   };
 }

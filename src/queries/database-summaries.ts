@@ -28,7 +28,7 @@ export interface DatabaseSummary {
 }
 
 async function deadTupleRatios(db: Queryable, connectionId: number, window: Window): Promise<Map<string, number | null>> {
-  const table = samplesSql(findProbe("pg_stat_all_tables")!, "$2", "$3");
+  const table = samplesSql(findProbe("pg_stat_all_tables")!, "$2", "$3", ["n_dead_tup", "n_live_tup"]);
   const rows = await db.query<{ database_name: string; dead: number | null; live: number | null }>(
     `SELECT t.database_name, sum(t.n_dead_tup) AS dead, sum(t.n_live_tup) AS live
        FROM ${table} t

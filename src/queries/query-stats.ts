@@ -47,13 +47,13 @@ export async function queryStats(
   const probe = findProbe("pg_stat_statements")!;
   const [latest] = await db.query<{ query: string }>(
     `SELECT query FROM (SELECT ${latestSampleTimeSql(probe, "$1", "queryid = $2::bigint")} AS at) l
-       CROSS JOIN LATERAL ${samplesSql(probe, "l.at", "l.at")} s
+       CROSS JOIN LATERAL ${samplesSql(probe, "l.at", "l.at", ["query"])} s
       WHERE connection_id = $1 AND queryid = $2::bigint AND collected_at = l.at LIMIT 1`,
     [q.connectionId, q.queryid],
   );
   if (!latest) throw new NotFoundError(`statement ${q.queryid} was never sampled on connection ${q.connectionId}`);
   const databases = await db.query<{ database_name: string }>(
-    `SELECT DISTINCT database_name FROM ${samplesSql(probe, "$3", "$4")} s
+    `SELECT DISTINCT database_name FROM ${samplesSql(probe, "$3", "$4", [])} s
       WHERE connection_id = $1 AND queryid = $2::bigint AND collected_at >= $3::timestamptz AND collected_at <= $4::timestamptz ORDER BY 1`,
     [q.connectionId, q.queryid, new Date(q.window.start).toISOString(), new Date(q.window.end).toISOString()],
   );

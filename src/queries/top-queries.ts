@@ -63,7 +63,7 @@ async function lifetimeTotals(db: Queryable, connectionId: number, queryid?: str
   return db.query<Totals>(
     `SELECT queryid::text AS queryid, database_name, min(query) AS query, ${SUMMED.map((c) => `coalesce(sum(${c}), 0)::float8 AS ${c}`).join(", ")}
        FROM (SELECT ${latestSampleTimeSql(PROBE, "$1")} AS at) l
-       CROSS JOIN LATERAL ${samplesSql(PROBE, "l.at", "l.at")} s
+       CROSS JOIN LATERAL ${samplesSql(PROBE, "l.at", "l.at", ["query", ...SUMMED])} s
       WHERE connection_id = $1 AND collected_at = l.at
         AND ($2::bigint IS NULL OR queryid = $2::bigint)
       GROUP BY queryid, database_name`,
@@ -108,8 +108,8 @@ async function statementTexts(db: Queryable, connectionId: number, window: Windo
   };
   take(
     await db.query(
-      `SELECT DISTINCT ON (queryid, database_name) queryid::text AS queryid, database_name, query FROM ${samplesSql(PROBE, "$2", "$3")} s
-        WHERE connection_id = $1 AND collected_at = (SELECT max(collected_at) FROM ${samplesSql(PROBE, "$2", "$3")} m WHERE connection_id = $1)
+      `SELECT DISTINCT ON (queryid, database_name) queryid::text AS queryid, database_name, query FROM ${samplesSql(PROBE, "$2", "$3", ["query"])} s
+        WHERE connection_id = $1 AND collected_at = (SELECT max(collected_at) FROM ${samplesSql(PROBE, "$2", "$3", [])} m WHERE connection_id = $1)
         ORDER BY queryid, database_name`,
       [connectionId, ...range],
     ),
@@ -118,7 +118,7 @@ async function statementTexts(db: Queryable, connectionId: number, window: Windo
   if (missing.length === 0) return texts;
   take(
     await db.query(
-      `SELECT DISTINCT ON (queryid, database_name) queryid::text AS queryid, database_name, query FROM ${samplesSql(PROBE, "$2", "$3")} s
+      `SELECT DISTINCT ON (queryid, database_name) queryid::text AS queryid, database_name, query FROM ${samplesSql(PROBE, "$2", "$3", ["query"])} s
         WHERE connection_id = $1 AND queryid = ANY($4::bigint[]) AND collected_at >= $2::timestamptz AND collected_at <= $3::timestamptz
         ORDER BY queryid, database_name, collected_at DESC`,
       [connectionId, ...range, missing],

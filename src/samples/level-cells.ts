@@ -77,7 +77,7 @@ export async function fetchBucketLevels(db: Queryable, q: BucketLevelQuery): Pro
     subtracted: ["-r.samples", ...subtractedLevelFacts(q.columns)],
     times: q.columns.map((name) => fact(name, "last_at")),
     rawFacts: `SELECT connection_id, collected_at, 1 AS samples, ${samplePartials(q.probe, q.columns).join(", ")}
-                 FROM ${samplesSql(q.probe, "p.lo", "p.hi")} s
+                 FROM ${samplesSql(q.probe, "p.lo", "p.hi", q.columns)} s
                 WHERE ${["connection_id = ANY($1::int[])", "collected_at >= p.lo", "collected_at < p.hi", ...excludedRowsSql(q.probe)].join(" AND ")}
                 GROUP BY connection_id, collected_at`,
     connectionIds: q.connectionIds,

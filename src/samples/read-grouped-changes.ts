@@ -54,7 +54,8 @@ export async function scannedGroupChanges(db: Queryable, q: GroupedChangeQuery):
   const n = p(b.n);
   const bucket = `CASE WHEN t >= $3::timestamptz THEN ${n}::int ELSE least(${n}::int - 1, floor((extract(epoch FROM t) * 1000 - ${startMs}::float8) / ${width}::float8)::int) END`;
   const interval = p(q.intervalSeconds * 1000);
-  const table = samplesSql(q.probe, "$2", "$3");
+  const markers = q.columns.flatMap((c) => q.probe.columns.find((x) => x.name === c)?.resetBy ?? []);
+  const table = samplesSql(q.probe, "$2", "$3", [...q.columns, ...markers, ...Object.keys(q.filters ?? {}), ...q.groupBy]);
   const rows = await db.query<Record<string, unknown> & { g: string; k: number }>(
     // The connection's samples and their predecessors, from the per-sample changes the writer records (one row per
     // sample, not one per entity); a predecessor before the range is left out, as if the range were all there is.

@@ -82,6 +82,12 @@ async function fetchRecordedLevelPoints(db: Queryable, q: LevelQuery): Promise<M
   const facts = q.metrics.flatMap((m, i) => [`${factColumn(m.metric, "n")} AS n_${i}`, `${factColumn(m.metric, "sum")} AS sum_${i}`]);
   const reduced = q.metrics.flatMap((m) => [`count(r.${quoteIdent(m.metric)})::int`, `coalesce(sum(r.${quoteIdent(m.metric)}), 0)::float8`]);
   const changes = probeTable(changesTableName(q.probe.name));
+  const firstSample = samplesSql(
+    q.probe,
+    "f.prev_collected_at",
+    "f.prev_collected_at",
+    q.metrics.map((m) => m.metric),
+  );
   const rows = await db.query<Record<string, number | null> & { connection_id: number; collected_at: number; prev_collected_at: number | null }>(
     `SELECT connection_id, ${epochMsSql("collected_at")}, ${epochMsSql("prev_collected_at")}, ${facts.join(", ")}
        FROM ${changes} WHERE connection_id = ANY($1::int[]) AND collected_at >= $2::timestamptz AND collected_at <= $3::timestamptz
@@ -90,7 +96,7 @@ async function fetchRecordedLevelPoints(db: Queryable, q: LevelQuery): Promise<M
        FROM unnest($1::int[]) AS id
        CROSS JOIN LATERAL (SELECT c.prev_collected_at FROM ${changes} c
                             WHERE c.connection_id = id AND c.collected_at >= $2::timestamptz AND c.collected_at <= $3::timestamptz ORDER BY c.collected_at LIMIT 1) f
-       JOIN LATERAL ${samplesSql(q.probe, "f.prev_collected_at", "f.prev_collected_at")} r ON r.connection_id = id AND r.collected_at = f.prev_collected_at
+       JOIN LATERAL ${firstSample} r ON r.connection_id = id AND r.collected_at = f.prev_collected_at
       WHERE f.prev_collected_at >= $2::timestamptz${excludedRowsSql(q.probe)
         .map((w) => ` AND r.${w}`)
         .join("")}

@@ -16,7 +16,7 @@ export async function recordLevels(tx: Queryable, probe: ProbeDefinition, connec
     columns: ["samples", ...factColumns(columns)],
     merged: ["sum(samples)::int AS samples", ...mergedFacts(columns)],
     rows: `SELECT collected_at, 1 AS samples, ${samplePartials(probe, columns).join(", ")}
-             FROM ${samplesSql(probe, "$2", "$3")} s
+             FROM ${samplesSql(probe, "$2", "$3", columns)} s
             WHERE ${["connection_id = $1", "collected_at >= $2::timestamptz", "collected_at < $3::timestamptz", ...excludedRowsSql(probe)].join(" AND ")}
             GROUP BY collected_at`,
     connectionId,

@@ -6,15 +6,19 @@
  * compressed hour is checked and derived as if it had stayed raw, and compression interrupted loses nothing.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import WebSocket from "ws";
+import { openNeonHttp } from "../../drivers/neon.ts";
 import { openPg } from "../../drivers/pg.ts";
+import type { Driver } from "../../drivers/types.ts";
 import { dropExpiredPartitions } from "../../src/collector/retention.ts";
 import { findProbe } from "../../src/probes/index.ts";
 import { runGroupedMetricsQuery } from "../../src/queries/grouped-query.ts";
 import { runMetricsQuery } from "../../src/queries/query.ts";
-import { compressClosedChunks, compressChunk, KEEP_RAW_MS } from "../../src/samples/compress-history.ts";
+import { type CompressionRound, compressClosedChunks, compressChunk, KEEP_RAW_MS } from "../../src/samples/compress-history.ts";
 import { writeSamples } from "../../src/samples/sample-writer.ts";
 import { addConnection, DATASTORE_KINDS, migratedDatastore, type TestDatastore } from "../support/datastore.ts";
 import { statementHistory } from "../support/statement-history.ts";
+import { type NeonProxy, startNeonProxy } from "../neon-proxy.ts";
 
 const probe = findProbe("pg_stat_statements")!;
 const T0 = Date.parse("2026-05-01T00:00:00Z");
@@ -107,6 +111,22 @@ describe.each(DATASTORE_KINDS)("compressed history (%s)", (kind) => {
     expect(await counts(store.db, id)).toEqual({ raw, compressed });
   });
 
+  it("answers the same when hours are compressed between the statements of one request", async () => {
+    const id = await addConnection(store.db, "mid-request");
+    await writeSamples(store.db, { connectionId: id, probe: probe.name, rows: history(6) as never });
+    const before = await answers(store.db, id);
+    let compressed: CompressionRound | undefined;
+    const interleaved = {
+      query: async (sql: string, params?: readonly unknown[], options?: never) => {
+        const result = await store.db.query(sql, params, options);
+        compressed ??= await compressClosedChunks(store.db, Date.now()); // after the first statement
+        return result;
+      },
+    } as never;
+    expect(await answers(interleaved, id)).toEqual(before);
+    expect(compressed!.rows).toBeGreaterThan(0);
+  });
+
   it("answers reads by difference, which look samples up at single instants, the same once their hours are compressed", async () => {
     const id = await addConnection(store.db, "even");
     // Three databases every 5 minutes for three days, one of them reset on day two: changes read by difference.
@@ -181,6 +201,32 @@ describe.each(DATASTORE_KINDS)("compressed history (%s)", (kind) => {
     const dropped = await dropExpiredPartitions(store.db, new Date(T0 + 400 * DAY));
     expect(dropped).toContain("pg_stat_statements__compressed_20260427");
     expect(await counts(store.db, id)).toEqual({ raw: 0, compressed: 0 });
+  });
+});
+
+describe("compressed history through the Neon driver (neon-http, against the local stand-in for Neon's proxy)", () => {
+  let store: TestDatastore;
+  let proxy: NeonProxy;
+  let neon: Driver;
+  beforeAll(async () => {
+    [store, proxy] = await Promise.all([migratedDatastore("pg"), startNeonProxy()]);
+    neon = openNeonHttp(store.url!, { fetchEndpoint: proxy.fetchEndpoint, wsProxy: proxy.wsProxy, secureWebSocket: false, webSocketConstructor: WebSocket });
+  });
+  afterAll(async () => {
+    await neon.close();
+    await proxy.close();
+    await store.close();
+  });
+
+  it("writes, compresses and reads back the same rows and answers", async () => {
+    const id = await addConnection(store.db, "neon");
+    const rows = history(30);
+    await writeSamples(neon, { connectionId: id, probe: probe.name, rows: rows as never });
+    const [rowsBefore, answersBefore] = [await viewRows(neon, id), await answers(neon, id)];
+    expect((await compressClosedChunks(neon, Date.now())).rows).toBe(rows.length);
+    expect(await counts(neon, id)).toEqual({ raw: 0, compressed: rows.length });
+    expect(await viewRows(neon, id)).toEqual(rowsBefore);
+    expect(await answers(neon, id)).toEqual(answersBefore);
   });
 });
 
