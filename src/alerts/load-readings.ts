@@ -20,7 +20,7 @@ async function latestTwo(db: Queryable, probe: string, connectionIds: readonly n
     `SELECT p.* FROM ${table} p
        JOIN (SELECT connection_id, collected_at FROM (
                SELECT connection_id, collected_at, row_number() OVER (PARTITION BY connection_id ORDER BY collected_at DESC) AS n
-                 FROM (SELECT DISTINCT connection_id, collected_at FROM ${table} WHERE connection_id = ANY($1::int[]) AND collected_at >= $2) d) x
+                 FROM (SELECT DISTINCT connection_id, collected_at FROM ${table} s WHERE connection_id = ANY($1::int[]) AND collected_at >= $2) d) x
               WHERE n <= 2) t USING (connection_id, collected_at)
       ORDER BY p.connection_id, p.collected_at`,
     [connectionIds, since.toISOString()],

@@ -41,7 +41,7 @@ export async function connectionGroups(
   // One scan: other backends' rows still mark the sample as taken (key null, count 0 unless clients share it).
   const counts = await db.query<{ t: Date; key: string | null; n: number }>(
     `SELECT collected_at AS t, CASE WHEN ${CLIENTS} THEN ${quoteIdent(q.groupBy)}::text END AS key, count(*) FILTER (WHERE ${CLIENTS})::int AS n
-       FROM ${TABLE} WHERE ${inRange} GROUP BY 1, 2 ORDER BY 1`,
+       FROM ${TABLE} s WHERE ${inRange} GROUP BY 1, 2 ORDER BY 1`,
     range,
   );
   const samples = [...new Set(counts.map((c) => c.t.getTime()))];

@@ -32,7 +32,7 @@ async function deadTupleRatios(db: Queryable, connectionId: number, window: Wind
   const rows = await db.query<{ database_name: string; dead: number | null; live: number | null }>(
     `SELECT t.database_name, sum(t.n_dead_tup) AS dead, sum(t.n_live_tup) AS live
        FROM ${table} t
-       JOIN (SELECT database_name, max(collected_at) AS at FROM ${table}
+       JOIN (SELECT database_name, max(collected_at) AS at FROM ${table} s
               WHERE connection_id = $1 AND collected_at >= $2::timestamptz AND collected_at <= $3::timestamptz GROUP BY database_name) l
          ON l.database_name = t.database_name AND l.at = t.collected_at
       WHERE t.connection_id = $1
