@@ -8,7 +8,8 @@ import { fetchSampleRows } from "../samples/read-raw-rows.ts";
 import { type MetricRequest, parseMetricName } from "../metrics/metric-names.ts";
 import { neededColumns } from "../metrics/metrics-plan.ts";
 import { groupSamples } from "../metrics/samples.ts";
-import { findProbe } from "../probes/index.ts";
+import { findProbe, metricColumns } from "../probes/index.ts";
+import type { ProbeDefinition } from "../probes/types.ts";
 import { type Baseline, type Point, baselinesOf, metricHistory } from "./baselines.ts";
 
 export const LOOKBACK_MS = 7 * 24 * 3600 * 1000;
@@ -33,6 +34,11 @@ export const BASELINE_METRICS: ReadonlyArray<{ probe: string; metrics: readonly 
   },
   { probe: "pg_stat_wal", metrics: ["wal_bytes_per_sec"] },
 ];
+
+/** What a baselines request without `metrics` answers: the alerter's metrics of the probe, else its numeric columns. */
+export function defaultBaselineMetrics(probe: ProbeDefinition): readonly string[] {
+  return BASELINE_METRICS.find((b) => b.probe === probe.name)?.metrics ?? metricColumns(probe).map((c) => c.name);
+}
 
 /** `probe.metric`, the name baselines and anomaly alerts use. */
 export const baselineName = (probe: string, metric: string) => `${probe}.${metric}`;

@@ -1,7 +1,8 @@
 /**
- * Whether a caller may read connections, asked of the datastore: a connection that does not exist and one the
- * caller may not read answer alike (NotFoundError), so existence does not leak, except where the specification
- * asks for 403 (the metrics endpoints and tools).
+ * Whether a caller may read connections, asked of the datastore. A connection addressed as an object (its own
+ * path, or reached through an alert or blackout id) that the caller may not read answers like one that does not
+ * exist (NotFoundError), so existence does not leak; a connection named as a parameter of a read answers 403
+ * when it exists, as the specification's error table asks.
  */
 import type { Queryable } from "../../drivers/types.ts";
 import { type ConnectionRow, findConnection } from "../datastore/connections.ts";
@@ -18,17 +19,10 @@ export async function readableConnection(db: Queryable, id: number, access?: Aut
   return row;
 }
 
-/** Throws NotFoundError naming the first id that does not exist or that the caller may not read. */
-export async function assertReadableConnections(db: Queryable, ids: readonly number[], access?: Authority): Promise<void> {
-  const rows = await db.query<ConnectionOwnership>("SELECT id, owner_user_id, is_shared FROM connections WHERE id = ANY($1::int[])", [ids]);
-  const readable = new Set(rows.filter((r) => !access || connectionAccess(access, r) !== null).map((r) => r.id));
-  const refused = ids.find((id) => !readable.has(id));
-  if (refused !== undefined) throw new NotFoundError(`connection ${refused} not found`);
-}
-
 /**
- * For the metrics endpoints and tools (SPEC: insufficient permissions yield 403): NotFoundError naming the
- * first id that does not exist, else ForbiddenError naming the first the caller may not read.
+ * For reads that name connections in their parameters (metrics, baselines, alerts, timeline and their tools; the
+ * specification's error table): NotFoundError naming the first id that does not exist,
+ * else ForbiddenError naming the first the caller may not read.
  */
 export async function assertConnectionsPermitted(db: Queryable, ids: readonly number[], access: Authority): Promise<void> {
   const rows = await db.query<ConnectionOwnership>("SELECT id, owner_user_id, is_shared FROM connections WHERE id = ANY($1::int[])", [ids]);

@@ -39,19 +39,16 @@ const VISIBLE = (first: number) =>
     OR (scope = 'group' AND group_id = ANY($${first + 2}::int[])))`;
 const visibleParams = (v: Visible) => [v.connections, v.clusters, v.groups];
 
-export interface BlackoutFilters {
+/** The filters blackouts and schedules share: a scope, and the group, cluster or server a window is placed on. */
+export interface PlacementFilters {
   scope?: string;
   group_id?: number;
   cluster_id?: number;
   connection_id?: number;
-  active?: boolean;
-  /** Only windows that have not ended: active now or still to come. */
-  notEnded?: boolean;
-  limit: number;
-  offset: number;
 }
 
-export async function listBlackouts(db: Queryable, f: BlackoutFilters, visible: Visible): Promise<{ blackouts: BlackoutRow[]; total: number }> {
+/** The visible windows matching `f`, as a WHERE clause and its parameters. */
+function placementWhere(f: PlacementFilters, visible: Visible) {
   const params: unknown[] = visibleParams(visible);
   const where = [VISIBLE(1)];
   const add = (sql: string, value: unknown) => {
@@ -62,6 +59,19 @@ export async function listBlackouts(db: Queryable, f: BlackoutFilters, visible: 
   if (f.group_id !== undefined) add("group_id = ?", f.group_id);
   if (f.cluster_id !== undefined) add("cluster_id = ?", f.cluster_id);
   if (f.connection_id !== undefined) add("connection_id = ?", f.connection_id);
+  return { params, where, add };
+}
+
+export interface BlackoutFilters extends PlacementFilters {
+  active?: boolean;
+  /** Only windows that have not ended: active now or still to come. */
+  notEnded?: boolean;
+  limit: number;
+  offset: number;
+}
+
+export async function listBlackouts(db: Queryable, f: BlackoutFilters, visible: Visible): Promise<{ blackouts: BlackoutRow[]; total: number }> {
+  const { params, where } = placementWhere(f, visible);
   if (f.active !== undefined) where.push(f.active ? "now() BETWEEN start_time AND end_time" : "NOT (now() BETWEEN start_time AND end_time)");
   if (f.notEnded) where.push("end_time > now()");
   const sql = where.join(" AND ");
@@ -117,19 +127,11 @@ export const activeBlackouts = (db: Queryable) => db.query<BlackoutRow>("SELECT 
 
 export async function listSchedules(
   db: Queryable,
-  f: { scope?: string; enabled?: boolean; limit: number; offset: number },
+  f: PlacementFilters & { enabled?: boolean; limit: number; offset: number },
   visible: Visible,
 ): Promise<{ schedules: ScheduleRow[]; total: number }> {
-  const params: unknown[] = visibleParams(visible);
-  const where = [VISIBLE(1)];
-  if (f.scope) {
-    params.push(f.scope);
-    where.push(`scope = $${params.length}`);
-  }
-  if (f.enabled !== undefined) {
-    params.push(f.enabled);
-    where.push(`enabled = $${params.length}`);
-  }
+  const { params, where, add } = placementWhere(f, visible);
+  if (f.enabled !== undefined) add("enabled = ?", f.enabled);
   const sql = where.join(" AND ");
   const [{ total }] = await db.query<{ total: number }>(`SELECT count(*)::int AS total FROM blackout_schedules WHERE ${sql}`, params);
   const schedules = await db.query<ScheduleRow>(`SELECT * FROM blackout_schedules WHERE ${sql} ORDER BY name, id LIMIT ${f.limit} OFFSET ${f.offset}`, params);

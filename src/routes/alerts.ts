@@ -1,7 +1,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { SEVERITIES } from "../vocabulary/builtin-rules.ts";
-import { assertReadableConnections } from "../auth/connection-access.ts";
+import { assertConnectionsPermitted } from "../auth/connection-access.ts";
 import { type AlertRow, acknowledgeAlert, activeAlertCounts, listAlerts, saveAnalysis, unacknowledgeAlert } from "../datastore/alerts.ts";
 import { writableAlert } from "../http/alert-access.ts";
 import { USER, authority, guarded } from "../http/access.ts";
@@ -102,7 +102,7 @@ const r = {
       request: { query: ListQuery },
       responses: {
         200: json(z.object({ alerts: z.array(Alert), total: z.number().int() }), "Alerts and the number matching"),
-        ...errorResponses(400, 401, 404),
+        ...errorResponses(400, 401, 403, 404),
       },
     }),
   ),
@@ -176,7 +176,7 @@ export const alertRoutes = newRouter()
     const named = [q.connection_id ?? [], q.connection_ids ?? []].flat();
     if (named.length) {
       const wanted = parseConnectionIds(named);
-      await assertReadableConnections(db, wanted, await authority(c));
+      await assertConnectionsPermitted(db, wanted, await authority(c));
       ids = wanted;
     }
     const result = await listAlerts(db, {

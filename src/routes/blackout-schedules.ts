@@ -4,7 +4,7 @@ import { nextStarts, parseSchedule } from "../blackouts/cron.ts";
 import { BLACKOUT_SCOPES, checkScope } from "../blackouts/scope.ts";
 import { type ScheduleRow, createSchedule, deleteSchedule, getSchedule, listSchedules, replaceSchedule } from "../datastore/blackouts.ts";
 import { USER, admin, authority, guarded } from "../http/access.ts";
-import { IdParam, json, jsonBody, noContent, queryFlag } from "../http/params.ts";
+import { IdParam, PathId, json, jsonBody, noContent, queryFlag } from "../http/params.ts";
 import { newRouter } from "../http/router.ts";
 import { errorResponses } from "../http/schemas.ts";
 import { ScopeFields, ScopeOut } from "./blackouts.ts";
@@ -57,6 +57,9 @@ const r = {
       request: {
         query: z.object({
           scope: z.enum(BLACKOUT_SCOPES).optional(),
+          group_id: PathId.optional(),
+          cluster_id: PathId.optional(),
+          connection_id: PathId.optional(),
           enabled: queryFlag("true: only enabled schedules; false: only disabled ones"),
           limit: z.coerce.number().int().min(1).max(1000).default(100),
           offset: z.coerce.number().int().min(0).max(10_000_000).default(0),

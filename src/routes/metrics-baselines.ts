@@ -1,7 +1,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { LOOKBACK_MS, loadHistories } from "../alerts/baseline-store.ts";
+import { LOOKBACK_MS, defaultBaselineMetrics, loadHistories } from "../alerts/baseline-store.ts";
 import { summarize } from "../alerts/baselines.ts";
-import { readableConnection } from "../auth/connection-access.ts";
+import { assertConnectionsPermitted } from "../auth/connection-access.ts";
 import { InputError } from "../errors.ts";
 import { USER, authority, guarded } from "../http/access.ts";
 import { PathId, json } from "../http/params.ts";
@@ -42,22 +42,28 @@ const route = guarded(
         metrics: z
           .string()
           .min(1)
-          .openapi({ description: "Comma-separated metric names, e.g. xact_commit_per_sec,numbackends", example: "xact_commit_per_sec" }),
+          .optional()
+          .openapi({
+            description:
+              "Comma-separated metric names, e.g. xact_commit_per_sec,numbackends. Without it: the metrics the alerter keeps baselines of for this probe, " +
+              "or, for a probe it does not watch, every numeric column of the probe",
+            example: "xact_commit_per_sec",
+          }),
         database_name: z.string().min(1).max(63).optional(),
       }),
     },
-    responses: { 200: json(z.array(Stats), "One entry per requested metric, in request order"), ...errorResponses(400, 401, 404) },
+    responses: { 200: json(z.array(Stats), "One entry per requested metric, in request order"), ...errorResponses(400, 401, 403, 404) },
   }),
 );
 
 export const metricsBaselineRoutes = newRouter().openapi(route, async (c) => {
   const q = c.req.valid("query");
   const db = c.get("db");
-  await readableConnection(db, q.connection_id, await authority(c));
+  await assertConnectionsPermitted(db, [q.connection_id], await authority(c));
   const probe = requireProbe(q.probe_name);
   if (q.database_name !== undefined && !probe.keys.includes("database_name"))
     throw new InputError(`database_name: probe \`${probe.name}\` is not per database`);
-  const metrics = parseMetricList(q.metrics, probe);
+  const metrics = parseMetricList(q.metrics ?? defaultBaselineMetrics(probe).join(","), probe);
   const now = Date.now();
   const histories = (
     await loadHistories(

@@ -48,14 +48,15 @@ const top = metricsGet({
   description:
     "One row per statement and database (the users who ran it summed). Without time_range: the extension's lifetime totals in the latest " +
     "pg_stat_statements sample (SPEC). With time_range: each statement's reset- and gap-aware change over the window (statements that did not " +
-    "run are left out), so a pg_stat_statements_reset() is a reset, not a negative spike. exclude_collector=true drops pglens's own probe statements.",
+    "run are left out), so a pg_stat_statements_reset() is a reset, not a negative spike. pglens's own probe statements are left out unless " +
+    "exclude_collector=false.",
   query: z.object({
     ...connectionParams,
     limit: queryInteger("1 to 100 (default 10)"),
     order_by: optionalText(`One of ${TOP_QUERY_ORDERS.join(", ")} (default total_exec_time)`),
     order: Order,
     queryid: optionalText("Only this statement"),
-    exclude_collector: queryFlag("Leave out pglens's own probe statements (default false)"),
+    exclude_collector: queryFlag("Leave out pglens's own probe statements (default true)"),
     ...windowParams("none: lifetime totals"),
   }),
   ok: z.array(TopQuery),
@@ -134,7 +135,7 @@ export const metricsStatementRoutes = newRouter()
       orderBy: orderBy as TopQueryOrder,
       order: parseOrder(q.order),
       queryid: parseQueryid(q.queryid),
-      excludeCollector: q.exclude_collector === true,
+      excludeCollector: q.exclude_collector !== false,
       window: q.time_range === undefined ? undefined : resolveWindow(q, Date.now()),
     });
     return c.json(rows, 200);

@@ -3,7 +3,7 @@ import type { Context } from "hono";
 import { visibleEstate } from "../http/blackout-access.ts";
 import type { Visible } from "../datastore/blackouts.ts";
 import { listConnections } from "../datastore/connections.ts";
-import { assertReadableConnections } from "../auth/connection-access.ts";
+import { assertConnectionsPermitted } from "../auth/connection-access.ts";
 import { USER, authority, guarded } from "../http/access.ts";
 import type { AppEnv } from "../http/context.ts";
 import { json, queryIds } from "../http/params.ts";
@@ -47,7 +47,10 @@ const route = guarded(
         limit: z.coerce.number().int().min(1).max(1000).default(500),
       }),
     },
-    responses: { 200: json(z.object({ events: z.array(Event), total_count: z.number().int() }), "Events, newest first"), ...errorResponses(400, 401, 404) },
+    responses: {
+      200: json(z.object({ events: z.array(Event), total_count: z.number().int() }), "Events, newest first"),
+      ...errorResponses(400, 401, 403, 404),
+    },
   }),
 );
 
@@ -56,7 +59,7 @@ async function timelineConnections(c: Context<AppEnv>, visible: Visible, named: 
   let ids = visible.connections;
   if (named.length) {
     ids = parseConnectionIds(named);
-    await assertReadableConnections(c.get("db"), ids, await authority(c));
+    await assertConnectionsPermitted(c.get("db"), ids, await authority(c));
   }
   return new Map((await listConnections(c.get("db"))).filter((r) => ids.includes(r.id)).map((r) => [r.id, r.name]));
 }

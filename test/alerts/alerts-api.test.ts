@@ -72,7 +72,14 @@ describe("alerts API", () => {
     const mine = await api("GET", "/api/v1/alerts", { token: reader });
     expect(mine.body.total).toBe(2);
     expect(mine.body.alerts.map((a: { id: number }) => a.id)).toEqual([ids.seenActive, ids.seenCleared]);
-    expect((await api("GET", `/api/v1/alerts?connection_id=${hidden}`, { token: reader })).status).toBe(404);
+    expect(await api("GET", `/api/v1/alerts?connection_id=${hidden}`, { token: reader })).toMatchObject({
+      status: 403,
+      body: { error: expect.stringContaining(`you may not read connection ${hidden}`) },
+    });
+    expect(await api("GET", "/api/v1/alerts?connection_id=999999", { token: reader })).toMatchObject({
+      status: 404,
+      body: { error: "connection 999999 not found" },
+    });
     expect((await api("GET", "/api/v1/alerts/counts", { token: reader })).body).toEqual({ total: 1, by_server: { [seen]: 1 } });
     for (const [method, path, body] of [
       ["POST", "/api/v1/alerts/acknowledge", { alert_id: ids.hiddenActive }],

@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { evaluateAndApply } from "../../src/alerts/alerter.ts";
-import { refreshBaselines } from "../../src/alerts/baseline-store.ts";
+import { BASELINE_METRICS, refreshBaselines } from "../../src/alerts/baseline-store.ts";
 import { writeSamples } from "../../src/samples/sample-writer.ts";
 import { openPg } from "../../drivers/pg.ts";
 import { testApp } from "../support/app.ts";
@@ -81,7 +81,18 @@ describe("baselines and anomalies", () => {
     expect(sessions).toMatchObject({ metric: "numbackends", min: 5, max: 7, p50: 6, sample_count: backends.length });
   });
 
-  it("answers 400 for a bad metric or database filter and 404 for a connection the caller cannot read", async () => {
+  it("without `metrics` answers every metric the alerter keeps baselines of, and every numeric column of another probe", async () => {
+    const all = await api("GET", `/api/v1/metrics/baselines?connection_id=${conn}&probe_name=pg_stat_database&database_name=app`, { token: root });
+    expect(all.status).toBe(200);
+    expect(all.body.map((b: { metric: string }) => b.metric)).toEqual(BASELINE_METRICS.find((b) => b.probe === "pg_stat_database")!.metrics);
+    const commit = all.body.find((b: { metric: string }) => b.metric === "xact_commit_per_sec");
+    expect(commit.sample_count).toBe(rates.length);
+    const tables = await api("GET", `/api/v1/metrics/baselines?connection_id=${conn}&probe_name=pg_stat_user_tables`, { token: root });
+    expect(tables.status).toBe(200);
+    expect(tables.body.map((b: { metric: string }) => b.metric)).toContain("n_dead_tup");
+  });
+
+  it("answers 400 for a bad metric or database filter, 403 for a connection the caller cannot read, 404 for one that does not exist", async () => {
     const bad = await api("GET", `/api/v1/metrics/baselines?connection_id=${conn}&probe_name=pg_stat_database&metrics=nope`, { token: root });
     expect(bad).toMatchObject({ status: 400, body: { error: expect.stringContaining("`nope`") } });
     expect(
@@ -95,7 +106,8 @@ describe("baselines and anomalies", () => {
     const stranger = (await userWithToken(store.db, "stranger")).token;
     expect(
       (await api("GET", `/api/v1/metrics/baselines?connection_id=${conn}&probe_name=pg_stat_database&metrics=numbackends`, { token: stranger })).status,
-    ).toBe(404);
+    ).toBe(403);
+    expect((await api("GET", `/api/v1/metrics/baselines?connection_id=999999&probe_name=pg_stat_database`, { token: root })).status).toBe(404);
   });
 
   it("refreshes baselines from several instances at once without errors or duplicates", async () => {

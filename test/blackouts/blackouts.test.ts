@@ -190,6 +190,34 @@ describe("blackout schedules", () => {
     expect((await api("DELETE", `/api/v1/blackout-schedules/${created.body.id}`, { token: root })).status).toBe(204);
   });
 
+  it("filters schedules by scope, connection_id, cluster_id and group_id, within what the caller sees", async () => {
+    const made: number[] = [];
+    for (const place of [
+      { scope: "server", connection_id: ids.a },
+      { scope: "server", connection_id: ids.solo },
+      { scope: "cluster", cluster_id: ids.cluster },
+      { scope: "group", group_id: ids.group },
+    ]) {
+      const res = await api("POST", "/api/v1/blackout-schedules", {
+        token: root,
+        body: { ...place, name: `filter ${place.scope} ${made.length}`, cron_expression: "0 4 * * *", duration_minutes: 10 },
+      });
+      made.push(res.body.id);
+    }
+    const names = async (q: string, token = root) =>
+      (await api("GET", `/api/v1/blackout-schedules?${q}`, { token })).body.schedules.map((s: { id: number }) => s.id);
+    try {
+      expect(await names(`connection_id=${ids.a}`)).toEqual([made[0]]);
+      expect(await names(`connection_id=${ids.solo}`, planner)).toEqual([]); // planner cannot see solo
+      expect(await names(`cluster_id=${ids.cluster}`)).toEqual([made[2]]);
+      expect(await names(`group_id=${ids.group}`)).toEqual([made[3]]);
+      expect(await names(`scope=server&connection_id=${ids.solo}`)).toEqual([made[1]]);
+      expect((await api("GET", "/api/v1/blackout-schedules?connection_id=abc", { token: root })).status).toBe(400);
+    } finally {
+      await store.db.query("DELETE FROM blackout_schedules WHERE id = ANY($1::int[])", [made]);
+    }
+  });
+
   it("opens each scheduled window once, however many alerters race, and late within its duration", async () => {
     await store.db.query("DELETE FROM blackouts");
     const schedule = (

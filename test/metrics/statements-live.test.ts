@@ -97,12 +97,14 @@ it("reports the window's change: 10 + 7 calls, the reset interval left out, neve
   expect(stats.body.totals.wal_bytes).toBeGreaterThanOrEqual(0); // measured on PostgreSQL 17 (extension 1.11), if zero for a read
 });
 
-it("marks pglens's own probe statements so exclude_collector can drop them", async () => {
-  const all = await api("GET", `/api/v1/metrics/top-queries?connection_id=${conn}&limit=100`, { token });
+it("leaves pglens's own probe statements out of the top queries unless exclude_collector=false", async () => {
+  const all = await api("GET", `/api/v1/metrics/top-queries?connection_id=${conn}&limit=100&exclude_collector=false`, { token });
   expect(all.body.some((q: { query: string }) => q.query.includes("/* pglens collector */"))).toBe(true);
-  const others = await api("GET", `/api/v1/metrics/top-queries?connection_id=${conn}&limit=100&exclude_collector=true`, { token });
-  expect(others.body.some((q: { query: string }) => q.query.includes("pglens collector"))).toBe(false);
-  expect(others.body.some((q: { query: string }) => q.query.includes("statements_live_workload"))).toBe(true);
+  for (const flag of ["", "&exclude_collector=true"]) {
+    const others = await api("GET", `/api/v1/metrics/top-queries?connection_id=${conn}&limit=100${flag}`, { token });
+    expect(others.body.some((q: { query: string }) => q.query.includes("pglens collector"))).toBe(false);
+    expect(others.body.some((q: { query: string }) => q.query.includes("statements_live_workload"))).toBe(true);
+  }
 });
 
 it("collects pg_stat_statements 1.7 with the older column names and no reset time", async () => {

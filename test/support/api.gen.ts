@@ -800,7 +800,7 @@ export interface paths {
         };
         /**
          * The costliest statements of one connection
-         * @description One row per statement and database (the users who ran it summed). Without time_range: the extension's lifetime totals in the latest pg_stat_statements sample (SPEC). With time_range: each statement's reset- and gap-aware change over the window (statements that did not run are left out), so a pg_stat_statements_reset() is a reset, not a negative spike. exclude_collector=true drops pglens's own probe statements.
+         * @description One row per statement and database (the users who ran it summed). Without time_range: the extension's lifetime totals in the latest pg_stat_statements sample (SPEC). With time_range: each statement's reset- and gap-aware change over the window (statements that did not run are left out), so a pg_stat_statements_reset() is a reset, not a negative spike. pglens's own probe statements are left out unless exclude_collector=false.
          */
         get: operations["getMetricsTopQueries"];
         put?: never;
@@ -6837,7 +6837,7 @@ export interface operations {
                 order?: string;
                 /** @description Only this statement */
                 queryid?: string;
-                /** @description Leave out pglens's own probe statements (default false) */
+                /** @description Leave out pglens's own probe statements (default true) */
                 exclude_collector?: boolean;
                 /** @description Rolling window ending now, or custom (default none: lifetime totals) */
                 time_range?: "1h" | "6h" | "24h" | "7d" | "30d" | "custom";
@@ -7112,8 +7112,8 @@ export interface operations {
             query: {
                 connection_id: number;
                 probe_name: string;
-                /** @description Comma-separated metric names, e.g. xact_commit_per_sec,numbackends */
-                metrics: string;
+                /** @description Comma-separated metric names, e.g. xact_commit_per_sec,numbackends. Without it: the metrics the alerter keeps baselines of for this probe, or, for a probe it does not watch, every numeric column of the probe */
+                metrics?: string;
                 database_name?: string;
             };
             header?: never;
@@ -7142,6 +7142,15 @@ export interface operations {
             };
             /** @description Missing or invalid token */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Insufficient privileges */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7208,6 +7217,15 @@ export interface operations {
             };
             /** @description Missing or invalid token */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Insufficient privileges */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8249,6 +8267,9 @@ export interface operations {
         parameters: {
             query?: {
                 scope?: "estate" | "group" | "cluster" | "server";
+                group_id?: number;
+                cluster_id?: number;
+                connection_id?: number;
                 /** @description true: only enabled schedules; false: only disabled ones */
                 enabled?: boolean;
                 limit?: number;
@@ -8561,6 +8582,15 @@ export interface operations {
             };
             /** @description Missing or invalid token */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Insufficient privileges */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };

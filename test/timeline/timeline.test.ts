@@ -149,7 +149,7 @@ describe("the timeline", () => {
     expect(limited.body.total_count).toBeGreaterThan(2);
   });
 
-  it("answers 400 for bad windows and types, and 404 for a server the caller cannot see", async () => {
+  it("answers 400 for bad windows and types, 403 for a server the caller cannot see and 404 for one that does not exist", async () => {
     const now = Date.now();
     const ask = (q: string, token = root) => api("GET", `/api/v1/timeline/events?${q}`, { token });
     expect((await ask(`end_time=${new Date(now).toISOString()}`)).body.error).toContain("start_time");
@@ -161,7 +161,8 @@ describe("the timeline", () => {
     expect((await timeline("&event_types=config_change,reboot")).body.error).toContain('unknown event type "reboot"');
     await store.db.query("UPDATE connections SET is_shared = false"); // registered shared: now only the superuser sees them
     const stranger = (await userWithToken(store.db, "stranger")).token;
-    expect((await timeline(`&connection_id=${conn}`, stranger)).status).toBe(404);
+    expect((await timeline(`&connection_id=${conn}`, stranger)).status).toBe(403);
+    expect((await timeline("&connection_id=999999", stranger)).status).toBe(404);
     expect((await timeline("", stranger)).body.events.map((e: { event_type: string }) => e.event_type)).toEqual(["blackout_started"]);
   });
 });

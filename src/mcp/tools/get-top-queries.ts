@@ -15,14 +15,14 @@ export const getTopQueries = defineTool({
     COLUMNS.join(", ") +
     "; times in ms). " +
     "Without time_start: lifetime totals of the latest sample. With time_start (relative like 1h or ISO 8601): each statement's change " +
-    "over the window, aware of pg_stat_statements_reset() — what was expensive in that period. exclude_collector drops pglens's own probe statements.",
+    "over the window, aware of pg_stat_statements_reset() — what was expensive in that period. pglens's own probe statements are left out unless exclude_collector is false.",
   inputSchema: z.object({
     connection_id: z.number().int().positive().max(2_147_483_647).describe("Id of the monitored connection"),
     order_by: z.enum(TOP_QUERY_ORDERS).optional().describe("Default total_exec_time"),
     order: z.enum(["asc", "desc"]).optional().describe("Default desc"),
     limit: z.number().int().min(1).max(100).optional().describe("Default 10"),
     queryid: z.string().optional().describe("Only this statement"),
-    exclude_collector: z.boolean().optional(),
+    exclude_collector: z.boolean().optional().describe("Leave out pglens's own probe statements (default true)"),
     time_start: z.string().optional().describe("Window start: relative to time_end (30m, 1h, 24h, 7d) or ISO 8601; omit for lifetime totals"),
     time_end: z.string().optional().describe("Window end: ISO 8601 or now (default); only with time_start"),
   }),
@@ -36,7 +36,7 @@ export const getTopQueries = defineTool({
       orderBy: args.order_by ?? "total_exec_time",
       order: args.order ?? "desc",
       queryid: parseQueryid(args.queryid),
-      excludeCollector: args.exclude_collector ?? false,
+      excludeCollector: args.exclude_collector ?? true,
       window: args.time_start === undefined ? undefined : toolWindow(args.time_start, args.time_end, now),
     });
     return toTsv(
