@@ -95,7 +95,7 @@ function Info(props: { info: ServerInfo }) {
         <dt>Databases</dt>
         <dd>{databases.data.map((d) => `${d.name} (${short(d.size_bytes)}B)`).join(", ") || "none sampled"}</dd>
         <dt>Extensions</dt>
-        <dd>{extensions.data.map((e) => `${e.name} ${e.version ?? ""} in ${e.database_name}`).join(", ") || "none sampled"}</dd>
+        <dd>{extensions.data.map((e) => `${e.name} ${e.version ?? ""} in ${e.databases.join(", ")}`).join("; ") || "none sampled"}</dd>
       </dl>
       {key_settings.data.length ? (
         <table>

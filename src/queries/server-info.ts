@@ -41,6 +41,28 @@ const strip = (row: Row | undefined) =>
     : null;
 const numeric = (v: unknown) => (v === null || v === undefined ? null : Number(v));
 
+export interface InstalledExtension {
+  name: string;
+  version: string | null;
+  /** The databases it is installed in at this version, sorted. */
+  databases: string[];
+}
+
+/** pg_extension has a row per database: each extension once per version, with the databases that have it. */
+function extensionsOnce(rows: Row[]): InstalledExtension[] {
+  const byKey = new Map<string, InstalledExtension>();
+  for (const r of rows) {
+    const name = r.extname as string;
+    const version = (r.extversion as string) ?? null;
+    const key = JSON.stringify([name, version]);
+    const entry = byKey.get(key) ?? { name, version, databases: [] };
+    entry.databases.push(r.database_name as string);
+    byKey.set(key, entry);
+  }
+  for (const e of byKey.values()) e.databases.sort();
+  return [...byKey.values()].sort((a, b) => a.name.localeCompare(b.name) || String(a.version).localeCompare(String(b.version)));
+}
+
 export async function serverInfo(db: Queryable, conn: ConnectionRow) {
   const id = conn.id;
   const [settings, replication, activity, databases, extensions, memory, cpu, load, disks] = await Promise.all([
@@ -86,7 +108,7 @@ export async function serverInfo(db: Queryable, conn: ConnectionRow) {
     },
     extensions: {
       collected_at: extensions.collected_at,
-      data: extensions.rows.map((r) => ({ database_name: r.database_name as string, name: r.extname as string, version: (r.extversion as string) ?? null })),
+      data: extensionsOnce(extensions.rows),
     },
     key_settings: {
       collected_at: settings.collected_at,

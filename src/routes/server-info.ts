@@ -29,7 +29,17 @@ const ServerInfo = z
     ),
     uptime: Section(z.object({ started_at: z.string().nullable(), uptime_seconds: z.number().nullable() })),
     databases: Section(z.array(z.object({ name: z.string(), size_bytes: z.number().nullable(), xid_age: z.number().nullable() }))),
-    extensions: Section(z.array(z.object({ database_name: z.string(), name: z.string(), version: z.string().nullable() }))),
+    extensions: Section(
+      z
+        .array(
+          z.object({
+            name: z.string(),
+            version: z.string().nullable(),
+            databases: z.array(z.string()).openapi({ description: "The databases it is installed in at this version" }),
+          }),
+        )
+        .openapi({ description: "Each extension once per installed version (two entries when databases differ in version)" }),
+    ),
     key_settings: Section(z.array(z.object({ name: z.string(), setting: z.string().nullable(), unit: z.string().nullable() }))),
     system: z.object({
       memory: Section(z.record(z.string(), Figure).nullable()),
@@ -78,6 +88,9 @@ const analysisRoute = guarded(
             connection_id: z.number().int(),
             status: z.enum(["ready", "generating", "no_data"]),
             analysis: z.string().nullable(),
+            databases: z
+              .record(z.string(), z.string())
+              .openapi({ description: "Database name -> what it is likely for, as the LLM read it; written and cached with the analysis" }),
             generated_at: z.string().nullable(),
             llm: z.enum(["configured", "unconfigured", "disabled"]).openapi({ description: "disabled: llm.server_analysis is false" }),
           })

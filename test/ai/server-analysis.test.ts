@@ -4,6 +4,7 @@
  * who cannot read the server get a 404 and cause no LLM call.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { splitAnalysis } from "../../src/ai/server-analysis.ts";
 import { writeSamples } from "../../src/samples/sample-writer.ts";
 import { testApp } from "../support/app.ts";
 import { userWithToken } from "../support/auth.ts";
@@ -83,6 +84,7 @@ describe("server AI analysis", () => {
       connection_id: quiet,
       status: "no_data",
       analysis: null,
+      databases: {},
       generated_at: null,
       llm: "configured",
     });
@@ -91,6 +93,28 @@ describe("server AI analysis", () => {
     const off = client(testApp(store.db, { config: { llm: llmSection(wire, { anthropic: KEYS.anthropic }, { server_analysis: false }) } }).app);
     expect((await off("GET", `/api/v1/server-info/${conn}/ai-analysis?refresh=true`, { token: root })).body).toMatchObject({ analysis: null, llm: "disabled" });
     expect(calls()).toBe(before);
+  });
+
+  it("answers each database's likely purpose beside the prose, keeping only databases the server has", async () => {
+    const analyst = client(testApp(store.db, { config: { llm: llmSection(wire, { anthropic: KEYS.anthropic }, { model: "analyst" }) } }).app);
+    const ledger = await addConnection(store.db, "ledger");
+    const at = "2026-03-01T10:00:00Z";
+    for (const [probe, rows] of [
+      ["pg_settings", [{ collected_at: at, name: "server_version", setting: "17.10" }]],
+      ["pg_database", [{ collected_at: at, datname: "billing", database_size_bytes: 5e9, age_datfrozenxid: 1000, datistemplate: false }]],
+    ] as const)
+      await writeSamples(store.db, { connectionId: ledger, probe, rows: rows as never });
+    const res = await analyst("GET", `/api/v1/server-info/${ledger}/ai-analysis`, { token: root });
+    expect(res.status, res.text).toBe(200);
+    expect(res.body.analysis).toBe("- shared_buffers is small for 8 GB: raise it to 2GB.");
+    expect(res.body.databases).toEqual({ billing: "invoices and payments" });
+    // Cached with the analysis: read again without a call.
+    const before = calls();
+    expect((await analyst("GET", `/api/v1/server-info/${ledger}/ai-analysis`, { token: root })).body.databases).toEqual({ billing: "invoices and payments" });
+    expect(calls()).toBe(before);
+    // A model that leaves out the section gives its whole answer as prose and no purposes.
+    expect(splitAnalysis("just prose\nbilling: payments", ["billing"])).toEqual({ analysis: "just prose\nbilling: payments", databases: {} });
+    expect(splitAnalysis("x\nDATABASES:\n* billing : a\nbilling: b", ["billing"]).databases).toEqual({ billing: "a" });
   });
 
   it("is a 404 for a server the caller cannot read, with no LLM call", async () => {

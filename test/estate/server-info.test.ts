@@ -31,7 +31,13 @@ beforeAll(async () => {
     { collected_at: T2, datname: "app", database_size_bytes: 123456789, age_datfrozenxid: 1000, datistemplate: false },
     { collected_at: T2, datname: "template1", database_size_bytes: 7000000, age_datfrozenxid: 10, datistemplate: true },
   ]);
-  await write("pg_extension", [{ collected_at: T1, database_name: "app", extname: "pg_stat_statements", extversion: "1.11" }]);
+  await write("pg_extension", [
+    { collected_at: T1, database_name: "app", extname: "pg_stat_statements", extversion: "1.11" },
+    { collected_at: T1, database_name: "app", extname: "plpgsql", extversion: "1.0" },
+    { collected_at: T1, database_name: "postgres", extname: "plpgsql", extversion: "1.0" },
+    { collected_at: T1, database_name: "shop", extname: "plpgsql", extversion: "1.0" },
+    { collected_at: T1, database_name: "legacy", extname: "pg_stat_statements", extversion: "1.10" },
+  ]);
   await write("pg_stat_activity", [
     { collected_at: T2, pid: 10, backend_type: "checkpointer", backend_start: "2026-02-01T08:00:00Z" },
     { collected_at: T2, pid: 11, backend_type: "client backend", backend_start: "2026-02-01T10:59:00Z" },
@@ -53,7 +59,15 @@ it("summarises what the datastore knows, with the time of each figure", async ()
   });
   expect(body.uptime).toEqual({ collected_at: T2, data: { started_at: "2026-02-01T08:00:00.000Z", uptime_seconds: 3 * 3600 } });
   expect(body.databases).toEqual({ collected_at: T2, data: [{ name: "app", size_bytes: 123456789, xid_age: 1000 }] });
-  expect(body.extensions).toEqual({ collected_at: T1, data: [{ database_name: "app", name: "pg_stat_statements", version: "1.11" }] });
+  // Each extension once (per version), with the databases it is installed in.
+  expect(body.extensions).toEqual({
+    collected_at: T1,
+    data: [
+      { name: "pg_stat_statements", version: "1.10", databases: ["legacy"] },
+      { name: "pg_stat_statements", version: "1.11", databases: ["app"] },
+      { name: "plpgsql", version: "1.0", databases: ["app", "postgres", "shop"] },
+    ],
+  });
   expect(body.key_settings.data).toEqual([{ name: "shared_buffers", setting: "16384", unit: "8kB" }]);
   expect(body.system.memory).toMatchObject({ collected_at: T1, data: { total_memory: 8_000_000_000, used_memory: 2_000_000_000 } });
   expect(body.system.cpu).toEqual({ collected_at: null, data: null });

@@ -2019,10 +2019,12 @@ export interface components {
             extensions: {
                 /** @description When these figures were collected; null when never */
                 collected_at: string | null;
+                /** @description Each extension once per installed version (two entries when databases differ in version) */
                 data: {
-                    database_name: string;
                     name: string;
                     version: string | null;
+                    /** @description The databases it is installed in at this version */
+                    databases: string[];
                 }[];
             };
             key_settings: {
@@ -2070,6 +2072,10 @@ export interface components {
             /** @enum {string} */
             status: "ready" | "generating" | "no_data";
             analysis: string | null;
+            /** @description Database name -> what it is likely for, as the LLM read it; written and cached with the analysis */
+            databases: {
+                [key: string]: string;
+            };
             generated_at: string | null;
             /**
              * @description disabled: llm.server_analysis is false

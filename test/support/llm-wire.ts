@@ -8,7 +8,7 @@
  *   /voyage/v1     embeddings, multimodalembeddings, rerank
  * The model's behaviour is scripted by the last user text: it contains "use a tool" (and tools were offered)
  * -> a call of the first tool with {"probe": "pg_stat_database"}; otherwise the reply is "echo: <text>" in
- * three stream chunks; the models in JUDGES answer a fixed classification. Model "slow" streams 40 chunks 100 ms apart; model "pause" pauses 16 s after its
+ * three stream chunks; the models in JUDGES answer a fixed text (a classification, a server analysis). Model "slow" streams 40 chunks 100 ms apart; model "pause" pauses 16 s after its
  * first chunk; model "lazy" answers after 400 ms; model "stall" never answers. The key "bad-key", or any key starting "reject-", gets the
  * provider's 401 (whose message quotes the key, as some providers do).
  */
@@ -81,6 +81,8 @@ export const JUDGES: Record<string, string> = {
   "judge-alert": 'Here is my answer: {"decision": "alert", "confidence": 0.8, "reasoning": "nothing explains it"}',
   "judge-unsure": '{"decision": "suppress", "confidence": 0.2, "reasoning": "maybe the batch"}',
   "judge-prose": "I would suppress this one; it looks like routine maintenance.",
+  // A server analysis with the purposes of its databases (and one database the server does not have).
+  analyst: "- shared_buffers is small for 8 GB: raise it to 2GB.\n\n**DATABASES**\n- `billing`: invoices and payments\n- ghost: not on this server\n",
 };
 
 function decide(lastText: string, tools: string[], model: string): Reply {
