@@ -26,6 +26,9 @@ export const BUILTIN_TOOLS = [
   "store_memory",
   "recall_memories",
   "get_overview",
+  "get_metric_series",
+  "get_metric_baselines",
+  "count_rows",
 ] as const;
 export type BuiltinTool = (typeof BUILTIN_TOOLS)[number];
 

@@ -56,22 +56,44 @@ function parseIso(value: string, name: string): number {
   const ms = /^\d{4}-\d{2}-\d{2}T/.test(text) ? Date.parse(text) : Number.NaN;
   if (Number.isNaN(ms))
     throw new InputError(
-      `\`${name}\` must be an ISO 8601 timestamp${name === "time_start" ? " or a relative duration such as 1h, 24h, 7d" : " or now"}; got ${JSON.stringify(value)}`,
+      `\`${name}\` must be an RFC 3339 (ISO 8601) timestamp or a relative duration such as 30m, 1h, 24h, 7d${name === "time_end" ? ", or now" : ""}; got ${JSON.stringify(value)}`,
     );
   return ms;
 }
 
-/** MCP: `time_start` relative to `time_end` (`1h`, `30m`, `7d`) or ISO 8601; `time_end` ISO 8601 or `now`. */
-export function toolWindow(timeStart: string | undefined, timeEnd: string | undefined, now: number): Window {
-  const endText = (timeEnd ?? "").trim();
-  const end = endText === "" || endText.toLowerCase() === "now" ? now : parseIso(endText, "time_end");
-  const startText = (timeStart ?? "").trim().toLowerCase() || "1h";
-  const relative = RELATIVE.exec(startText);
-  let start: number;
-  if (relative) {
-    const amount = Number(relative[1]) * UNIT_MS[relative[2]];
-    if (amount <= 0) throw new InputError(`\`time_start\` must be a positive duration; got ${JSON.stringify(timeStart)}`);
-    start = Math.min(end, now) - amount;
-  } else start = parseIso(startText.toUpperCase(), "time_start");
+/** A relative duration (`30m`, `1h`, `7d`) in ms, or null when `text` is not one. */
+function relativeMs(text: string, name: string): number | null {
+  const relative = RELATIVE.exec(text.toLowerCase());
+  if (!relative) return null;
+  const amount = Number(relative[1]) * UNIT_MS[relative[2]];
+  if (amount <= 0) throw new InputError(`\`${name}\` must be a positive duration; got ${JSON.stringify(text)}`);
+  return amount;
+}
+
+/** A tool's time_end: `now` (or absent), a relative duration before now, or ISO 8601. */
+function toolEnd(timeEnd: string | undefined, now: number): number {
+  const text = (timeEnd ?? "").trim();
+  if (text === "" || text.toLowerCase() === "now") return now;
+  const ago = relativeMs(text, "time_end");
+  return ago === null ? parseIso(text.toUpperCase(), "time_end") : now - ago;
+}
+
+/**
+ * MCP: `time_start` relative to `time_end` (`1h`, `30m`, `7d`) or ISO 8601 (default `defaultStart` before the
+ * end); `time_end` relative to now, ISO 8601 or `now`.
+ */
+export function toolWindow(timeStart: string | undefined, timeEnd: string | undefined, now: number, defaultStart = "1h"): Window {
+  const end = toolEnd(timeEnd, now);
+  const startText = (timeStart ?? "").trim() || defaultStart;
+  const back = relativeMs(startText, "time_start");
+  const start = back === null ? parseIso(startText.toUpperCase(), "time_start") : Math.min(end, now) - back;
   return customWindow(start, end, now);
+}
+
+/** MCP filters on one instant (e.g. alerts triggered after `time_start`): relative to now, ISO 8601 or `now`. */
+export function toolInstant(value: string, name: "time_start" | "time_end", now: number): number {
+  const text = value.trim();
+  if (text.toLowerCase() === "now") return now;
+  const ago = relativeMs(text, name);
+  return ago === null ? parseIso(text.toUpperCase(), name) : now - ago;
 }

@@ -36,4 +36,7 @@ export const MCP_PRIVILEGES: ReadonlyArray<{ identifier: string; item_type: "too
   { identifier: "store_memory", item_type: "tool", description: "Remember a fact for later chats (yours, or everyone's with store_system_memory)" },
   { identifier: "recall_memories", item_type: "tool", description: "Find your memories and the system's by meaning or words" },
   { identifier: "get_overview", item_type: "tool", description: "The estate at a glance, with an LLM's summary" },
+  { identifier: "get_metric_series", item_type: "tool", description: "Raw and derived metrics (rates, deltas, percentages) of connections over time" },
+  { identifier: "get_metric_baselines", item_type: "tool", description: "What is normal for the alerter's metrics: stored baselines per hour and weekday" },
+  { identifier: "count_rows", item_type: "tool", description: "Count the rows of a table on a monitored database, read-only" },
 ];

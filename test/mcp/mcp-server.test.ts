@@ -54,14 +54,17 @@ describe.each(runtimes)("MCP over Streamable HTTP on %s", (_name, target) => {
       "list_probes",
       "describe_probe",
       "query_metrics",
+      "get_metric_series",
       "get_performance_summary",
       "get_top_queries",
       "get_latest_snapshot",
       "query_database",
+      "count_rows",
       "get_schema_info",
       "execute_explain",
       "list_alerts",
       "get_alert_rules",
+      "get_metric_baselines",
       "list_blackouts",
       "get_timeline",
       "store_memory",
@@ -159,7 +162,7 @@ describe("MCP access control", () => {
     const narrow = await mcpClient(node.url, scoped.token);
     expect((await narrow.callTool({ name: "query_database", arguments: { connection_id: conn, query: "SELECT 1" } })).isError).toBeFalsy();
     const denied = await narrow.callTool({ name: "query_database", arguments: { connection_id: other, query: "SELECT 1" } });
-    expect(denied).toMatchObject({ isError: true, content: [{ text: `connection ${other} not found` }] });
+    expect(denied).toMatchObject({ isError: true, content: [{ text: expect.stringContaining(`you may not read connection ${other}`) }] });
     await narrow.close();
   });
 

@@ -44,14 +44,17 @@ describe.each(DATASTORE_KINDS)("datastore tools through the REST bridge on %s", 
       "list_probes",
       "describe_probe",
       "query_metrics",
+      "get_metric_series",
       "get_performance_summary",
       "get_top_queries",
       "get_latest_snapshot",
       "query_database",
+      "count_rows",
       "get_schema_info",
       "execute_explain",
       "list_alerts",
       "get_alert_rules",
+      "get_metric_baselines",
       "list_blackouts",
       "get_timeline",
       "store_memory",
@@ -59,7 +62,7 @@ describe.each(DATASTORE_KINDS)("datastore tools through the REST bridge on %s", 
       "get_overview",
     ]);
     const query = body.tools.find((t: { name: string }) => t.name === "query_metrics");
-    expect(query.inputSchema.required).toEqual(["probe_name", "connection_id"]);
+    expect(query.inputSchema.required).toEqual(["probe_name"]);
     expect(query.inputSchema.properties.aggregation.enum).toEqual(["avg", "sum", "min", "max", "last"]);
     expect(query.annotations.readOnlyHint).toBe(true);
   });
@@ -131,14 +134,17 @@ describe.each(DATASTORE_KINDS)("datastore tools through the REST bridge on %s", 
   it.each([
     [
       { probe_name: "pg_sys_network_info", connection_id: 1, metrics: "rx_bytes_per_sec" },
-      /`rx_bytes_per_sec` is a derived metric: request it from GET \/api\/v1\/metrics\/query/,
+      /`rx_bytes_per_sec` is a derived metric: ask get_metric_series for it/,
     ],
-    [{ probe_name: "pg_sys_network_info", connection_id: 1, buckets: 501 }, /`buckets` must be between 1 and 500/],
-    [{ probe_name: "pg_sys_network_info", connection_id: 1, buckets: 0 }, /`buckets` must be between 1 and 500/],
-    [{ probe_name: "pg_sys_network_info" }, /invalid arguments for query_metrics: argument `connection_id`/],
+    [{ probe_name: "pg_sys_network_info", connection_id: 1, buckets: 501 }, /argument `buckets`.*500/],
+    [{ probe_name: "pg_sys_network_info", connection_id: 1, buckets: 0 }, /argument `buckets`.*1/],
+    [{ probe_name: "pg_sys_network_info" }, /give connection_id \(one server\) or connection_ids \(several\)/],
     [{ probe_name: "pg_stat_database", connection_id: 1, databse_name: "app" }, /invalid arguments for query_metrics: unknown argument `databse_name`/],
     [{ probe_name: "pg_sys_network_info", connection_id: 4242 }, /connection 4242 not found/],
-    [{ probe_name: "pg_sys_network_info", connection_id: 1, time_start: "whenever" }, /`time_start` must be an ISO 8601 timestamp or a relative duration/],
+    [
+      { probe_name: "pg_sys_network_info", connection_id: 1, time_start: "whenever" },
+      /`time_start` must be an RFC 3339 \(ISO 8601\) timestamp or a relative duration/,
+    ],
   ])("query_metrics refuses %o", async (args, message) => {
     const { content, isError } = await call("query_metrics", args);
     expect(isError).toBe(true);
@@ -152,14 +158,17 @@ describe.each(DATASTORE_KINDS)("datastore tools through the REST bridge on %s", 
       "list_connections",
       "list_probes",
       "describe_probe",
+      "get_metric_series",
       "get_performance_summary",
       "get_top_queries",
       "get_latest_snapshot",
       "query_database",
+      "count_rows",
       "get_schema_info",
       "execute_explain",
       "list_alerts",
       "get_alert_rules",
+      "get_metric_baselines",
       "list_blackouts",
       "get_timeline",
       "store_memory",

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { resolveWindow, toolWindow } from "../../src/metrics/window.ts";
+import { resolveWindow, toolInstant, toolWindow } from "../../src/metrics/window.ts";
 
 const NOW = Date.parse("2026-06-15T12:00:00Z");
 const DAY = 86_400_000;
@@ -43,8 +43,19 @@ describe("MCP tool window", () => {
     });
   });
 
+  it("takes a relative end as that long before now, a default start, and single instants in the same forms", () => {
+    expect(toolWindow("1h", "2h", NOW)).toEqual({ start: NOW - 3 * 3_600_000, end: NOW - 2 * 3_600_000 });
+    expect(toolWindow(undefined, undefined, NOW, "24h")).toEqual({ start: NOW - DAY, end: NOW });
+    expect(toolInstant("30m", "time_start", NOW)).toBe(NOW - 1_800_000);
+    expect(toolInstant("2026-06-15T11:00:00Z", "time_end", NOW)).toBe(Date.parse("2026-06-15T11:00:00Z"));
+    expect(toolInstant("now", "time_end", NOW)).toBe(NOW);
+    expect(() => toolInstant("yesterday", "time_end", NOW)).toThrow("or now");
+  });
+
   it("explains unusable values", () => {
-    expect(() => toolWindow("soon", undefined, NOW)).toThrow("`time_start` must be an ISO 8601 timestamp or a relative duration such as 1h, 24h, 7d");
+    expect(() => toolWindow("soon", undefined, NOW)).toThrow(
+      "`time_start` must be an RFC 3339 (ISO 8601) timestamp or a relative duration such as 30m, 1h, 24h, 7d",
+    );
     expect(() => toolWindow("0h", undefined, NOW)).toThrow("positive duration");
     expect(() => toolWindow("2026-06-15T11:00:00Z", "2026-06-15T10:00:00Z", NOW)).toThrow("`time_end` must be after `time_start`");
   });

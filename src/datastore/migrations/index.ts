@@ -38,6 +38,7 @@ import { migration as clearReasons } from "./0037_clear_reasons.ts";
 import { migration as reachabilityChecks } from "./0038_reachability_checks.ts";
 import { migration as alertDampers } from "./0039_alert_dampers.ts";
 import { migration as compressedHistory } from "./0040_compressed_history.ts";
+import { migration as seriesBaselineCountTools } from "./0041_series_baseline_count_tools.ts";
 import type { Migration } from "./types.ts";
 
 /** Every migration, in order. Append new ones; never edit one that has shipped. */
@@ -82,4 +83,5 @@ export const MIGRATIONS: readonly Migration[] = [
   reachabilityChecks,
   alertDampers,
   compressedHistory,
+  seriesBaselineCountTools,
 ];

@@ -22,7 +22,7 @@ export const describeProbe = defineTool({
   description:
     "Describes the stored columns of one probe: TSV with columns column_name, data_type, description and " +
     "column_type (metric: numeric values to query; dimension: identifiers such as database_name).",
-  inputSchema: z.object({ probe_name: z.string().min(1).describe("Name of a probe from list_probes, e.g. pg_stat_database") }),
+  inputSchema: z.object({ probe_name: z.string().min(1).max(63).describe("Name of a probe from list_probes, e.g. pg_stat_database") }),
   annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
   async run({ probe_name }) {
     const probe = findProbe(probe_name);

@@ -10,7 +10,7 @@ export const getAlertRules = defineTool({
   description:
     "Lists the alert rules with their defaults as TSV (id, name, category, metric_name, metric_unit, operator, threshold, severity, enabled, available, unavailable_reason, description). " +
     "Servers, clusters and groups can override a rule; optionally filter by category.",
-  inputSchema: z.object({ category: z.string().optional() }),
+  inputSchema: z.object({ category: z.string().max(64).optional().describe("Only rules of this category, e.g. connections, replication, storage") }),
   dataFrom: FROM_USERS,
   annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
   async run(args, { db }) {

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { oneConnection } from "../vocabulary.ts";
 import { LATEST_DEFAULT_LIMIT, LATEST_MAX_LIMIT, latestSnapshot } from "../../queries/latest-snapshot.ts";
 import { requireProbe } from "../../metrics/metrics-plan.ts";
 import { defineTool } from "../tool.ts";
@@ -12,13 +13,13 @@ export const getLatestSnapshot = defineTool({
     "The rows of a probe's latest sample on one connection, one per entity (table, index, session, statement, ...), as TSV with every stored " +
     "column (describe_probe explains them), ordered by order_by and limited. The first line says when the sample was taken and how many rows it has.",
   inputSchema: z.object({
-    connection_id: z.number().int().positive().max(2_147_483_647).describe("Id of the monitored connection"),
-    probe_name: z.string().min(1).describe("Probe name from list_probes, e.g. pg_stat_all_tables"),
-    database_name: z.string().optional().describe("Only this database's rows"),
-    exclude_schemas: z.array(z.string().min(1)).optional().describe("Schemas to leave out (probes with a schemaname column)"),
-    order_by: z.string().optional().describe("A column of the probe; default its first key column"),
-    order: z.enum(["asc", "desc"]).optional().describe("Default desc"),
-    limit: z.number().int().min(1).max(LATEST_MAX_LIMIT).optional().describe(`Default ${LATEST_DEFAULT_LIMIT}`),
+    connection_id: oneConnection(),
+    probe_name: z.string().min(1).max(63).describe("Probe name from list_probes, e.g. pg_stat_all_tables"),
+    database_name: z.string().max(63).optional().describe("Only this database's rows"),
+    exclude_schemas: z.array(z.string().min(1).max(63)).max(100).optional().describe("Schemas to leave out (probes with a schemaname column)"),
+    order_by: z.string().max(63).optional().describe("A column of the probe; default its first key column"),
+    order: z.enum(["asc", "desc"]).optional().describe("Ranking order (default desc)"),
+    limit: z.number().int().min(1).max(LATEST_MAX_LIMIT).optional().describe(`Most rows to return, 1 to ${LATEST_MAX_LIMIT} (default ${LATEST_DEFAULT_LIMIT})`),
   }),
   dataFrom: FROM_A_SERVER,
   annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },

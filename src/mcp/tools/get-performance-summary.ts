@@ -1,11 +1,18 @@
 import { z } from "zod";
 import { performanceSummary } from "../../queries/performance-summary.ts";
 import { toolWindow } from "../../metrics/window.ts";
-import { defineTool } from "../tool.ts";
+import { defineTool, ToolError } from "../tool.ts";
+import { connectionArgs, namedConnections, timeArgs } from "../vocabulary.ts";
 import { toTsv } from "../tsv.ts";
 import { FROM_A_SERVER } from "../fence.ts";
 
 const COLUMNS = ["connection_id", "time", "cache_hit_ratio", "commits_per_sec", "rollback_percent", "checkpoint_write_ms", "checkpoint_sync_ms"] as const;
+
+function requireConnections(args: { connection_id?: number; connection_ids?: number[] }): number[] {
+  const ids = namedConnections(args);
+  if (!ids) throw new ToolError("give connection_id (one server) or connection_ids (several)");
+  return ids;
+}
 
 export const getPerformanceSummary = defineTool({
   name: "get_performance_summary",
@@ -16,16 +23,15 @@ export const getPerformanceSummary = defineTool({
     ") with one row per bucket of one sixtieth of the window (at least 10 s). The cache hit ratio is that bucket's own (hits / block requests of " +
     "the changes in it); rates and checkpoint times come from reset- and gap-aware changes. Empty cells: nothing measured in that bucket.",
   inputSchema: z.object({
-    connection_ids: z.array(z.number().int().positive().max(2_147_483_647)).min(1).describe("Ids of the monitored connections"),
-    time_start: z.string().optional().describe("Window start: relative to time_end (30m, 1h, 24h, 7d) or ISO 8601; default 1h"),
-    time_end: z.string().optional().describe("Window end: ISO 8601 or now (default)"),
+    ...connectionArgs,
+    ...timeArgs("default 1h"),
   }),
   dataFrom: FROM_A_SERVER,
   annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
   async run(args, { db, access, now }) {
     const summary = await performanceSummary(db, {
       access,
-      connectionIds: args.connection_ids,
+      connectionIds: requireConnections(args),
       window: toolWindow(args.time_start, args.time_end, now),
       timeRange: "custom",
     });

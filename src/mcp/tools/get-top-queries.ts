@@ -2,6 +2,7 @@ import { z } from "zod";
 import { TOP_QUERY_ORDERS, parseQueryid, topQueries } from "../../queries/top-queries.ts";
 import { toolWindow } from "../../metrics/window.ts";
 import { defineTool } from "../tool.ts";
+import { oneConnection, timeArgs } from "../vocabulary.ts";
 import { toTsv } from "../tsv.ts";
 import { FROM_A_SERVER } from "../fence.ts";
 
@@ -14,17 +15,16 @@ export const getTopQueries = defineTool({
     "The costliest statements of one connection from pg_stat_statements samples, as TSV (" +
     COLUMNS.join(", ") +
     "; times in ms). " +
-    "Without time_start: lifetime totals of the latest sample. With time_start (relative like 1h or ISO 8601): each statement's change " +
+    "Without time_start: lifetime totals of the latest sample. With time_start: each statement's change " +
     "over the window, aware of pg_stat_statements_reset() — what was expensive in that period. pglens's own probe statements are left out unless exclude_collector is false.",
   inputSchema: z.object({
-    connection_id: z.number().int().positive().max(2_147_483_647).describe("Id of the monitored connection"),
-    order_by: z.enum(TOP_QUERY_ORDERS).optional().describe("Default total_exec_time"),
-    order: z.enum(["asc", "desc"]).optional().describe("Default desc"),
-    limit: z.number().int().min(1).max(100).optional().describe("Default 10"),
-    queryid: z.string().optional().describe("Only this statement"),
+    connection_id: oneConnection(),
+    order_by: z.enum(TOP_QUERY_ORDERS).optional().describe("The column to rank by (default total_exec_time)"),
+    order: z.enum(["asc", "desc"]).optional().describe("Ranking order (default desc)"),
+    limit: z.number().int().min(1).max(100).optional().describe("Most statements to return, 1 to 100 (default 10)"),
+    queryid: z.string().max(21).optional().describe("Only this statement (its pg_stat_statements queryid)"),
     exclude_collector: z.boolean().optional().describe("Leave out pglens's own probe statements (default true)"),
-    time_start: z.string().optional().describe("Window start: relative to time_end (30m, 1h, 24h, 7d) or ISO 8601; omit for lifetime totals"),
-    time_end: z.string().optional().describe("Window end: ISO 8601 or now (default); only with time_start"),
+    ...timeArgs("absent: lifetime totals, not a window"),
   }),
   dataFrom: FROM_A_SERVER,
   annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },

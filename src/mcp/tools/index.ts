@@ -1,10 +1,13 @@
 import { isToolEnabled, type Config } from "../../config.ts";
 import type { ToolDefinition } from "../tool.ts";
+import { countRows } from "./count-rows.ts";
 import { describeProbe } from "./describe-probe.ts";
 import { executeExplain } from "./execute-explain.ts";
 import { getAlertRules } from "./get-alert-rules.ts";
 import { getOverviewTool } from "./get-overview.ts";
 import { getLatestSnapshot } from "./get-latest-snapshot.ts";
+import { getMetricBaselines } from "./get-metric-baselines.ts";
+import { getMetricSeries } from "./get-metric-series.ts";
 import { getPerformanceSummary } from "./get-performance-summary.ts";
 import { getTopQueries } from "./get-top-queries.ts";
 import { getSchemaInfo } from "./get-schema-info.ts";
@@ -24,14 +27,17 @@ export const TOOLS: readonly ToolDefinition[] = [
   listProbes,
   describeProbe,
   queryMetrics,
+  getMetricSeries,
   getPerformanceSummary,
   getTopQueries,
   getLatestSnapshot,
   queryDatabase,
+  countRows,
   getSchemaInfo,
   executeExplain,
   listAlertsTool,
   getAlertRules,
+  getMetricBaselines,
   listBlackoutsTool,
   getTimeline,
   storeMemoryTool,

@@ -3,8 +3,9 @@ import { connectionAccess } from "../../auth/rbac.ts";
 import { SEVERITIES } from "../../vocabulary/builtin-rules.ts";
 import { listAlerts } from "../../datastore/alerts.ts";
 import { listConnections } from "../../datastore/connections.ts";
-import { parseRfc3339 } from "../../metrics/window.ts";
-import { ToolError, defineTool } from "../tool.ts";
+import { toolInstant } from "../../metrics/window.ts";
+import { defineTool } from "../tool.ts";
+import { TIME_FORMS, connectionArgs, permittedConnections } from "../vocabulary.ts";
 import { toTsv } from "../tsv.ts";
 import { RECORDED_BY_PGLENS } from "../fence.ts";
 
@@ -35,32 +36,30 @@ export const listAlertsTool = defineTool({
     "Lists alerts raised by pglens's alerter on the connections you may read, newest first, as TSV (" +
     COLUMNS.join(", ") +
     "). " +
-    "Filter by connection_ids, status (active, acknowledged, cleared), exclude_cleared, severity, alert_type (threshold, anomaly, connection) " +
-    "and time_start/time_end (RFC 3339, on triggered_at). At most `limit` rows (default 100, max 1000).",
+    "Filter by connection_id/connection_ids, status, exclude_cleared, severity, alert_type and time_start/time_end (on triggered_at). " +
+    "At most `limit` rows (default 100).",
   inputSchema: z.object({
-    connection_ids: z.array(z.number().int().positive()).optional(),
-    status: z.enum(["active", "acknowledged", "cleared"]).optional(),
-    exclude_cleared: z.boolean().optional(),
-    severity: z.enum(SEVERITIES).optional(),
-    alert_type: z.enum(["threshold", "anomaly", "connection"]).optional(),
-    time_start: z.string().optional(),
-    time_end: z.string().optional(),
-    limit: z.number().int().min(1).max(1000).optional(),
+    ...connectionArgs,
+    status: z.enum(["active", "acknowledged", "cleared"]).optional().describe("Only alerts in this state"),
+    exclude_cleared: z.boolean().optional().describe("Leave out cleared alerts (default false)"),
+    severity: z.enum(SEVERITIES).optional().describe("Only alerts of this severity"),
+    alert_type: z.enum(["threshold", "anomaly", "connection"]).optional().describe("Only alerts of this kind"),
+    time_start: z.string().max(64).optional().describe(`Only alerts triggered at or after this: ${TIME_FORMS} (relative: that long before now)`),
+    time_end: z.string().max(64).optional().describe(`Only alerts triggered at or before this: ${TIME_FORMS} (relative: that long before now), or now`),
+    limit: z.number().int().min(1).max(1000).optional().describe("Most rows to return, 1 to 1000 (default 100)"),
   }),
   dataFrom: RECORDED_BY_PGLENS,
   annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
-  async run(args, { db, access }) {
+  async run(args, { db, access, now }) {
     const visible = (await listConnections(db)).filter((c) => connectionAccess(access, c) !== null).map((c) => c.id);
-    const hidden = args.connection_ids?.find((id) => !visible.includes(id));
-    if (hidden !== undefined) throw new ToolError(`connection ${hidden} not found`);
     const { alerts } = await listAlerts(db, {
-      connectionIds: args.connection_ids ?? visible,
+      connectionIds: (await permittedConnections(db, access, args)) ?? visible,
       status: args.status,
       excludeCleared: args.exclude_cleared,
       severity: args.severity,
       alertType: args.alert_type,
-      startTime: args.time_start === undefined ? undefined : new Date(parseRfc3339(args.time_start, "time_start")),
-      endTime: args.time_end === undefined ? undefined : new Date(parseRfc3339(args.time_end, "time_end")),
+      startTime: args.time_start === undefined ? undefined : new Date(toolInstant(args.time_start, "time_start", now)),
+      endTime: args.time_end === undefined ? undefined : new Date(toolInstant(args.time_end, "time_end", now)),
       limit: args.limit ?? 100,
       offset: 0,
     });

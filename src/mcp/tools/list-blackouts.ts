@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { oneConnection } from "../vocabulary.ts";
 import { visibleTo } from "../../http/blackout-access.ts";
 import { BLACKOUT_SCOPES } from "../../blackouts/scope.ts";
 import { listBlackouts } from "../../datastore/blackouts.ts";
@@ -29,10 +30,10 @@ export const listBlackoutsTool = defineTool({
     "). " +
     "Filter by scope (estate, group, cluster, server), connection_id and active (true: in effect now). At most `limit` rows (default 100).",
   inputSchema: z.object({
-    scope: z.enum(BLACKOUT_SCOPES).optional(),
-    connection_id: z.number().int().positive().optional(),
-    active: z.boolean().optional(),
-    limit: z.number().int().min(1).max(1000).optional(),
+    scope: z.enum(BLACKOUT_SCOPES).optional().describe("Only windows of this scope"),
+    connection_id: oneConnection("Only windows placed on this server (list_connections lists them)").optional(),
+    active: z.boolean().optional().describe("true: only windows in effect now; false: only the others"),
+    limit: z.number().int().min(1).max(1000).optional().describe("Most rows to return, 1 to 1000 (default 100)"),
   }),
   dataFrom: FROM_USERS,
   annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },

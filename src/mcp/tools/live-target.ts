@@ -1,21 +1,18 @@
 /** The monitored database a live tool acts on: an explicit connection, or the credential's current one. */
 import { z } from "zod";
 import type { ConnectionRow } from "../../datastore/connections.ts";
-import { readableConnection } from "../../auth/connection-access.ts";
+import { assertConnectionsPermitted, readableConnection } from "../../auth/connection-access.ts";
 import type pg from "pg";
 import { liveLimits, withLiveSlot } from "../../monitored/live-slots.ts";
 import { withReadOnlyTransaction } from "../../monitored/read-only.ts";
 import type { ToolContext } from "../tool.ts";
 import { ToolError } from "../tool.ts";
+import { oneConnection } from "../vocabulary.ts";
 
 export const targetArgs = {
-  connection_id: z
-    .number()
-    .int()
-    .positive()
-    .max(2_147_483_647)
-    .optional()
-    .describe("Id of the monitored connection (GET /api/v1/connections lists them); default: the connection selected with POST /api/v1/connections/current"),
+  connection_id: oneConnection(
+    "Id of the monitored connection (list_connections lists them); default: the connection selected with POST /api/v1/connections/current",
+  ).optional(),
   database_name: z
     .string()
     .min(1)
@@ -40,7 +37,8 @@ export async function liveTarget(
     id = current.connection_id;
     database ??= current.database_name ?? undefined;
   }
-  const conn = await readableConnection(ctx.db, id, ctx.access);
+  await assertConnectionsPermitted(ctx.db, [id], ctx.access);
+  const conn = await readableConnection(ctx.db, id);
   return { conn, database: database ?? conn.database_name };
 }
 

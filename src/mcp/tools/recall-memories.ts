@@ -16,10 +16,10 @@ export const recallMemoriesTool = defineTool({
     "): by meaning when an embedding provider " +
     "and pgvector are available, else by words. Pinned memories are always listed after the matches (score empty). Filter by category and scope; `limit` matches (default 10).",
   inputSchema: z.object({
-    query: z.string().trim().min(1).max(2000),
-    category: z.string().max(64).optional(),
-    scope: z.enum(MEMORY_SCOPES).optional(),
-    limit: z.number().int().min(1).max(100).optional(),
+    query: z.string().trim().min(1).max(2000).describe("What to look for, in words"),
+    category: z.string().max(64).optional().describe("Only memories of this category"),
+    scope: z.enum(MEMORY_SCOPES).optional().describe("Only your own memories (user) or only everyone's (system); default both"),
+    limit: z.number().int().min(1).max(100).optional().describe("Most memories to return, 1 to 100 (default 10)"),
   }),
   dataFrom: FROM_USERS,
   annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },

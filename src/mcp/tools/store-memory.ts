@@ -12,10 +12,10 @@ export const storeMemoryTool = defineTool({
     "scope `user` (default) is yours alone; `system` is everyone's and needs the store_system_memory permission. " +
     "Pinned memories are added to every chat's system prompt (at most 20 are).",
   inputSchema: z.object({
-    content: z.string().trim().min(1).max(MAX_MEMORY_LENGTH),
-    category: z.string().trim().min(1).max(64),
-    scope: z.enum(MEMORY_SCOPES).optional(),
-    pinned: z.boolean().optional(),
+    content: z.string().trim().min(1).max(MAX_MEMORY_LENGTH).describe("The fact to remember"),
+    category: z.string().trim().min(1).max(64).describe("A short label to find it by, e.g. preference or server-notes"),
+    scope: z.enum(MEMORY_SCOPES).optional().describe("user (default): yours alone; system: everyone's (needs store_system_memory)"),
+    pinned: z.boolean().optional().describe("Always recalled, whatever the query (default false)"),
   }),
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
   async run(args, { db, access, config }) {
