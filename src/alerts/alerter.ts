@@ -33,6 +33,8 @@ export interface AlerterSettings {
   anomaly_sensitivity: number;
   baseline_refresh_minutes: number;
   cooldown_seconds: number;
+  /** Alerts raised on one server or cluster within this many seconds share a correlation id (0: never). */
+  correlation_window_seconds: number;
 }
 
 export interface RoundResult {
@@ -119,7 +121,7 @@ export async function evaluateAndApply(
     anomalies: settings.anomaly_enabled ? await findAnomalies(db, connections, settings.anomaly_sensitivity, now, review) : [],
     now: now.getTime(),
   });
-  const raised = await raiseAlerts(db, changes.raise, settings.cooldown_seconds);
+  const raised = await raiseAlerts(db, changes.raise, settings.cooldown_seconds, settings.correlation_window_seconds);
   const fired = await updateAlerts(db, changes.update);
   await startClearing(db, changes.clearing);
   const cleared = await clearAlerts(db, changes.clear);

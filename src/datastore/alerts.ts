@@ -2,6 +2,14 @@
 import type { Driver, Queryable } from "../../drivers/types.ts";
 import { type AlertUpdate, type NewAlert, type OpenAlert, alertKey } from "../vocabulary/alert-records.ts";
 import { ConflictError, NotFoundError } from "../errors.ts";
+import { findProbe } from "../probes/index.ts";
+import { findAlertMetric } from "../vocabulary/alert-metrics.ts";
+
+/** The probe an alert's metric is read from: the rule metric's probe, or the probe an anomaly's `probe.metric` names. */
+export function probeOfMetric(metricName: string): string | null {
+  const probe = findAlertMetric(metricName)?.probes[0] ?? metricName.split(".")[0];
+  return probe && findProbe(probe) ? probe : null;
+}
 
 const KEY_COLUMNS = "alert_type, coalesce(rule_id, 0), metric_name, connection_id, database_name, object_name";
 
@@ -20,20 +28,31 @@ export async function recentlyClearedKeys(db: Queryable, seconds: number): Promi
 }
 
 /**
+ * The correlation group a new alert on connection $4 joins: that of the earliest alert raised on the same server,
+ * or on a server of its cluster, within the last $17 seconds; NULL (a group of its own) when there is none.
+ */
+const CORRELATION = `(SELECT o.correlation_id FROM alerts o JOIN connections oc ON oc.id = o.connection_id
+   WHERE $17::int > 0 AND o.triggered_at > now() - make_interval(secs => $17::int)
+     AND (o.connection_id = $4 OR (oc.cluster_id IS NOT NULL AND oc.cluster_id = (SELECT cluster_id FROM connections WHERE id = $4)))
+   ORDER BY o.triggered_at, o.id LIMIT 1)`;
+
+/**
  * Inserts new alerts (active, or pending while their rule's `for` runs). The partial unique index (one open alert
  * per key) settles races between alerters: a second insert for a key is dropped. The cooldown is checked again
- * here, against what is stored now. Answers the ids inserted, with their status.
+ * here, against what is stored now. Each joins the correlation group of alerts raised on its server or cluster
+ * within `correlationWindowSeconds` (0: none). Answers the ids inserted, with their status.
  */
 export async function raiseAlerts(
   db: Queryable,
   alerts: readonly NewAlert[],
   cooldownSeconds: number,
+  correlationWindowSeconds = 0,
 ): Promise<Array<{ id: number; status: "pending" | "active" }>> {
   const raised: Array<{ id: number; status: "pending" | "active" }> = [];
   for (const a of alerts) {
     const rows = await db.query<{ id: number }>(
-      `INSERT INTO alerts (alert_type, rule_id, metric_name, connection_id, database_name, object_name, metric_value, threshold_value, operator, severity, title, description, anomaly_score, anomaly_details, status, pending_since)
-       SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $14, $15::jsonb, $16, CASE WHEN $16 = 'pending' THEN now() END
+      `INSERT INTO alerts (alert_type, rule_id, metric_name, connection_id, database_name, object_name, metric_value, threshold_value, operator, severity, title, description, anomaly_score, anomaly_details, status, pending_since, probe_name, correlation_id)
+       SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $14, $15::jsonb, $16, CASE WHEN $16 = 'pending' THEN now() END, $18, ${CORRELATION}
         WHERE NOT EXISTS (SELECT 1 FROM alerts WHERE alert_type = $1 AND coalesce(rule_id, 0) = coalesce($2::int, 0) AND metric_name = $3 AND connection_id = $4
                             AND database_name = $5 AND object_name = $6 AND cleared_at > now() - make_interval(secs => $13))
        ON CONFLICT (${KEY_COLUMNS}) WHERE cleared_at IS NULL DO NOTHING
@@ -55,6 +74,8 @@ export async function raiseAlerts(
         a.anomaly_score ?? null,
         a.anomaly_details ? JSON.stringify(a.anomaly_details) : null,
         a.status,
+        correlationWindowSeconds,
+        probeOfMetric(a.metric_name),
       ],
     );
     raised.push(...rows.map((r) => ({ id: r.id, status: a.status })));
@@ -145,6 +166,7 @@ export interface AlertFilters {
   excludeCleared?: boolean;
   severity?: string;
   alertType?: string;
+  correlationId?: number;
   startTime?: Date;
   endTime?: Date;
   limit: number;
@@ -162,12 +184,13 @@ function whereOf(f: AlertFilters): { where: string; params: unknown[] } {
   if (f.excludeCleared) clauses.push("a.cleared_at IS NULL");
   if (f.severity) add("a.severity = ?", f.severity);
   if (f.alertType) add("a.alert_type = ?", f.alertType);
+  if (f.correlationId !== undefined) add("a.correlation_id = ?", f.correlationId);
   if (f.startTime) add("a.triggered_at >= ?", f.startTime.toISOString());
   if (f.endTime) add("a.triggered_at <= ?", f.endTime.toISOString());
   return { where: clauses.join(" AND "), params };
 }
 
-const ALERT_SELECT = `SELECT a.id::int AS id, a.alert_type, a.rule_id, a.connection_id, a.database_name, a.object_name, a.probe_name, a.metric_name, a.metric_value,
+const ALERT_SELECT = `SELECT a.id::int AS id, a.correlation_id::int AS correlation_id, a.alert_type, a.rule_id, a.connection_id, a.database_name, a.object_name, a.probe_name, a.metric_name, a.metric_value,
         r.metric_unit, a.threshold_value, a.operator, a.severity, a.title, a.description, a.status, a.triggered_at, a.cleared_at, a.clear_reason, a.clear_value, a.last_updated,
         a.anomaly_score, a.anomaly_details, a.ai_analysis, a.ai_analysis_metric_value, coalesce(c.name, 'Unknown') AS server_name,
         ack.acknowledged_at, ack.acknowledged_by, ack.message AS ack_message, ack.false_positive

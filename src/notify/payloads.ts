@@ -127,7 +127,7 @@ export function alertView(a: AlertFacts, kind: NotificationKind, reminderCount: 
   };
 }
 
-const headline = (v: AlertView, kind: NotificationKind) =>
+export const headline = (v: AlertView, kind: NotificationKind) =>
   `${v.IsTest ? "[TEST] " : ""}${v.SeverityEmoji} ${EVENT_WORD[kind]}: ${v.AlertTitle} on ${v.ServerName}`.trim();
 
 /** The value against its threshold: `900 s (> 600 s)`. */
@@ -136,7 +136,7 @@ const reading = (v: AlertView) => `${v.MetricValueText}${v.Operator ? ` (${v.Ope
 /** What resolved it: `back within the threshold: now 12 s`. */
 const resolution = (v: AlertView) => `${v.ClearReason || "cleared"}${v.ClearValueText ? `: now ${v.ClearValueText}` : ""}`;
 
-function defaultText(v: AlertView, kind: NotificationKind): string {
+export function defaultText(v: AlertView, kind: NotificationKind): string {
   const lines = [headline(v, kind), v.AlertDescription, `Severity: ${v.Severity}`, `Server: ${v.ServerName} (${v.ServerHost}:${v.ServerPort})`];
   if (v.DatabaseName) lines.push(`Database: ${v.DatabaseName}`);
   if (kind === "alert_clear") lines.push(`Resolved: ${resolution(v)}`);
@@ -163,7 +163,7 @@ function webhookHeaders(c: OpenChannel): Record<string, string> {
   return headers;
 }
 
-function http(c: OpenChannel, body: unknown | undefined): Message {
+export function http(c: OpenChannel, body: unknown | undefined): Message {
   const url = (c.channel_type === "webhook" ? c.endpoint_url : c.webhook_url) ?? "";
   const method = c.channel_type === "webhook" ? c.http_method : "POST";
   const headers = c.channel_type === "webhook" ? webhookHeaders(c) : {};
@@ -177,56 +177,59 @@ function http(c: OpenChannel, body: unknown | undefined): Message {
   };
 }
 
+/** A webhook's JSON for one alert (without a custom template). */
+export function webhookAlert(a: AlertFacts, v: AlertView, kind: NotificationKind, now: Date) {
+  return {
+    event: kind,
+    alert_id: a.id,
+    title: a.title,
+    description: a.description,
+    severity: a.severity,
+    server: a.server,
+    database: a.database_name || null,
+    metric: a.metric_name
+      ? {
+          name: a.metric_name,
+          value: a.metric_value,
+          threshold: a.threshold_value,
+          operator: a.operator,
+          unit: a.unit ?? null,
+          text: reading(v) || null,
+        }
+      : null,
+    resolution: kind === "alert_clear" ? { reason: a.clear_reason ?? null, value: a.clear_value ?? null, text: resolution(v) } : null,
+    triggered_at: v.TriggeredAt,
+    cleared_at: a.cleared_at?.toISOString() ?? null,
+    open_seconds: Math.max(0, Math.round(((a.cleared_at ?? now).getTime() - a.triggered_at.getTime()) / 1000)),
+    test: a.test === true,
+    url: a.url ?? null,
+  };
+}
+
+/** Slack and Mattermost: one attachment for one alert. */
+export function chatAttachment(v: AlertView, kind: NotificationKind) {
+  const fields = [
+    { title: "Severity", value: v.Severity, short: true },
+    { title: "Server", value: `${v.ServerName}${v.DatabaseName ? ` / ${v.DatabaseName}` : ""}`, short: true },
+    ...(kind === "alert_clear" ? [{ title: "Resolved", value: resolution(v), short: false }] : []),
+    ...(v.MetricName && v.MetricValueText
+      ? [{ title: kind === "alert_clear" ? "Fired with" : "Value", value: `${v.MetricName} = ${reading(v)}`, short: false }]
+      : []),
+    ...(kind === "alert_fire" ? [] : [{ title: "Open for", value: v.Duration, short: true }]),
+    ...(v.AlertURL ? [{ title: "In pglens", value: v.AlertURL, short: false }] : []),
+  ];
+  return { color: v.SeverityColor, text: v.AlertDescription, fields };
+}
+
 export function alertMessage(c: OpenChannel, a: AlertFacts, kind: NotificationKind, reminderCount: number, recipients: string[], now: Date): Message {
   const v = alertView(a, kind, reminderCount, now);
   const template = c.templates[kind];
   switch (c.channel_type) {
     case "webhook":
-      return http(
-        c,
-        template
-          ? render(template, v, "json")
-          : {
-              event: kind,
-              alert_id: a.id,
-              title: a.title,
-              description: a.description,
-              severity: a.severity,
-              server: a.server,
-              database: a.database_name || null,
-              metric: a.metric_name
-                ? {
-                    name: a.metric_name,
-                    value: a.metric_value,
-                    threshold: a.threshold_value,
-                    operator: a.operator,
-                    unit: a.unit ?? null,
-                    text: reading(v) || null,
-                  }
-                : null,
-              resolution: kind === "alert_clear" ? { reason: a.clear_reason ?? null, value: a.clear_value ?? null, text: resolution(v) } : null,
-              triggered_at: v.TriggeredAt,
-              cleared_at: a.cleared_at?.toISOString() ?? null,
-              open_seconds: Math.max(0, Math.round(((a.cleared_at ?? now).getTime() - a.triggered_at.getTime()) / 1000)),
-              test: a.test === true,
-              url: a.url ?? null,
-            },
-      );
+      return http(c, template ? render(template, v, "json") : webhookAlert(a, v, kind, now));
     case "slack":
-    case "mattermost": {
-      const text = template ? render(template, v, "text") : headline(v, kind);
-      const fields = [
-        { title: "Severity", value: v.Severity, short: true },
-        { title: "Server", value: `${v.ServerName}${v.DatabaseName ? ` / ${v.DatabaseName}` : ""}`, short: true },
-        ...(kind === "alert_clear" ? [{ title: "Resolved", value: resolution(v), short: false }] : []),
-        ...(v.MetricName && v.MetricValueText
-          ? [{ title: kind === "alert_clear" ? "Fired with" : "Value", value: `${v.MetricName} = ${reading(v)}`, short: false }]
-          : []),
-        ...(kind === "alert_fire" ? [] : [{ title: "Open for", value: v.Duration, short: true }]),
-        ...(v.AlertURL ? [{ title: "In pglens", value: v.AlertURL, short: false }] : []),
-      ];
-      return http(c, { text, attachments: [{ color: v.SeverityColor, text: v.AlertDescription, fields }] });
-    }
+    case "mattermost":
+      return http(c, { text: template ? render(template, v, "text") : headline(v, kind), attachments: [chatAttachment(v, kind)] });
     case "email": {
       const text = template ? render(template, v, "text") : defaultText(v, kind);
       const html = template
@@ -238,7 +241,7 @@ export function alertMessage(c: OpenChannel, a: AlertFacts, kind: NotificationKi
   }
 }
 
-const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]!);
+export const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]!);
 
 /** What a channel test sends: a real alert's message for a sample alert marked as a test, so a receiver's parser can be checked. */
 export function testMessage(c: OpenChannel, recipients: string[], now = new Date()): Message {

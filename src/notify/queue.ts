@@ -28,19 +28,20 @@ export async function queueNotifications(db: Queryable, items: readonly Queued[]
        FROM alerts a JOIN connections c ON c.id = a.connection_id LEFT JOIN clusters cl ON cl.id = c.cluster_id WHERE a.id = ANY($1::bigint[])`,
     [items.map((i) => i.alert_id)],
   );
-  let queued = 0;
+  const rows: Array<[number, number, NotificationKind, number]> = [];
   for (const item of items) {
     const place = places.find((p) => p.id === item.alert_id);
-    if (!place) continue;
-    for (const channelId of channelsFor(channels, overrides, place)) {
-      const rows = await db.query(
-        "INSERT INTO notifications (channel_id, alert_id, kind, sequence) VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING RETURNING id",
-        [channelId, item.alert_id, item.kind, item.sequence],
-      );
-      queued += rows.length;
-    }
+    if (place) for (const channelId of channelsFor(channels, overrides, place)) rows.push([channelId, item.alert_id, item.kind, item.sequence]);
   }
-  return queued;
+  if (rows.length === 0) return 0;
+  // One statement: a delivery pass sees all of a round's notices or none, so a correlation group travels whole.
+  const inserted = await db.query(
+    `INSERT INTO notifications (channel_id, alert_id, kind, sequence)
+     SELECT c, a, k, s FROM unnest($1::int[], $2::bigint[], $3::text[], $4::int[]) WITH ORDINALITY AS t(c, a, k, s, o) ORDER BY o
+     ON CONFLICT DO NOTHING RETURNING id`,
+    [rows.map((r) => r[0]), rows.map((r) => r[1]), rows.map((r) => r[2]), rows.map((r) => r[3])],
+  );
+  return inserted.length;
 }
 
 /** Reminders due: active alerts whose last notice on a reminder channel is older than its interval. */

@@ -20,12 +20,17 @@ const TYPES = ["threshold", "anomaly", "connection"] as const;
 const Alert = z
   .object({
     id: z.number().int(),
+    correlation_id: z.number().int().openapi({
+      description:
+        "Alerts raised on the same server or cluster within the correlation window (alerter_settings.correlation_window_seconds, 120 s) share it: the id of the group's first alert",
+    }),
     alert_type: z.enum(TYPES),
     rule_id: z.number().int().nullable(),
     connection_id: z.number().int(),
     server_name: z.string(),
     database_name: z.string().openapi({ description: "'' for server-wide alerts" }),
     object_name: z.string().openapi({ description: "Table, slot, mount point or probe the alert is about; '' when none" }),
+    probe_name: z.string().nullable().openapi({ description: "The probe the metric is read from; null for connection alerts" }),
     metric_name: z.string(),
     metric_value: z.number().nullable(),
     metric_unit: z.string().nullable(),
@@ -84,6 +89,7 @@ const ListQuery = z.object({
   exclude_cleared: queryFlag("true: only alerts not yet cleared"),
   severity: z.enum(SEVERITIES).optional(),
   alert_type: z.enum(TYPES).optional(),
+  correlation_id: PathId.optional().openapi({ description: "Only the alerts of this correlation group" }),
   start_time: z.string().optional().openapi({ description: "RFC 3339; alerts triggered at or after" }),
   end_time: z.string().optional().openapi({ description: "RFC 3339; alerts triggered at or before" }),
   limit: z.coerce.number().int().min(1).max(1000).default(100),
@@ -185,6 +191,7 @@ export const alertRoutes = newRouter()
       excludeCleared: q.exclude_cleared,
       severity: q.severity,
       alertType: q.alert_type,
+      correlationId: q.correlation_id,
       startTime: q.start_time === undefined ? undefined : new Date(parseRfc3339(q.start_time, "start_time")),
       endTime: q.end_time === undefined ? undefined : new Date(parseRfc3339(q.end_time, "end_time")),
       limit: q.limit,

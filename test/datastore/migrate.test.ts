@@ -174,6 +174,32 @@ describe("migrations", () => {
     await db.close();
   });
 
+  it("give the alerts of a datastore made before correlation (migration 42) a group of their own and their probe", async () => {
+    const db = await openPglite();
+    await migrate(
+      db,
+      MIGRATIONS.filter((m) => m.version < 42),
+    );
+    const [{ id }] = await db.query<{ id: number }>("INSERT INTO connections (name, host, username) VALUES ('old', 'localhost', 'u') RETURNING id");
+    await db.query(
+      `INSERT INTO alerts (alert_type, connection_id, severity, title, status, metric_name)
+       VALUES ('threshold', $1, 'warning', 'deadlocks', 'active', 'pg_stat_database.deadlocks_delta'), ('connection', $1, 'critical', 'down', 'active', '')`,
+      [id],
+    );
+    await migrate(db);
+    expect(await db.query("SELECT id::int = correlation_id::int AS own, probe_name FROM alerts ORDER BY id")).toEqual([
+      { own: true, probe_name: "pg_stat_database" },
+      { own: true, probe_name: null },
+    ]);
+    // Inserted without a correlation id (as the demo's history is): a group of its own.
+    const [fresh] = await db.query<{ id: number; correlation_id: number }>(
+      "INSERT INTO alerts (alert_type, connection_id, severity, title, status, cleared_at) VALUES ('connection', $1, 'info', 'x', 'cleared', now()) RETURNING id::int, correlation_id::int",
+      [id],
+    );
+    expect(fresh.correlation_id).toBe(fresh.id);
+    await db.close();
+  });
+
   it("roll back a failing migration entirely", async () => {
     const db = await openPglite();
     const broken = [...MIGRATIONS, { version: latest + 1, name: "broken", statements: ["CREATE TABLE half_done (id int)", "SELECT * FROM missing"] }];

@@ -2178,6 +2178,8 @@ export interface components {
         };
         Alert: {
             id: number;
+            /** @description Alerts raised on the same server or cluster within the correlation window (alerter_settings.correlation_window_seconds, 120 s) share it: the id of the group's first alert */
+            correlation_id: number;
             /** @enum {string} */
             alert_type: "threshold" | "anomaly" | "connection";
             rule_id: number | null;
@@ -2187,6 +2189,8 @@ export interface components {
             database_name: string;
             /** @description Table, slot, mount point or probe the alert is about; '' when none */
             object_name: string;
+            /** @description The probe the metric is read from; null for connection alerts */
+            probe_name: string | null;
             metric_name: string;
             metric_value: number | null;
             metric_unit: string | null;
@@ -7187,6 +7191,8 @@ export interface operations {
                 exclude_cleared?: boolean;
                 severity?: "info" | "warning" | "critical";
                 alert_type?: "threshold" | "anomaly" | "connection";
+                /** @description Only the alerts of this correlation group */
+                correlation_id?: number;
                 /** @description RFC 3339; alerts triggered at or after */
                 start_time?: string;
                 /** @description RFC 3339; alerts triggered at or before */

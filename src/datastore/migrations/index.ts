@@ -39,6 +39,7 @@ import { migration as reachabilityChecks } from "./0038_reachability_checks.ts";
 import { migration as alertDampers } from "./0039_alert_dampers.ts";
 import { migration as compressedHistory } from "./0040_compressed_history.ts";
 import { migration as seriesBaselineCountTools } from "./0041_series_baseline_count_tools.ts";
+import { migration as alertCorrelation } from "./0042_alert_correlation.ts";
 import type { Migration } from "./types.ts";
 
 /** Every migration, in order. Append new ones; never edit one that has shipped. */
@@ -84,4 +85,5 @@ export const MIGRATIONS: readonly Migration[] = [
   alertDampers,
   compressedHistory,
   seriesBaselineCountTools,
+  alertCorrelation,
 ];

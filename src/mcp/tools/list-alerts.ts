@@ -27,6 +27,7 @@ const COLUMNS = [
   "triggered_at",
   "cleared_at",
   "acknowledged_by",
+  "correlation_id",
 ] as const;
 
 export const listAlertsTool = defineTool({
@@ -36,7 +37,7 @@ export const listAlertsTool = defineTool({
     "Lists alerts raised by pglens's alerter on the connections you may read, newest first, as TSV (" +
     COLUMNS.join(", ") +
     "). " +
-    "Filter by connection_id/connection_ids, status, exclude_cleared, severity, alert_type and time_start/time_end (on triggered_at). " +
+    "Filter by connection_id/connection_ids, status, exclude_cleared, severity, alert_type, correlation_id and time_start/time_end (on triggered_at). " +
     "At most `limit` rows (default 100).",
   inputSchema: z.object({
     ...connectionArgs,
@@ -44,6 +45,13 @@ export const listAlertsTool = defineTool({
     exclude_cleared: z.boolean().optional().describe("Leave out cleared alerts (default false)"),
     severity: z.enum(SEVERITIES).optional().describe("Only alerts of this severity"),
     alert_type: z.enum(["threshold", "anomaly", "connection"]).optional().describe("Only alerts of this kind"),
+    correlation_id: z
+      .number()
+      .int()
+      .min(1)
+      .max(2_147_483_647)
+      .optional()
+      .describe("Only the alerts of this correlation group (alerts raised on one server or cluster within the correlation window)"),
     time_start: z.string().max(64).optional().describe(`Only alerts triggered at or after this: ${TIME_FORMS} (relative: that long before now)`),
     time_end: z.string().max(64).optional().describe(`Only alerts triggered at or before this: ${TIME_FORMS} (relative: that long before now), or now`),
     limit: z.number().int().min(1).max(1000).optional().describe("Most rows to return, 1 to 1000 (default 100)"),
@@ -58,6 +66,7 @@ export const listAlertsTool = defineTool({
       excludeCleared: args.exclude_cleared,
       severity: args.severity,
       alertType: args.alert_type,
+      correlationId: args.correlation_id,
       startTime: args.time_start === undefined ? undefined : new Date(toolInstant(args.time_start, "time_start", now)),
       endTime: args.time_end === undefined ? undefined : new Date(toolInstant(args.time_end, "time_end", now)),
       limit: args.limit ?? 100,
