@@ -1,5 +1,5 @@
 import { catalogueStatements } from "../../probes/ddl.ts";
-import { PROBES } from "../../probes/index.ts";
+import { probesAt } from "./probes-at.ts";
 import type { Migration } from "./types.ts";
 
 /**
@@ -14,5 +14,6 @@ export const migration: Migration = {
   version: 2,
   name: "probe_catalogue",
   // Probes that joined the catalogue later are created by their own migrations.
-  statements: catalogueStatements(PROBES.filter((p) => !JOINED_LATER.includes(p.name))),
+  statements: catalogueStatements(probesAt(2).filter((p) => !JOINED_LATER.includes(p.name))),
+  forProbes: catalogueStatements,
 };

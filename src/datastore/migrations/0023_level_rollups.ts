@@ -1,5 +1,5 @@
 import { createChangeCellsTable, createLevelsTable } from "../../probes/ddl.ts";
-import { PROBES } from "../../probes/index.ts";
+import { probesAt } from "./probes-at.ts";
 import type { Migration } from "./types.ts";
 
 /**
@@ -11,9 +11,10 @@ import type { Migration } from "./types.ts";
 export const migration: Migration = {
   version: 23,
   name: "level_rollups",
+  forProbes: (probes) => [...probes.flatMap(createLevelsTable), ...probes.flatMap(createChangeCellsTable)],
   statements: [
-    ...PROBES.flatMap(createLevelsTable),
-    ...PROBES.flatMap(createChangeCellsTable),
+    ...probesAt(23).flatMap(createLevelsTable),
+    ...probesAt(23).flatMap(createChangeCellsTable),
     "ALTER TABLE connections ADD COLUMN levels_from timestamptz",
     "UPDATE connections SET levels_from = date_trunc('hour', now() + interval '5 minutes') + interval '1 hour'",
   ],

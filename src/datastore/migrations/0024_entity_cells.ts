@@ -1,5 +1,5 @@
 import { createEntityCellsTable } from "../../probes/ddl.ts";
-import { PROBES } from "../../probes/index.ts";
+import { probesAt } from "./probes-at.ts";
 import type { Migration } from "./types.ts";
 
 /**
@@ -10,8 +10,9 @@ import type { Migration } from "./types.ts";
 export const migration: Migration = {
   version: 24,
   name: "entity_cells",
+  forProbes: (probes) => probes.flatMap(createEntityCellsTable),
   statements: [
-    ...PROBES.flatMap(createEntityCellsTable),
+    ...probesAt(24).flatMap(createEntityCellsTable),
     `UPDATE connections SET levels_from = greatest(levels_from, date_trunc('hour', now() + interval '5 minutes') + interval '1 hour')`,
   ],
 };

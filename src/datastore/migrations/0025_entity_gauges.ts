@@ -1,5 +1,6 @@
 import { entityCellsTableName, entityGaugeLevelFactColumns, probeTable } from "../../probes/ddl.ts";
-import { PROBES } from "../../probes/index.ts";
+import type { ProbeDefinition } from "../../probes/types.ts";
+import { probesAt } from "./probes-at.ts";
 import type { Migration } from "./types.ts";
 
 /**
@@ -11,10 +12,15 @@ import type { Migration } from "./types.ts";
 export const migration: Migration = {
   version: 25,
   name: "entity_gauges",
-  statements: PROBES.flatMap((probe) => {
+  statements: forProbes(probesAt(25)),
+  forProbes,
+};
+
+function forProbes(probes: readonly ProbeDefinition[]): string[] {
+  return probes.flatMap((probe) => {
     const columns = entityGaugeLevelFactColumns(probe);
     return columns.length === 0
       ? []
       : [`ALTER TABLE IF EXISTS ${probeTable(entityCellsTableName(probe.name))} ${columns.map((c) => `ADD COLUMN IF NOT EXISTS ${c}`).join(", ")}`];
-  }),
-};
+  });
+}

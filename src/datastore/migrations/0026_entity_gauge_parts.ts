@@ -1,5 +1,6 @@
 import { entityCellsTableName, entityGaugePartFactColumns, probeTable } from "../../probes/ddl.ts";
-import { PROBES } from "../../probes/index.ts";
+import type { ProbeDefinition } from "../../probes/types.ts";
+import { probesAt } from "./probes-at.ts";
 import type { Migration } from "./types.ts";
 
 /**
@@ -10,10 +11,15 @@ import type { Migration } from "./types.ts";
 export const migration: Migration = {
   version: 26,
   name: "entity_gauge_parts",
-  statements: PROBES.flatMap((probe) => {
+  statements: forProbes(probesAt(26)),
+  forProbes,
+};
+
+function forProbes(probes: readonly ProbeDefinition[]): string[] {
+  return probes.flatMap((probe) => {
     const columns = entityGaugePartFactColumns(probe);
     return columns.length === 0
       ? []
       : [`ALTER TABLE IF EXISTS ${probeTable(entityCellsTableName(probe.name))} ${columns.map((c) => `ADD COLUMN IF NOT EXISTS ${c}`).join(", ")}`];
-  }),
-};
+  });
+}

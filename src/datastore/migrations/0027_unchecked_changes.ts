@@ -1,5 +1,6 @@
 import { changesTableName, createIrregularTable, probeTable } from "../../probes/ddl.ts";
-import { PROBES } from "../../probes/index.ts";
+import type { ProbeDefinition } from "../../probes/types.ts";
+import { probesAt } from "./probes-at.ts";
 import type { Migration } from "./types.ts";
 
 /**
@@ -9,8 +10,15 @@ import type { Migration } from "./types.ts";
 export const migration: Migration = {
   version: 27,
   name: "unchecked_changes",
-  statements: PROBES.filter((p) => createIrregularTable(p).length > 0).map(
-    (p) =>
-      `CREATE INDEX IF NOT EXISTS ${p.name}__changes_unchecked ON ${probeTable(changesTableName(p.name))} (connection_id, collected_at) WHERE entities_checked IS NOT TRUE`,
-  ),
+  statements: forProbes(probesAt(27)),
+  forProbes,
 };
+
+function forProbes(probes: readonly ProbeDefinition[]): string[] {
+  return probes
+    .filter((p) => createIrregularTable(p).length > 0)
+    .map(
+      (p) =>
+        `CREATE INDEX IF NOT EXISTS ${p.name}__changes_unchecked ON ${probeTable(changesTableName(p.name))} (connection_id, collected_at) WHERE entities_checked IS NOT TRUE`,
+    );
+}

@@ -1,5 +1,6 @@
 import { createEntityCellsTable, entityCellsTableName, probeTable } from "../../probes/ddl.ts";
-import { PROBES } from "../../probes/index.ts";
+import type { ProbeDefinition } from "../../probes/types.ts";
+import { probesAt } from "./probes-at.ts";
 import type { Migration } from "./types.ts";
 
 /**
@@ -10,7 +11,14 @@ import type { Migration } from "./types.ts";
 export const migration: Migration = {
   version: 28,
   name: "entity_cells_by_entity",
-  statements: PROBES.filter((p) => createEntityCellsTable(p).length > 0).map(
-    (p) => `CREATE INDEX IF NOT EXISTS ${p.name}__entity_cells_by_entity ON ${probeTable(entityCellsTableName(p.name))} (connection_id, entity, cell_start)`,
-  ),
+  statements: forProbes(probesAt(28)),
+  forProbes,
 };
+
+function forProbes(probes: readonly ProbeDefinition[]): string[] {
+  return probes
+    .filter((p) => createEntityCellsTable(p).length > 0)
+    .map(
+      (p) => `CREATE INDEX IF NOT EXISTS ${p.name}__entity_cells_by_entity ON ${probeTable(entityCellsTableName(p.name))} (connection_id, entity, cell_start)`,
+    );
+}

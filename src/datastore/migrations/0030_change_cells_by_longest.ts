@@ -1,5 +1,6 @@
 import { changeCellsTableName, createChangeCellsTable, probeTable } from "../../probes/ddl.ts";
-import { PROBES } from "../../probes/index.ts";
+import type { ProbeDefinition } from "../../probes/types.ts";
+import { probesAt } from "./probes-at.ts";
 import type { Migration } from "./types.ts";
 
 /**
@@ -12,7 +13,12 @@ import type { Migration } from "./types.ts";
 export const migration: Migration = {
   version: 30,
   name: "change_cells_by_longest",
-  statements: PROBES.filter((p) => createChangeCellsTable(p).length > 0).map(
-    (p) => `CREATE INDEX IF NOT EXISTS ${p.name}__change_cells_by_longest ON ${probeTable(changeCellsTableName(p.name))} (connection_id, max_span_ms)`,
-  ),
+  statements: forProbes(probesAt(30)),
+  forProbes,
 };
+
+function forProbes(probes: readonly ProbeDefinition[]): string[] {
+  return probes
+    .filter((p) => createChangeCellsTable(p).length > 0)
+    .map((p) => `CREATE INDEX IF NOT EXISTS ${p.name}__change_cells_by_longest ON ${probeTable(changeCellsTableName(p.name))} (connection_id, max_span_ms)`);
+}

@@ -1,5 +1,6 @@
 import { changesTableName, createIrregularTable, probeTable } from "../../probes/ddl.ts";
-import { PROBES } from "../../probes/index.ts";
+import type { ProbeDefinition } from "../../probes/types.ts";
+import { probesAt } from "./probes-at.ts";
 import type { Migration } from "./types.ts";
 
 /**
@@ -11,8 +12,15 @@ import type { Migration } from "./types.ts";
 export const migration: Migration = {
   version: 31,
   name: "changes_by_span",
-  statements: PROBES.filter((p) => createIrregularTable(p).length > 0).map(
-    (p) =>
-      `CREATE INDEX IF NOT EXISTS ${p.name}__changes_by_span ON ${probeTable(changesTableName(p.name))} (connection_id, date_part('epoch', collected_at - prev_collected_at))`,
-  ),
+  statements: forProbes(probesAt(31)),
+  forProbes,
 };
+
+function forProbes(probes: readonly ProbeDefinition[]): string[] {
+  return probes
+    .filter((p) => createIrregularTable(p).length > 0)
+    .map(
+      (p) =>
+        `CREATE INDEX IF NOT EXISTS ${p.name}__changes_by_span ON ${probeTable(changesTableName(p.name))} (connection_id, date_part('epoch', collected_at - prev_collected_at))`,
+    );
+}

@@ -1,5 +1,6 @@
 import { changeCellsTableName, createChangeCellsTable, createIrregularTable, probeTable } from "../../probes/ddl.ts";
-import { PROBES } from "../../probes/index.ts";
+import type { ProbeDefinition } from "../../probes/types.ts";
+import { probesAt } from "./probes-at.ts";
 import type { Migration } from "./types.ts";
 
 /**
@@ -12,10 +13,15 @@ import type { Migration } from "./types.ts";
 export const migration: Migration = {
   version: 32,
   name: "changes_found_by_cells",
-  statements: [
-    ...PROBES.filter((p) => createChangeCellsTable(p).length > 0).map(
-      (p) => `ALTER TABLE ${probeTable(changeCellsTableName(p.name))} ADD COLUMN IF NOT EXISTS min_span_ms double precision`,
-    ),
-    ...PROBES.filter((p) => createIrregularTable(p).length > 0).map((p) => `DROP INDEX IF EXISTS metrics.${p.name}__changes_by_span`),
-  ],
+  statements: forProbes(probesAt(32)),
+  forProbes,
 };
+
+function forProbes(probes: readonly ProbeDefinition[]): string[] {
+  return [
+    ...probes
+      .filter((p) => createChangeCellsTable(p).length > 0)
+      .map((p) => `ALTER TABLE ${probeTable(changeCellsTableName(p.name))} ADD COLUMN IF NOT EXISTS min_span_ms double precision`),
+    ...probes.filter((p) => createIrregularTable(p).length > 0).map((p) => `DROP INDEX IF EXISTS metrics.${p.name}__changes_by_span`),
+  ];
+}

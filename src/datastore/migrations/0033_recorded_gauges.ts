@@ -1,5 +1,6 @@
 import { changesTableName, probeTable, recordedGaugeColumns, recordedGaugeFactColumns } from "../../probes/ddl.ts";
-import { PROBES } from "../../probes/index.ts";
+import type { ProbeDefinition } from "../../probes/types.ts";
+import { probesAt } from "./probes-at.ts";
 import type { Migration } from "./types.ts";
 
 /**
@@ -12,10 +13,17 @@ import type { Migration } from "./types.ts";
 export const migration: Migration = {
   version: 33,
   name: "recorded_gauges",
-  statements: PROBES.filter((p) => recordedGaugeColumns(p).length > 0).map(
-    (p) =>
-      `ALTER TABLE ${probeTable(changesTableName(p.name))} ${recordedGaugeFactColumns(p)
-        .map((c) => `ADD COLUMN IF NOT EXISTS ${c}`)
-        .join(", ")}`,
-  ),
+  statements: forProbes(probesAt(33)),
+  forProbes,
 };
+
+function forProbes(probes: readonly ProbeDefinition[]): string[] {
+  return probes
+    .filter((p) => recordedGaugeColumns(p).length > 0)
+    .map(
+      (p) =>
+        `ALTER TABLE ${probeTable(changesTableName(p.name))} ${recordedGaugeFactColumns(p)
+          .map((c) => `ADD COLUMN IF NOT EXISTS ${c}`)
+          .join(", ")}`,
+    );
+}

@@ -1,7 +1,7 @@
 import { probeTable, quoteIdent, quoteLiteral, rawTableName } from "../../probes/ddl.ts";
 import { createCompressedTable, createSamplesView } from "../../probes/history-ddl.ts";
-import { PROBES } from "../../probes/index.ts";
 import type { ProbeDefinition } from "../../probes/types.ts";
+import { probesAt } from "./probes-at.ts";
 import type { Migration } from "./types.ts";
 
 /**
@@ -30,5 +30,6 @@ function splitProbe(probe: ProbeDefinition): string[] {
 export const migration: Migration = {
   version: 40,
   name: "compressed_history",
-  statements: PROBES.flatMap(splitProbe),
+  statements: probesAt(40).flatMap(splitProbe),
+  forProbes: (probes) => probes.flatMap(splitProbe),
 };
