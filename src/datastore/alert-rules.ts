@@ -1,6 +1,6 @@
 /** Alert rules and their overrides in the datastore. */
 import type { Queryable } from "../../drivers/types.ts";
-import { findAlertMetric } from "../vocabulary/alert-metrics.ts";
+import { SYSTEM_STATS_HOWTO, findAlertMetric } from "../vocabulary/alert-metrics.ts";
 import type { Operator, Severity } from "../vocabulary/builtin-rules.ts";
 import type { Override } from "../vocabulary/alert-records.ts";
 import { NotFoundError } from "../errors.ts";
@@ -75,7 +75,9 @@ export async function ruleAvailability(db: Queryable, rules: readonly AlertRuleR
     if (!metric) reason = `pglens has no measurement called ${rule.metric_name}`;
     else if (metric.unavailable) reason = metric.unavailable;
     else if (rule.required_extension && !metric.probes.some((p) => delivered.has(p))) {
-      reason = `needs the ${rule.required_extension} extension: no monitored server has delivered ${metric.probes.join(", ")} yet`;
+      reason = `needs the ${rule.required_extension} extension: no monitored server has delivered ${metric.probes.join(", ")} yet${
+        rule.required_extension === "system_stats" ? `. ${SYSTEM_STATS_HOWTO}` : ""
+      }`;
     }
     result.set(rule.id, { available: reason === null, unavailable_reason: reason });
   }

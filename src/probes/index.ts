@@ -25,7 +25,9 @@ import { pgSysCpuInfo } from "./pg_sys_cpu_info.ts";
 import { pgNodeRole } from "./pg_node_role.ts";
 import { pgSubscriptionUpstream } from "./pg_subscription_upstream.ts";
 import { pgSysDiskInfo } from "./pg_sys_disk_info.ts";
+import { pgSysCpuUsageInfo } from "./pg_sys_cpu_usage_info.ts";
 import { pgSysLoadAvgInfo } from "./pg_sys_load_avg_info.ts";
+import { pgTableBloat } from "./pg_table_bloat.ts";
 import { pgSysMemoryInfo } from "./pg_sys_memory_info.ts";
 import { pgSysNetworkInfo } from "./pg_sys_network_info.ts";
 import type { ProbeColumn, ProbeDefinition } from "./types.ts";
@@ -56,10 +58,12 @@ export const PROBES: readonly ProbeDefinition[] = [
   pgHbaFileRules,
   pgIdentFileMappings,
   pgSysCpuInfo,
+  pgSysCpuUsageInfo,
   pgSysMemoryInfo,
   pgSysDiskInfo,
   pgSysNetworkInfo,
   pgSysLoadAvgInfo,
+  pgTableBloat,
 ];
 
 const BY_NAME = new Map(PROBES.map((p) => [p.name, p]));

@@ -88,6 +88,12 @@ const MIN_TABLE_ROWS = 1000;
 const XID_WRAP = 2 ** 31;
 
 const NOT_COLLECTED = (what: string) => `pglens does not collect ${what}`;
+/** How a DBA gets the system_stats extension onto a monitored server. */
+export const SYSTEM_STATS_HOWTO =
+  "system_stats is an open-source extension (github.com/EnterpriseDB/system_stats): install its package for the server's PostgreSQL version " +
+  "(e.g. postgresql-17-system-stats from the PGDG repositories) or build it, then run CREATE EXTENSION system_stats in the database pglens connects to";
+/** Tables smaller than this (8 MiB) never raise table_bloat_ratio. */
+export const MIN_BLOAT_TABLE_BYTES = 8 * 1024 * 1024;
 
 export const ALERT_METRICS: readonly AlertMetric[] = [
   { name: "pg_settings.max_connections", probes: ["pg_settings"], measure: (i) => server(setting(i, "max_connections")) },
@@ -146,15 +152,24 @@ export const ALERT_METRICS: readonly AlertMetric[] = [
   },
   {
     name: "table_bloat_ratio",
-    probes: [],
-    unavailable: NOT_COLLECTED("a table bloat estimate (it would need pgstattuple); dead_tuple_ratio watches dead rows"),
-    measure: () => [],
+    probes: ["pg_table_bloat"],
+    // Small tables are left out: a few spare pages read as a large percentage and cost nothing.
+    measure: (i) =>
+      (i.latest("pg_table_bloat")?.rows ?? []).flatMap((r) =>
+        (num(r.table_bytes) ?? 0) < MIN_BLOAT_TABLE_BYTES || num(r.bloat_ratio) === null
+          ? []
+          : [{ database_name: String(r.database_name), object_name: `${r.schemaname}.${r.relname}`, value: num(r.bloat_ratio)! }],
+      ),
   },
   {
     name: "pg_sys_cpu_usage_info.processor_time_percent",
-    probes: [],
-    unavailable: NOT_COLLECTED("CPU usage (pg_sys_cpu_usage_info); pg_sys_cpu_info describes the processors only"),
-    measure: () => [],
+    probes: ["pg_sys_cpu_usage_info"],
+    // processor_time_percent is Windows-only: elsewhere the busy share is what is not idle.
+    measure(i) {
+      const r = i.latest("pg_sys_cpu_usage_info")?.rows[0];
+      const idle = num(r?.idle_mode_percent);
+      return server(num(r?.processor_time_percent) ?? (idle === null ? null : 100 - idle));
+    },
   },
   {
     name: "pg_sys_memory_info.used_percent",

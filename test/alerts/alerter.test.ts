@@ -69,6 +69,14 @@ describe("the alerter on a live server", () => {
       available: false,
       unavailable_reason: expect.stringContaining("Spock"),
     });
+    // Without system_stats on any server, its rules say which extension they need and how to install it.
+    for (const name of ["cpu_usage_high", "memory_usage_high", "load_average_high", "disk_usage_percent"])
+      expect(rules.find((r: { name: string }) => r.name === name)).toMatchObject({
+        available: false,
+        unavailable_reason: expect.stringMatching(/needs the system_stats extension.*CREATE EXTENSION system_stats/),
+      });
+    // The table bloat estimate needs no extension: its rule can fire.
+    expect(rules.find((r: { name: string }) => r.name === "table_bloat_ratio")).toMatchObject({ available: true, unavailable_reason: null });
     expect(rules.find((r: { name: string }) => r.name === "long_running_queries")).toMatchObject({
       available: true,
       default_threshold: 600,

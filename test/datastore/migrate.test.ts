@@ -3,6 +3,7 @@ import { openPg } from "../../drivers/pg.ts";
 import { openPglite } from "../../drivers/pglite.ts";
 import { migrate } from "../../src/datastore/migrate.ts";
 import { MIGRATIONS } from "../../src/datastore/migrations/index.ts";
+import { replayFor } from "../../src/datastore/migrations/probes-at.ts";
 import { type SampleBatch, writeSamples } from "../../src/samples/sample-writer.ts";
 import type { Driver } from "../../drivers/types.ts";
 import { LEVEL_FACTS, PART_FACTS } from "../../src/probes/ddl.ts";
@@ -198,6 +199,20 @@ describe("migrations", () => {
     );
     expect(fresh.correlation_id).toBe(fresh.id);
     await db.close();
+  });
+
+  it("build a probe that joins later (migration 43) with every earlier migration's per-probe statements", async () => {
+    const joined = [findProbe("pg_table_bloat")!, findProbe("pg_sys_cpu_usage_info")!];
+    const m43 = MIGRATIONS.find((m) => m.version === 43)!;
+    expect(m43.statements).toEqual(
+      replayFor(
+        MIGRATIONS.filter((m) => m.version < 43),
+        joined,
+      ),
+    );
+    // and no earlier migration touched them
+    for (const m of MIGRATIONS.filter((x) => x.version < 43))
+      for (const sql of m.statements) for (const p of joined) expect(sql, `migration ${m.version}`).not.toContain(p.name);
   });
 
   it("roll back a failing migration entirely", async () => {

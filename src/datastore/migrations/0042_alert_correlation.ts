@@ -1,5 +1,5 @@
 import { quoteLiteral } from "../../probes/ddl.ts";
-import { PROBES } from "../../probes/index.ts";
+import { probesAt } from "./probes-at.ts";
 import type { Migration } from "./types.ts";
 
 /**
@@ -21,6 +21,8 @@ export const migration: Migration = {
     "CREATE TRIGGER alerts_own_correlation BEFORE INSERT ON alerts FOR EACH ROW EXECUTE FUNCTION alerts_own_correlation()",
     "CREATE INDEX alerts_correlation ON alerts (correlation_id)",
     `UPDATE alerts SET probe_name = split_part(metric_name, '.', 1)
-      WHERE probe_name IS NULL AND split_part(metric_name, '.', 1) IN (${PROBES.map((p) => quoteLiteral(p.name)).join(", ")})`,
+      WHERE probe_name IS NULL AND split_part(metric_name, '.', 1) IN (${probesAt(42)
+        .map((p) => quoteLiteral(p.name))
+        .join(", ")})`,
   ],
 };

@@ -9,7 +9,7 @@ import type { ProbeDefinition } from "../../probes/types.ts";
 import type { Migration } from "./types.ts";
 
 /** Probes that joined after the per-probe migrations, and the migration that created their tables. */
-const JOINED_IN: Record<string, number> = { pg_table_bloat: 43 };
+const JOINED_IN: Record<string, number> = { pg_table_bloat: 43, pg_sys_cpu_usage_info: 43 };
 
 /** The probes whose tables exist when migration `version` runs (its own new probes excluded). */
 export const probesAt = (version: number): readonly ProbeDefinition[] => PROBES.filter((p) => (JOINED_IN[p.name] ?? 0) < version);
