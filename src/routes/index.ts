@@ -15,6 +15,7 @@ import { mcpRoutes } from "./mcp.ts";
 import { memoryRoutes } from "./memories.ts";
 import { mcpToolRoutes } from "./mcp-tools.ts";
 import { metricsRoutes } from "./metrics.ts";
+import { metricsPrometheusRoutes } from "./metrics-prometheus.ts";
 import { metricsStatementRoutes } from "./metrics-statements.ts";
 import { metricsSummaryRoutes } from "./metrics-summaries.ts";
 import { notificationChannelRoutes } from "./notification-channels.ts";
@@ -47,6 +48,7 @@ export const ROUTE_MODULES = [
   metricsSummaryRoutes,
   metricsStatementRoutes,
   metricsBaselineRoutes,
+  metricsPrometheusRoutes,
   alertRoutes,
   alertRuleRoutes,
   blackoutRoutes,

@@ -871,6 +871,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/metrics/prometheus": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Everything pglens collected, for Prometheus to scrape
+         * @description The latest sample of every probe for every connection the caller may read, in the Prometheus text format (OpenMetrics 1.0 when `Accept` asks for application/openmetrics-text). One family per numeric column, `<probe>_<column>`; cumulative columns are counters with `_total`. Labels: `connection_id`, `connection` and the probe's entity keys. Each sample carries the time pglens took it (scrape with honor_timestamps); samples older than 3 collection intervals are left out. `pglens_connection_up` says whether the last round reached each monitored server. The response is streamed, probe by probe.
+         */
+        get: operations["getMetricsPrometheus"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/alerts": {
         parameters: {
             query?: never;
@@ -7139,6 +7159,68 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["MetricBaseline"][];
+                };
+            };
+            /** @description Invalid request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Insufficient privileges */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getMetricsPrometheus: {
+        parameters: {
+            query?: {
+                /** @description Only these connections; repeat the parameter or separate ids with commas */
+                connection_id?: number[];
+                /** @description Only these probes; repeat the parameter or separate names with commas */
+                probe_name?: string[];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The exposition */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                    "application/openmetrics-text": string;
                 };
             };
             /** @description Invalid request */
