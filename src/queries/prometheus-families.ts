@@ -16,6 +16,8 @@ import { latestSamples } from "../samples/read-latest-sample.ts";
 /** A sample this many collection intervals old is no longer current. */
 export const STALE_INTERVALS = 3;
 const NUMERIC = new Set(["smallint", "integer", "bigint", "real", "double precision", "numeric", "oid"]);
+/** Where postgres_exporter has a different name for the same statistic, its name (docs/prometheus.md lists them). */
+const EXPORTER_NAMES: Record<string, string> = { "pg_database.database_size_bytes": "pg_database_size_bytes" };
 /** pg_stat_activity_count's labels: the session's database, state, user, application and backend type. */
 const ACTIVITY_LABELS = ["datname", "state", "usename", "application_name", "backend_type"] as const;
 
@@ -52,7 +54,7 @@ export function probeFamilies(probe: ProbeDefinition, current: readonly Current[
           samples.push({ labels, value, timestampMs: at });
         }
       return {
-        name: metricName(`${probe.name}_${column.name}`),
+        name: EXPORTER_NAMES[`${probe.name}.${column.name}`] ?? metricName(`${probe.name}_${column.name}`),
         type: CUMULATIVE_KINDS.has(column.kind) ? ("counter" as const) : ("gauge" as const),
         help: `${column.description} (pglens probe ${probe.name})`,
         samples,
