@@ -6,7 +6,8 @@
 import { z } from "zod";
 import type { Queryable } from "../../drivers/types.ts";
 import { assertConnectionsPermitted } from "../auth/connection-access.ts";
-import type { Authority } from "../auth/rbac.ts";
+import { type Authority, connectionAccess } from "../auth/rbac.ts";
+import { listConnections } from "../datastore/connections.ts";
 
 /** PostgreSQL's integer: the largest id a connection can have. */
 export const MAX_ID = 2_147_483_647;
@@ -39,6 +40,11 @@ export async function permittedConnections(db: Queryable, access: Authority, arg
   const ids = namedConnections(args);
   if (ids) await assertConnectionsPermitted(db, ids, access);
   return ids;
+}
+
+/** The named connections (each checked), else every connection the caller may read, read only then. */
+export async function askedConnections(db: Queryable, access: Authority, args: { connection_id?: number; connection_ids?: number[] }): Promise<number[]> {
+  return (await permittedConnections(db, access, args)) ?? (await listConnections(db)).filter((c) => connectionAccess(access, c) !== null).map((c) => c.id);
 }
 
 export const TIME_FORMS = "relative (30m, 1h, 24h, 7d) or RFC 3339 (2026-01-31T12:00:00Z)";

@@ -1,11 +1,9 @@
 import { z } from "zod";
-import { connectionAccess } from "../../auth/rbac.ts";
 import { SEVERITIES } from "../../vocabulary/builtin-rules.ts";
 import { listAlerts } from "../../datastore/alerts.ts";
-import { listConnections } from "../../datastore/connections.ts";
 import { toolInstant } from "../../metrics/window.ts";
 import { defineTool } from "../tool.ts";
-import { TIME_FORMS, connectionArgs, permittedConnections } from "../vocabulary.ts";
+import { TIME_FORMS, askedConnections, connectionArgs } from "../vocabulary.ts";
 import { toTsv } from "../tsv.ts";
 import { RECORDED_BY_PGLENS } from "../fence.ts";
 
@@ -59,9 +57,8 @@ export const listAlertsTool = defineTool({
   dataFrom: RECORDED_BY_PGLENS,
   annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
   async run(args, { db, access, now }) {
-    const visible = (await listConnections(db)).filter((c) => connectionAccess(access, c) !== null).map((c) => c.id);
     const { alerts } = await listAlerts(db, {
-      connectionIds: (await permittedConnections(db, access, args)) ?? visible,
+      connectionIds: await askedConnections(db, access, args),
       status: args.status,
       excludeCleared: args.exclude_cleared,
       severity: args.severity,
