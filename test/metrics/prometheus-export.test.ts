@@ -104,7 +104,8 @@ describe("Prometheus scraping pglens", () => {
       [main, Number(stamp.value[1])],
     );
     expect(n).toBe(1);
-    const rates = await eventually(`rate(pg_stat_database_xact_commit_total{connection="main"}[1m])`);
+    // Two minutes: on a loaded machine rounds can come 30 s or more apart, and rate() needs two samples.
+    const rates = await eventually(`rate(pg_stat_database_xact_commit_total{connection="main"}[2m])`);
     expect(rates.length).toBeGreaterThan(0);
     expect(await eventually(`pglens_connection_up{connection="main"}`)).toMatchObject([{ value: [expect.any(Number), "1"] }]);
   }, 120_000);
@@ -116,7 +117,7 @@ describe("Prometheus scraping pglens", () => {
     const variable = dashboard.templating.list.find((v: { name: string }) => v.name === "connection");
     expect(await prometheus.query(variable.definition.replace(/^label_values\((.*), connection\)$/, "$1"))).not.toEqual([]);
     for (const [title, expr] of targets) {
-      const query = expr.replaceAll("$connection", "main").replaceAll("$__rate_interval", "1m");
+      const query = expr.replaceAll("$connection", "main").replaceAll("$__rate_interval", "2m");
       expect((await eventually(query, 60_000)).length, `${title}: ${query}`).toBeGreaterThan(0);
     }
   }, 300_000);
@@ -152,7 +153,7 @@ describe("the exposition", () => {
     const { res: om, text: omText } = await currentText("?probe_name=pg_stat_database", "application/openmetrics-text; version=1.0.0");
     expect(om.headers.get("content-type")).toBe("application/openmetrics-text; version=1.0.0; charset=utf-8");
     expect(omText).toMatch(/^# TYPE pg_stat_database_xact_commit counter$/m);
-    expect(omText).toMatch(/^pg_stat_database_xact_commit_total\{.*\} \d+ \d+\.\d+$/m); // OpenMetrics timestamps are seconds
+    expect(omText).toMatch(/^pg_stat_database_xact_commit_total\{.*\} \d+ \d{10}(\.\d{1,3})?$/m); // OpenMetrics timestamps are seconds
     expect(omText.endsWith("# EOF\n")).toBe(true);
   });
 
