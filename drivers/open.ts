@@ -26,5 +26,10 @@ export async function openDriver(settings: DatastoreSettings): Promise<Driver> {
       throw err;
     }
   }
+  return openNodeNetworkDriver(settings);
+}
+
+/** A datastore server reached over the network from Node (the primary, or a read replica of it). */
+export function openNodeNetworkDriver(settings: DatastoreSettings): Driver {
   return openNetworkDriver(settings, { webSocketConstructor: globalThis.WebSocket ?? WebSocket });
 }

@@ -64,6 +64,19 @@ export const configSchema = z.strictObject({
         .optional(),
       driver: z.enum(DRIVER_KINDS).optional(),
       data_dir: z.string().min(1).default("./.pglens"),
+      /** Read replicas of `url` (streaming standbys, Neon read replicas): reads that may trail by seconds go there. */
+      read_urls: z.preprocess(
+        (v) =>
+          typeof v === "string"
+            ? v
+                .split(",")
+                .map((u) => u.trim())
+                .filter(Boolean)
+            : v,
+        z.array(z.string().regex(/^postgres(ql)?:\/\//, "must be postgres:// URLs")).default([]),
+      ),
+      /** A replica further behind than this is skipped until it catches up. */
+      max_replica_lag_seconds: z.coerce.number().positive().default(30),
       neon: z
         .strictObject({
           fetch_endpoint: z.url().optional(),
@@ -72,7 +85,7 @@ export const configSchema = z.strictObject({
         })
         .default({}),
     })
-    .default({ data_dir: "./.pglens", neon: {} }),
+    .default({ data_dir: "./.pglens", neon: {}, read_urls: [], max_replica_lag_seconds: 30 }),
   secret: z.string().min(16, "must be at least 16 characters").optional(),
   admin: z.strictObject({ username: z.string().min(1).optional(), password: z.string().min(1).optional() }).default({}),
   auth: z
@@ -156,6 +169,8 @@ export const ENV_KEYS: Record<string, string[]> = {
   PGLENS_DATASTORE_URL: ["datastore", "url"],
   PGLENS_DATASTORE_DRIVER: ["datastore", "driver"],
   PGLENS_DATA_DIR: ["datastore", "data_dir"],
+  PGLENS_DATASTORE_READ_URLS: ["datastore", "read_urls"],
+  PGLENS_DATASTORE_MAX_REPLICA_LAG_SECONDS: ["datastore", "max_replica_lag_seconds"],
   PGLENS_NEON_FETCH_ENDPOINT: ["datastore", "neon", "fetch_endpoint"],
   PGLENS_NEON_WS_PROXY: ["datastore", "neon", "ws_proxy"],
   PGLENS_NEON_SECURE_WEBSOCKET: ["datastore", "neon", "secure_websocket"],

@@ -1,10 +1,14 @@
 /** Node entry: open the datastore, migrate, serve the app, shut down gracefully. */
 import { serve } from "@hono/node-server";
 import { getConnInfo } from "@hono/node-server/conninfo";
+import { openNodeNetworkDriver } from "../drivers/open.ts";
+import { replicaName } from "../drivers/read-replicas.ts";
 import type { Driver } from "../drivers/types.ts";
 import { createApp } from "./app.ts";
 import type { Config } from "./config.ts";
 import { openMigratedDatastore } from "./datastore/open-migrated.ts";
+import { datastoreSettings } from "./datastore/settings.ts";
+import { openReadReplicas } from "./http/read-db.ts";
 import { ensureFirstSuperuser } from "./auth/bootstrap.ts";
 import { startAlerter } from "./alerts/alerter.ts";
 import { nodeTransports } from "./notify/node-transports.ts";
@@ -36,13 +40,19 @@ export async function runServer(config: Config, log: Logger): Promise<void> {
     await ensureEmbeddedAdmin(driver, config.datastore.data_dir, log);
     await ensureDemoOnFirstStart(driver, config, log);
   }
+  const replicas = openReadReplicas(config, driver, (url) => openNodeNetworkDriver({ ...datastoreSettings(config), url }));
+  if (replicas)
+    log.info("reads may go to read replicas", {
+      replicas: config.datastore.read_urls.map(replicaName),
+      max_replica_lag_seconds: config.datastore.max_replica_lag_seconds,
+    });
   const proxies = proxyTrust(config.trusted_proxies);
   const metrics = createSelfMetrics(driver);
   const app = createApp(
     {
       config,
       log,
-      datastore: { open: () => driver },
+      datastore: { open: () => driver, replicas },
       clientAddress: (c) => proxies.clientAddress(getConnInfo(c).remote.address, c.req.header("x-forwarded-for")),
       forwardedHttps: (c) => proxies.forwardedHttps(getConnInfo(c).remote.address, c.req.header("x-forwarded-proto")),
       transports: nodeTransports(),
@@ -71,6 +81,7 @@ export async function runServer(config: Config, log: Logger): Promise<void> {
     server.close(async () => {
       await collector?.stop();
       await alerter?.stop();
+      await replicas?.set.close().catch(() => {});
       await driver.close().catch(() => {});
       clearTimeout(force);
       process.exit(0);

@@ -28,6 +28,16 @@ describe("configuration", () => {
     expect(isToolEnabled(config, "get_schema_info")).toBe(true);
   });
 
+  it("takes read replicas as a YAML list or a comma-separated variable, with a lag bound of 30 s by default", () => {
+    expect(resolveConfig({}, {}).datastore).toMatchObject({ read_urls: [], max_replica_lag_seconds: 30 });
+    const fromEnv = resolveConfig({}, { PGLENS_DATASTORE_READ_URLS: "postgres://r1/db, postgres://r2/db", PGLENS_DATASTORE_MAX_REPLICA_LAG_SECONDS: "5" });
+    expect(fromEnv.datastore).toMatchObject({ read_urls: ["postgres://r1/db", "postgres://r2/db"], max_replica_lag_seconds: 5 });
+    expect(resolveConfig({ datastore: { read_urls: ["postgres://r1/db"] } }, {}).datastore.read_urls).toEqual(["postgres://r1/db"]);
+    expect(() => resolveConfig({}, { PGLENS_DATASTORE_READ_URLS: "mysql://r1/db" })).toThrow(
+      /`datastore.read_urls.0` \(from PGLENS_DATASTORE_READ_URLS\)|`datastore.read_urls.0`: must be postgres/,
+    );
+  });
+
   it("names the offending key, and the variable it came from", () => {
     expect(() => resolveConfig({ port: "eighty" }, {})).toThrow(/`port`: /);
     expect(() => resolveConfig({}, { PGLENS_DATASTORE_DRIVER: "mysql" })).toThrow(/`datastore.driver` \(from PGLENS_DATASTORE_DRIVER\)/);

@@ -1,4 +1,5 @@
 import type { DocsAssets } from "./docs-page.ts";
+import type { ReplicaSet } from "../../drivers/read-replicas.ts";
 import type { Driver } from "../../drivers/types.ts";
 import type { Principal } from "../auth/principal.ts";
 import type { Authority } from "../auth/rbac.ts";
@@ -9,11 +10,20 @@ import type { Transports } from "../notify/transports.ts";
 import type { HealthReport } from "../llm/health.ts";
 import type { ModelInfo } from "../llm/models.ts";
 import type { Recently } from "../llm/recently.ts";
+import type { RecentWriters } from "./recent-writers.ts";
 
 /** How the app reaches the datastore: one shared driver on Node, one per request on Workers. */
 export interface Datastore {
   open(): Driver;
   release?(driver: Driver): Promise<void>;
+  /** Read replicas (datastore.read_urls), on Node. */
+  replicas?: ReadReplicas;
+}
+
+export interface ReadReplicas {
+  set: ReplicaSet;
+  /** Callers whose reads stay on the primary until the replicas have their writes. */
+  writers: RecentWriters;
 }
 
 export interface AppDeps {
@@ -39,6 +49,9 @@ export interface AppEnv {
     requestId: string;
     config: Config;
     db: Driver;
+    replicas?: ReadReplicas;
+    /** Set by a handler whose request, whatever its method, wrote nothing (MCP calls of read-only tools). */
+    wroteNothing?: boolean;
     log: Logger;
     clientAddress: string;
     /** The client reached us over HTTPS (directly, or through a trusted proxy). */

@@ -1,5 +1,5 @@
 /** Cross-cutting middleware: dependencies into the context, one log line per request, the Link header. */
-import type { MiddlewareHandler } from "hono";
+import type { Context, MiddlewareHandler } from "hono";
 import type { AppDeps, AppEnv } from "./context.ts";
 import type { HealthReport } from "../llm/health.ts";
 import type { ModelInfo } from "../llm/models.ts";
@@ -24,13 +24,25 @@ export function provideDeps(deps: AppDeps): MiddlewareHandler<AppEnv> {
     c.set("secureTransport", new URL(c.req.url).protocol === "https:" || (deps.forwardedHttps?.(c) ?? false));
     const db = deps.datastore.open();
     c.set("db", db);
+    c.set("replicas", deps.datastore.replicas);
     try {
       await next();
+      noteWrite(c);
     } finally {
       const released = deps.datastore.release?.(db);
       if (released) waitUntilOrAwait(c, released);
     }
   };
+}
+
+const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
+
+/** A caller's successful write sends their reads to the primary for a while (http/read-db.ts). */
+function noteWrite(c: Context<AppEnv>): void {
+  const principal = c.get("principal");
+  const replicas = c.get("replicas");
+  if (!replicas || !principal || SAFE_METHODS.has(c.req.method) || c.res.status >= 400 || c.get("wroteNothing")) return;
+  replicas.writers.wrote(principal.userId);
 }
 
 /** On Workers, finish cleanup after the response; on Node there is no execution context. */

@@ -26,6 +26,7 @@ export async function callTool(name: string, args: unknown, ctx: ToolContext): P
   if (nul) return text(`invalid arguments for ${name}: argument \`${nul}\` contains a NUL character, which cannot be stored or sent`, true);
   const parsed = tool.inputSchema.safeParse(args ?? {});
   if (!parsed.success) return text(`invalid arguments for ${name}: ${describeIssues("argument", parsed.error)}`, true);
+  if (!tool.annotations.readOnlyHint) ctx.wrote?.();
   try {
     const result = await tool.run(parsed.data, ctx);
     return text(tool.dataFrom ? fence(`Result of ${tool.name}.`, result, "", tool.dataFrom) : result);

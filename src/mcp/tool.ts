@@ -7,6 +7,10 @@ import type { Logger } from "../log.ts";
 
 export interface ToolContext {
   db: Driver;
+  /** For reads of samples, alerts and the estate: a read replica where there is one (http/read-db.ts). */
+  readDb: Driver;
+  /** Told before a tool that writes runs. */
+  wrote?: () => void;
   now: number;
   /** The caller's rights: tools check connections against them. */
   access: Authority;

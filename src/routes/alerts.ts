@@ -12,6 +12,7 @@ import { newRouter } from "../http/router.ts";
 import { errorResponses } from "../http/schemas.ts";
 import { parseRfc3339 } from "../metrics/window.ts";
 import { parseConnectionIds } from "./metrics.ts";
+import { readDb } from "../http/read-db.ts";
 
 const tags = ["Alerts"];
 const STATUSES = ["pending", "active", "acknowledged", "cleared"] as const;
@@ -185,7 +186,7 @@ export const alertRoutes = newRouter()
       await assertConnectionsPermitted(db, wanted, await authority(c));
       ids = wanted;
     }
-    const result = await listAlerts(db, {
+    const result = await listAlerts(readDb(c), {
       connectionIds: ids,
       status: q.status,
       excludeCleared: q.exclude_cleared,
@@ -200,7 +201,7 @@ export const alertRoutes = newRouter()
     return c.json({ alerts: result.alerts.map(alertJson), total: result.total }, 200);
   })
   .openapi(r.counts, async (c) => {
-    const counts = await activeAlertCounts(c.get("db"), await visibleIds(c));
+    const counts = await activeAlertCounts(readDb(c), await visibleIds(c));
     let total = 0;
     for (const n of counts.values()) total += n;
     return c.json({ total, by_server: Object.fromEntries([...counts].map(([id, n]) => [String(id), n])) }, 200);

@@ -13,9 +13,19 @@ const DatastoreHealth = z.object({
   driver: z.string().openapi({ example: "pglite" }),
   error: z.string().optional().openapi({ description: "Why the datastore is unavailable" }),
 });
-const Healthy = z.object({ status: z.literal("ok"), version: z.string(), datastore: DatastoreHealth }).openapi("Health");
+const ReplicaHealth = z
+  .object({
+    replica: z.number().int().openapi({ description: "Position in datastore.read_urls, from 1" }),
+    status: z.enum(["ok", "lagging", "down", "unchecked"]).openapi({ description: "ok: reads go there; lagging or down: skipped until it recovers" }),
+    lag_seconds: z.number().nullable().openapi({ description: "Seconds behind the primary at the last check (0: replayed all it received)" }),
+    error: z.string().optional(),
+    checked_at: z.string().nullable(),
+  })
+  .openapi("ReplicaHealth");
+const Replicas = z.array(ReplicaHealth).optional().openapi({ description: "Each read replica (datastore.read_urls), checked now; absent without replicas" });
+const Healthy = z.object({ status: z.literal("ok"), version: z.string(), datastore: DatastoreHealth, replicas: Replicas }).openapi("Health");
 const Unhealthy = z
-  .object({ error: z.string(), status: z.literal("unavailable"), version: z.string(), datastore: DatastoreHealth })
+  .object({ error: z.string(), status: z.literal("unavailable"), version: z.string(), datastore: DatastoreHealth, replicas: Replicas })
   .openapi("HealthUnavailable");
 
 const route = guarded(
@@ -54,14 +64,17 @@ async function datastoreProblem(db: Driver, log: Logger): Promise<string | null>
 
 export const healthRoutes = newRouter().openapi(route, async (c) => {
   const db = c.get("db");
-  const problem = await datastoreProblem(db, c.get("log"));
-  if (problem === null) return c.json({ status: "ok" as const, version: VERSION, datastore: { status: "ok" as const, driver: db.kind } }, 200);
+  const [problem, replicas] = await Promise.all([datastoreProblem(db, c.get("log")), c.get("replicas")?.set.health()]);
+  const replicaStates = replicas?.map(({ name: _hidden, ...state }, i) => ({ replica: i + 1, ...state }));
+  if (problem === null)
+    return c.json({ status: "ok" as const, version: VERSION, datastore: { status: "ok" as const, driver: db.kind }, replicas: replicaStates }, 200);
   return c.json(
     {
       error: "datastore unavailable",
       status: "unavailable" as const,
       version: VERSION,
       datastore: { status: "unavailable" as const, driver: db.kind, error: problem },
+      replicas: replicaStates,
     },
     503,
   );

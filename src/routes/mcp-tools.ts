@@ -2,6 +2,7 @@ import { createRoute, z } from "@hono/zod-openapi";
 import { JsonValue, errorResponses } from "../http/schemas.ts";
 import { mayUseTool } from "../auth/rbac.ts";
 import { USER, authority, guarded } from "../http/access.ts";
+import { toolContext } from "./tool-context.ts";
 import { newRouter } from "../http/router.ts";
 import { callTool, inputJsonSchema } from "../mcp/call.ts";
 import { enabledTools } from "../mcp/tools/index.ts";
@@ -89,8 +90,5 @@ export const mcpToolRoutes = newRouter()
   })
   .openapi(callRoute, async (c) => {
     const { name, arguments: args } = c.req.valid("json");
-    return c.json(
-      await callTool(name, args, { db: c.get("db"), now: Date.now(), config: c.get("config"), log: c.get("log"), access: await authority(c) }),
-      200,
-    );
+    return c.json(await callTool(name, args, await toolContext(c)), 200);
   });

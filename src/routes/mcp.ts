@@ -1,5 +1,6 @@
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
-import { USER, authority, declareAccess, requireAccess } from "../http/access.ts";
+import { USER, declareAccess, requireAccess } from "../http/access.ts";
+import { toolContext } from "./tool-context.ts";
 import { newRouter } from "../http/router.ts";
 import { ApiError } from "../http/errors.ts";
 import type { AppEnv } from "../http/context.ts";
@@ -40,7 +41,7 @@ function isLoopbackOrigin(origin: string): boolean {
 
 mcpRoutes.post(MCP_PATH, requireAccess(declareAccess("POST", MCP_PATH, USER)), async (c) => {
   assertAllowedOrigin(c);
-  const server = buildMcpServer({ db: c.get("db"), now: Date.now(), access: await authority(c), config: c.get("config"), log: c.get("log") });
+  const server = buildMcpServer(await toolContext(c));
   const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
   await server.connect(transport);
   try {

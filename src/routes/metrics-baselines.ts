@@ -9,6 +9,7 @@ import { newRouter } from "../http/router.ts";
 import { errorResponses } from "../http/schemas.ts";
 import { parseMetricList } from "../metrics/metric-names.ts";
 import { requireProbe } from "../metrics/metrics-plan.ts";
+import { readDb } from "../http/read-db.ts";
 
 const Stats = z
   .object({
@@ -67,7 +68,7 @@ export const metricsBaselineRoutes = newRouter().openapi(route, async (c) => {
   const now = Date.now();
   const histories = (
     await loadHistories(
-      db,
+      readDb(c),
       probe.name,
       metrics.map((m) => m.name),
       [q.connection_id],

@@ -11,6 +11,7 @@ import { CONTENT_TYPES, type Family, documentEnd, negotiate, renderFamily } from
 import { PROBES, findProbe } from "../probes/index.ts";
 import { currentSamples, probeFamilies } from "../queries/prometheus-families.ts";
 import { parseConnectionIds } from "./metrics.ts";
+import { readDb } from "../http/read-db.ts";
 
 const route = guarded(
   USER,
@@ -95,7 +96,7 @@ export const metricsPrometheusRoutes = newRouter().openapi(route, async (c) => {
   };
   const encoder = new TextEncoder();
   const render = async (i: number) =>
-    probeFamilies(probes[i], await currentSamples(db, probes[i], exported, configs, now))
+    probeFamilies(probes[i], await currentSamples(readDb(c), probes[i], exported, configs, now))
       .map((f) => renderFamily(f, format))
       .join("");
   // A few probes are read ahead while earlier ones are sent; the text stays in catalogue order.

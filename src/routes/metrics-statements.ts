@@ -10,6 +10,7 @@ import { queryStats } from "../queries/query-stats.ts";
 import { TOP_QUERY_ORDERS, type TopQueryOrder, parseQueryid, topQueries } from "../queries/top-queries.ts";
 import { resolveWindow } from "../metrics/window.ts";
 import { connectionParams, metricsGet, optionalText, requestedConnections, windowParams } from "./metrics.ts";
+import { readDb } from "../http/read-db.ts";
 
 const Time = z.string().openapi({ format: "date-time" });
 const QueryId = z.string().openapi({ description: "pg_stat_statements queryid, a signed 64-bit integer as text (exact)", example: "-3815425731294584384" });
@@ -128,7 +129,7 @@ export const metricsStatementRoutes = newRouter()
     const orderBy = q.order_by ?? "total_exec_time";
     if (!(TOP_QUERY_ORDERS as readonly string[]).includes(orderBy))
       throw new InputError(`\`order_by\` must be one of ${TOP_QUERY_ORDERS.join(", ")}; got ${JSON.stringify(orderBy)}`);
-    const rows = await topQueries(c.get("db"), {
+    const rows = await topQueries(readDb(c), {
       access: await authority(c),
       connectionId: requestedConnections(q, true)[0],
       limit: parseLimit(q.limit, 10, 100),
@@ -144,7 +145,7 @@ export const metricsStatementRoutes = newRouter()
     const q = c.req.valid("query");
     const queryid = parseQueryid(q.queryid);
     if (queryid === undefined) throw new InputError("query parameter `queryid` is required: the statement's queryid (top-queries lists them)");
-    const result = await queryStats(c.get("db"), {
+    const result = await queryStats(readDb(c), {
       access: await authority(c),
       connectionId: requestedConnections(q, true)[0],
       queryid,
@@ -159,7 +160,7 @@ export const metricsStatementRoutes = newRouter()
       .split(",")
       .map((s) => s.trim())
       .filter(Boolean);
-    const result = await latestSnapshot(c.get("db"), {
+    const result = await latestSnapshot(readDb(c), {
       access: await authority(c),
       connectionId: requestedConnections(q, true)[0],
       probeName: q.probe_name,

@@ -8,6 +8,7 @@ import { databaseSummaries } from "../queries/database-summaries.ts";
 import { performanceSummary } from "../queries/performance-summary.ts";
 import { PRESETS, resolveWindow } from "../metrics/window.ts";
 import { connectionParams, metricsGet, requestedConnections, windowParams } from "./metrics.ts";
+import { readDb } from "../http/read-db.ts";
 
 const Time = z.string().openapi({ format: "date-time" });
 const Ratio = z.number().nullable().openapi({ description: "Percentage, 2 decimals; null when there was nothing to measure" });
@@ -121,7 +122,7 @@ const groups = metricsGet({
 export const metricsSummaryRoutes = newRouter()
   .openapi(performance, async (c) => {
     const q = c.req.valid("query");
-    const summary = await performanceSummary(c.get("db"), {
+    const summary = await performanceSummary(readDb(c), {
       access: await authority(c),
       contextCache: c.get("metricsContexts"),
       connectionIds: requestedConnections(q),
@@ -137,7 +138,7 @@ export const metricsSummaryRoutes = newRouter()
       throw new InputError(
         `\`time_range\` must be one of ${Object.keys(PRESETS).join(", ")} (database-summaries takes presets only); got ${JSON.stringify(range)}`,
       );
-    const rows = await databaseSummaries(c.get("db"), {
+    const rows = await databaseSummaries(readDb(c), {
       access: await authority(c),
       connectionId: requestedConnections(q, true)[0],
       window: resolveWindow({ time_range: range }, Date.now()),
@@ -146,7 +147,7 @@ export const metricsSummaryRoutes = newRouter()
   })
   .openapi(groups, async (c) => {
     const q = c.req.valid("query");
-    const result = await connectionGroups(c.get("db"), {
+    const result = await connectionGroups(readDb(c), {
       access: await authority(c),
       connectionId: requestedConnections(q, true)[0],
       groupBy: q.group_by,

@@ -8,6 +8,7 @@ import { AGGREGATIONS } from "../metrics/aggregate.ts";
 import { MAX_TOP, runGroupedMetricsQuery } from "../queries/grouped-query.ts";
 import { runMetricsQuery } from "../queries/query.ts";
 import { TIME_RANGES, resolveWindow } from "../metrics/window.ts";
+import { readDb } from "../http/read-db.ts";
 
 const MetricSeries = z
   .object({
@@ -148,6 +149,6 @@ export const metricsRoutes = newRouter().openapi(route, async (c) => {
     metrics: q.metrics,
     filters: { database_name: q.database_name, schema_name: q.schema_name, table_name: q.table_name },
   };
-  if (q.group_by !== undefined) return c.json(await runGroupedMetricsQuery(c.get("db"), { ...query, groupBy: q.group_by, top: q.top }), 200);
-  return c.json((await runMetricsQuery(c.get("db"), query)).series, 200);
+  if (q.group_by !== undefined) return c.json(await runGroupedMetricsQuery(readDb(c), { ...query, groupBy: q.group_by, top: q.top }), 200);
+  return c.json((await runMetricsQuery(readDb(c), query)).series, 200);
 });

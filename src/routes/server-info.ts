@@ -8,6 +8,7 @@ import { PathId, json, queryFlag } from "../http/params.ts";
 import { payer } from "../http/payer.ts";
 import { newRouter } from "../http/router.ts";
 import { ScalarOrNull, errorResponses } from "../http/schemas.ts";
+import { readDb } from "../http/read-db.ts";
 
 /** One stored figure of a system probe. */
 const Figure = ScalarOrNull;
@@ -64,8 +65,7 @@ const route = guarded(
 
 export const serverInfoRoutes = newRouter().openapi(route, async (c) => {
   const { connection_id: id } = c.req.valid("param");
-  const db = c.get("db");
-  return c.json(await serverInfo(db, await readableConnection(db, id, await authority(c))), 200);
+  return c.json(await serverInfo(readDb(c), await readableConnection(c.get("db"), id, await authority(c))), 200);
 });
 
 const analysisRoute = guarded(

@@ -12,6 +12,7 @@ import { JsonValue, errorResponses } from "../http/schemas.ts";
 import { customWindow, parseRfc3339 } from "../metrics/window.ts";
 import { EVENT_TYPES, type TimelineEvent, parseEventTypes, timelineEvents } from "../timeline/events.ts";
 import { parseConnectionIds } from "./metrics.ts";
+import { readDb } from "../http/read-db.ts";
 
 const Event = z
   .object({
@@ -73,7 +74,7 @@ export const timelineRoutes = newRouter().openapi(route, async (c) => {
   const types = parseEventTypes(q.event_types);
   const visible = await visibleEstate(c);
   const names = await timelineConnections(c, visible, [q.connection_id ?? [], q.connection_ids ?? []].flat());
-  const events: TimelineEvent[] = await timelineEvents(c.get("db"), {
+  const events: TimelineEvent[] = await timelineEvents(readDb(c), {
     connectionIds: [...names.keys()],
     names,
     visible,

@@ -56,7 +56,7 @@ beforeAll(async () => {
   const access = await loadAuthority(store.db, { userId: root.id, username: "root", isSuperuser: true, via: "api_token", tokenHash: "x" });
   const config = resolveConfig({}, { PGLENS_SECRET: "fence test secret" });
   call = async (name, args) => {
-    const result = await callTool(name, args, { db: store.db, now: Date.now(), access, config, log: createLogger("error") });
+    const result = await callTool(name, args, { db: store.db, readDb: store.db, now: Date.now(), access, config, log: createLogger("error") });
     expect(result.isError, result.content[0].text).toBe(false);
     return result.content[0].text;
   };

@@ -65,7 +65,8 @@ beforeAll(async () => {
   const [root] = await store.db.query<{ id: number }>("INSERT INTO users (username, is_superuser) VALUES ('root', true) RETURNING id");
   const access = await loadAuthority(store.db, { userId: root.id, username: "root", isSuperuser: true, via: "api_token", tokenHash: "x" });
   const config = resolveConfig({ live_tools: { statement_timeout_ms: 1500 } }, { PGLENS_SECRET: TEST_SECRET });
-  call = (name, args) => callTool(name, { connection_id: conn, ...args }, { db: store.db, now: Date.now(), access, config, log: createLogger("error") });
+  call = (name, args) =>
+    callTool(name, { connection_id: conn, ...args }, { db: store.db, readDb: store.db, now: Date.now(), access, config, log: createLogger("error") });
   superConn = await registerServer(store.db, "superuser-login", server.url);
   callAs = (live, name, args) =>
     callTool(
@@ -73,6 +74,7 @@ beforeAll(async () => {
       { connection_id: superConn, ...args },
       {
         db: store.db,
+        readDb: store.db,
         now: Date.now(),
         access,
         config: resolveConfig({ live_tools: { statement_timeout_ms: 1500, ...live } }, { PGLENS_SECRET: TEST_SECRET }),
@@ -86,7 +88,7 @@ beforeAll(async () => {
     await seal(MONITOR_PASSWORD, TEST_SECRET),
   ]);
   callLive = (name, args) =>
-    callTool(name, { connection_id: liveConn, ...args }, { db: store.db, now: Date.now(), access, config, log: createLogger("error") });
+    callTool(name, { connection_id: liveConn, ...args }, { db: store.db, readDb: store.db, now: Date.now(), access, config, log: createLogger("error") });
   callAsLogin = async (login, asLiveUsername, name, args) => {
     const url = new URL(server.url);
     if (!asLiveUsername) [url.username, url.password] = [login, MONITOR_PASSWORD];
@@ -97,7 +99,7 @@ beforeAll(async () => {
         login,
         await seal(MONITOR_PASSWORD, TEST_SECRET),
       ]);
-    return callTool(name, { connection_id: id, ...args }, { db: store.db, now: Date.now(), access, config, log: createLogger("error") });
+    return callTool(name, { connection_id: id, ...args }, { db: store.db, readDb: store.db, now: Date.now(), access, config, log: createLogger("error") });
   };
 });
 

@@ -25,7 +25,7 @@ beforeAll(async () => {
     const result = await callTool(
       "query_database",
       { connection_id: conn, query: sql, ...(maxRows ? { max_rows: maxRows } : {}) },
-      { db: store.db, now: Date.now(), access, config, log: createLogger("error") },
+      { db: store.db, readDb: store.db, now: Date.now(), access, config, log: createLogger("error") },
     );
     return { text: result.content[0].text, isError: result.isError };
   };

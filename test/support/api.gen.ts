@@ -1634,6 +1634,21 @@ export interface components {
                 /** @description Why the datastore is unavailable */
                 error?: string;
             };
+            /** @description Each read replica (datastore.read_urls), checked now; absent without replicas */
+            replicas?: components["schemas"]["ReplicaHealth"][];
+        };
+        ReplicaHealth: {
+            /** @description Position in datastore.read_urls, from 1 */
+            replica: number;
+            /**
+             * @description ok: reads go there; lagging or down: skipped until it recovers
+             * @enum {string}
+             */
+            status: "ok" | "lagging" | "down" | "unchecked";
+            /** @description Seconds behind the primary at the last check (0: replayed all it received) */
+            lag_seconds: number | null;
+            error?: string;
+            checked_at: string | null;
         };
         HealthUnavailable: {
             error: string;
@@ -1648,6 +1663,8 @@ export interface components {
                 /** @description Why the datastore is unavailable */
                 error?: string;
             };
+            /** @description Each read replica (datastore.read_urls), checked now; absent without replicas */
+            replicas?: components["schemas"]["ReplicaHealth"][];
         };
         LoginResponse: {
             token: string;

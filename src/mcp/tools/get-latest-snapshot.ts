@@ -23,7 +23,7 @@ export const getLatestSnapshot = defineTool({
   }),
   dataFrom: FROM_A_SERVER,
   annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
-  async run(args, { db, access }) {
+  async run(args, { readDb: db, access }) {
     const probe = requireProbe(args.probe_name);
     const result = await latestSnapshot(db, {
       access,

@@ -39,7 +39,7 @@ export const getMetricBaselines = defineTool({
   }),
   dataFrom: FROM_USERS,
   annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
-  async run(args, { db, access }) {
+  async run(args, { readDb: db, access }) {
     const readable = (await listConnections(db)).filter((c) => connectionAccess(access, c) !== null);
     const ids = (await permittedConnections(db, access, args)) ?? readable.map((c) => c.id);
     const names = new Map(readable.map((c) => [c.id, c.name]));

@@ -30,7 +30,7 @@ export const getMetricSeries = defineTool({
   }),
   dataFrom: FROM_A_SERVER,
   annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
-  async run(args, { db, now, access }) {
+  async run(args, { readDb: db, now, access }) {
     const custom = args.time_start !== undefined || args.time_end !== undefined;
     if (args.time_range === "custom" && args.time_start === undefined) throw new ToolError("time_range custom needs time_start (and optionally time_end)");
     if (custom && args.time_range !== undefined && args.time_range !== "custom")

@@ -28,7 +28,7 @@ export const getPerformanceSummary = defineTool({
   }),
   dataFrom: FROM_A_SERVER,
   annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
-  async run(args, { db, access, now }) {
+  async run(args, { readDb: db, access, now }) {
     const summary = await performanceSummary(db, {
       access,
       connectionIds: requireConnections(args),

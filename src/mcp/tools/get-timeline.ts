@@ -26,7 +26,7 @@ export const getTimeline = defineTool({
   }),
   dataFrom: RECORDED_BY_PGLENS,
   annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
-  async run(args, { db, access, now }) {
+  async run(args, { readDb: db, access, now }) {
     const window = toolWindow(args.time_start, args.time_end, now, "24h");
     const visible = await visibleTo(db, access);
     const ids = (await permittedConnections(db, access, args)) ?? visible.connections;

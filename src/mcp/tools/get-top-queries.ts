@@ -28,7 +28,7 @@ export const getTopQueries = defineTool({
   }),
   dataFrom: FROM_A_SERVER,
   annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
-  async run(args, { db, access, now }) {
+  async run(args, { readDb: db, access, now }) {
     const rows = await topQueries(db, {
       access,
       connectionId: args.connection_id,

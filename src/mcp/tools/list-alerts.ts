@@ -56,7 +56,7 @@ export const listAlertsTool = defineTool({
   }),
   dataFrom: RECORDED_BY_PGLENS,
   annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
-  async run(args, { db, access, now }) {
+  async run(args, { readDb: db, access, now }) {
     const { alerts } = await listAlerts(db, {
       connectionIds: await askedConnections(db, access, args),
       status: args.status,

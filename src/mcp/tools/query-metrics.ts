@@ -22,7 +22,7 @@ export const queryMetrics = defineTool({
   }),
   dataFrom: FROM_A_SERVER,
   annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
-  async run(args, { db, now, access }) {
+  async run(args, { readDb: db, now, access }) {
     const probe = requireProbe(args.probe_name);
     for (const name of (args.metrics ?? "")
       .split(",")
