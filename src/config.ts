@@ -77,6 +77,8 @@ export const configSchema = z.strictObject({
       ),
       /** A replica further behind than this is skipped until it catches up. */
       max_replica_lag_seconds: z.coerce.number().positive().default(30),
+      /** Workers: the Hyperdrive binding that reaches the datastore, when the Worker has one by this name. */
+      hyperdrive_binding: z.string().min(1).default("HYPERDRIVE"),
       neon: z
         .strictObject({
           fetch_endpoint: z.url().optional(),
@@ -85,7 +87,7 @@ export const configSchema = z.strictObject({
         })
         .default({}),
     })
-    .default({ data_dir: "./.pglens", neon: {}, read_urls: [], max_replica_lag_seconds: 30 }),
+    .default({ data_dir: "./.pglens", neon: {}, read_urls: [], max_replica_lag_seconds: 30, hyperdrive_binding: "HYPERDRIVE" }),
   secret: z.string().min(16, "must be at least 16 characters").optional(),
   admin: z.strictObject({ username: z.string().min(1).optional(), password: z.string().min(1).optional() }).default({}),
   auth: z
@@ -171,6 +173,7 @@ export const ENV_KEYS: Record<string, string[]> = {
   PGLENS_DATA_DIR: ["datastore", "data_dir"],
   PGLENS_DATASTORE_READ_URLS: ["datastore", "read_urls"],
   PGLENS_DATASTORE_MAX_REPLICA_LAG_SECONDS: ["datastore", "max_replica_lag_seconds"],
+  PGLENS_HYPERDRIVE_BINDING: ["datastore", "hyperdrive_binding"],
   PGLENS_NEON_FETCH_ENDPOINT: ["datastore", "neon", "fetch_endpoint"],
   PGLENS_NEON_WS_PROXY: ["datastore", "neon", "ws_proxy"],
   PGLENS_NEON_SECURE_WEBSOCKET: ["datastore", "neon", "secure_websocket"],
@@ -241,7 +244,11 @@ export function resolveConfig(document: Record<string, unknown>, env: Env): Conf
   throw new ConfigError(`invalid configuration: ${problems.join("; ")}`);
 }
 
-/** Workers: bindings hold the variables; PGLENS_CONFIG may be an object or a JSON string. */
+/**
+ * Workers: bindings hold the variables; PGLENS_CONFIG may be an object or a JSON string. A Hyperdrive binding
+ * (datastore.hyperdrive_binding) gives the datastore's URL, reached through it with node-postgres; it wins over
+ * PGLENS_DATASTORE_URL, since a Worker has one only when it was deployed to use it.
+ */
 export function configFromBindings(bindings: Env): Config {
   let raw = bindings.PGLENS_CONFIG;
   if (typeof raw === "string") {
@@ -251,7 +258,10 @@ export function configFromBindings(bindings: Env): Config {
       throw new ConfigError(`invalid configuration in the PGLENS_CONFIG binding: ${(err as Error).message}`);
     }
   }
-  return resolveConfig(asDocument(raw, "the PGLENS_CONFIG binding"), bindings);
+  const config = resolveConfig(asDocument(raw, "the PGLENS_CONFIG binding"), bindings);
+  const hyperdrive = bindings[config.datastore.hyperdrive_binding] as { connectionString?: unknown } | undefined;
+  if (typeof hyperdrive?.connectionString !== "string") return config;
+  return { ...config, datastore: { ...config.datastore, url: hyperdrive.connectionString, driver: "pg" } };
 }
 
 export function isToolEnabled(config: Config, tool: BuiltinTool): boolean {

@@ -79,21 +79,26 @@ afterAll(async () => {
 });
 
 describe.each([
-  ["pg over TCP sockets", () => ({ PGLENS_DATASTORE_URL: database.url })],
+  ["pg over TCP sockets", () => ({ bindings: { PGLENS_DATASTORE_URL: database.url } })],
   [
     "neon-http through the local proxy",
     () => ({
-      PGLENS_DATASTORE_URL: database.url,
-      PGLENS_DATASTORE_DRIVER: "neon-http",
-      PGLENS_NEON_FETCH_ENDPOINT: proxy.fetchEndpoint,
-      PGLENS_NEON_WS_PROXY: proxy.wsProxy,
-      PGLENS_NEON_SECURE_WEBSOCKET: "false",
+      bindings: {
+        PGLENS_DATASTORE_URL: database.url,
+        PGLENS_DATASTORE_DRIVER: "neon-http",
+        PGLENS_NEON_FETCH_ENDPOINT: proxy.fetchEndpoint,
+        PGLENS_NEON_WS_PROXY: proxy.wsProxy,
+        PGLENS_NEON_SECURE_WEBSOCKET: "false",
+      },
     }),
   ],
-])("Node and workerd (%s) answer alike", (_name, bindings) => {
+  // No datastore URL among the bindings: the Worker reaches the database only through Miniflare's local Hyperdrive.
+  ["pg through a Hyperdrive binding", () => ({ bindings: {}, hyperdrives: { HYPERDRIVE: database.url } })],
+])("Node and workerd (%s) answer alike", (_name, setup) => {
   let worker: TestWorker;
   beforeAll(async () => {
-    worker = await startWorker(bindings());
+    const { bindings, hyperdrives } = setup() as { bindings: Record<string, string>; hyperdrives?: Record<string, string> };
+    worker = await startWorker(bindings, { hyperdrives });
   });
   afterAll(() => worker.dispose());
 
@@ -142,6 +147,20 @@ describe("workerd with the datastore down", () => {
       const res = await worker.fetch("/health");
       expect(res.status).toBe(503);
       expect(await res.json()).toMatchObject({ error: "datastore unavailable", datastore: { status: "unavailable" } });
+    } finally {
+      await worker.dispose();
+    }
+  });
+
+  it("reaches the datastore through the Hyperdrive binding configuration names, rather than PGLENS_DATASTORE_URL", async () => {
+    const unreachable = `postgres://postgres:postgres@127.0.0.1:${await freePort()}/postgres`;
+    const worker = await startWorker(
+      { PGLENS_DATASTORE_URL: unreachable, PGLENS_HYPERDRIVE_BINDING: "DATASTORE" },
+      { hyperdrives: { DATASTORE: database.url } },
+    );
+    try {
+      const res = await worker.fetch("/health");
+      expect(await res.json()).toMatchObject({ status: "ok", datastore: { status: "ok", driver: "pg" } });
     } finally {
       await worker.dispose();
     }

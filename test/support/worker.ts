@@ -10,7 +10,8 @@ export interface TestWorker {
   dispose(): Promise<void>;
 }
 
-export async function startWorker(bindings: Record<string, string>): Promise<TestWorker> {
+/** `hyperdrives`: Hyperdrive bindings by name, each with the origin database's URL (Miniflare's local Hyperdrive). */
+export async function startWorker(bindings: Record<string, string>, options: { hyperdrives?: Record<string, string> } = {}): Promise<TestWorker> {
   const logs: string[] = [];
   const mf = new Miniflare({
     modules: true,
@@ -18,6 +19,7 @@ export async function startWorker(bindings: Record<string, string>): Promise<Tes
     compatibilityDate: "2026-04-01",
     compatibilityFlags: ["nodejs_compat"],
     bindings,
+    hyperdrives: options.hyperdrives,
     // As wrangler.toml's [assets]: the Worker runs first for every request and reads the files through ASSETS.
     assets: { directory: WORKER_ASSETS, binding: "ASSETS", routerConfig: { has_user_worker: true, invoke_user_worker_ahead_of_assets: true } },
     handleRuntimeStdio(stdout: Readable, stderr: Readable) {
