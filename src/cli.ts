@@ -103,7 +103,7 @@ async function main(argv: string[]): Promise<number> {
     }
     case "collect": {
       const { values } = parseArgs({ args: rest, options: parserOptions("collect") });
-      const [{ loadNodeConfig }, { createLogger }, { openMigratedDatastore }, { collectOnce, startCollector }] = await Promise.all([
+      const [{ loadNodeConfig }, { createLogger }, { openMigratedDatastore }, { collectDue, startCollector }] = await Promise.all([
         import("./config-file.ts"),
         import("./log.ts"),
         import("./datastore/open-migrated.ts"),
@@ -113,7 +113,7 @@ async function main(argv: string[]): Promise<number> {
       const log = createLogger(config.log_level);
       const driver = await openMigratedDatastore(config, log);
       if (values.once) {
-        const tick = await collectOnce(driver, config, log);
+        const tick = await collectDue(driver, config, log);
         console.error(
           `collected ${tick.outcomes.reduce((n, o) => n + o.rows, 0)} rows from ${tick.claimed} due probes; ${tick.unreachable.length} server(s) unreachable`,
         );

@@ -5,7 +5,7 @@ import { createApp } from "./app.ts";
 import { type Config, configFromBindings } from "./config.ts";
 import { ensureFirstSuperuser } from "./auth/bootstrap.ts";
 import { alertAndDeliver } from "./alerts/alerter.ts";
-import { collectOnce } from "./collector/collect.ts";
+import { collectDue } from "./collector/collect.ts";
 import { migrate } from "./datastore/migrate.ts";
 import { datastoreSettings } from "./datastore/settings.ts";
 import { createLogger, type Logger } from "./log.ts";
@@ -65,6 +65,9 @@ function ensureMigrated(state: Isolate): Promise<void> {
   return state.migrated;
 }
 
+/** The Cron Trigger fires each minute: collection stops claiming after this, leaving time for the alerter. */
+const CRON_COLLECT_MS = 40_000;
+
 const NO_DATASTORE = "no datastore configured: set the PGLENS_DATASTORE_URL secret (a Postgres URL, e.g. Neon): wrangler secret put PGLENS_DATASTORE_URL";
 
 /** Without a datastore every path answers 503 saying how to fix it; /health reports `unconfigured`. */
@@ -105,7 +108,7 @@ export default {
         const driver = openNetworkDriver(datastoreSettings(state.config), PER_REQUEST);
         try {
           if (state.config.collector.enabled) {
-            const tick = await collectOnce(driver, state.config, state.log).catch((err: Error) =>
+            const tick = await collectDue(driver, state.config, state.log, { deadlineMs: CRON_COLLECT_MS }).catch((err: Error) =>
               state.log.error("collection tick failed", { error: err.message }),
             );
             if (tick)

@@ -28,6 +28,8 @@ import {
 export interface CollectOptions {
   /** Servers collected at once. */
   concurrency?: number;
+  /** Most servers one tick claims (default: 12 per concurrent slot), so that one lease covers them. */
+  maxConnections?: number;
   statementTimeoutMs?: number;
   /** Run the collector's upkeep after the round (default); `pglens serve` runs it on its own timer instead. */
   maintenance?: boolean;
@@ -38,6 +40,13 @@ export interface TickResult extends Upkeep {
   outcomes: ProbeOutcome[];
   unreachable: Array<{ connectionId: number; error: string }>;
 }
+
+/**
+ * Servers a tick claims per concurrent slot: at about a second per server (35 probes, thousands of statements),
+ * a tick's work stays well inside the 120 s lease even on a slow machine.
+ */
+const SERVERS_PER_SLOT = 12;
+const DEFAULT_CONCURRENCY = 4;
 
 /** Ticks land this long after the whole second: a timer firing a hair early, or a datastore clock a little behind, would claim in the last slot. */
 const TICK_OFFSET_MS = 50;
@@ -78,13 +87,14 @@ export async function collectOnce(db: Driver, config: Config, log: Logger, optio
         .map((e) => ({ connectionId: c.id, probe: e.probe_name, intervalSeconds: e.collection_interval_seconds })),
     );
     const claimedAt = Date.now();
-    const claimed = await claimDue(db, candidates);
+    const concurrency = options.concurrency ?? DEFAULT_CONCURRENCY;
+    const claimed = await claimDue(db, candidates, options.maxConnections ?? concurrency * SERVERS_PER_SLOT);
     result.claimed = claimed.length;
     const byConnection = new Map<number, Candidate[]>();
     for (const c of claimed) byConnection.set(c.connectionId, [...(byConnection.get(c.connectionId) ?? []), c]);
     const rows = new Map<number, ConnectionRow>(connections.map((c) => [c.id, c]));
 
-    await eachLimited([...byConnection.entries()], options.concurrency ?? 4, async ([id, work]) => {
+    await eachLimited([...byConnection.entries()], concurrency, async ([id, work]) => {
       const conn = rows.get(id)!;
       try {
         const run = await runConnection(db, conn, work, config.secret, options.statementTimeoutMs ?? 10_000, claimedAt);
@@ -112,6 +122,26 @@ export async function collectOnce(db: Driver, config: Config, log: Logger, optio
   }
   if (options.maintenance !== false) Object.assign(result, await collectorMaintenance(db, log));
   return result;
+}
+
+/**
+ * One whole round: ticks until a tick finds fewer due servers than it may claim (a tick claims a bounded batch),
+ * or `deadlineMs` has passed. For `pglens collect --once` and the Cron Trigger.
+ */
+export async function collectDue(db: Driver, config: Config, log: Logger, options: CollectOptions & { deadlineMs?: number } = {}): Promise<TickResult> {
+  const total: TickResult = { claimed: 0, outcomes: [], unreachable: [], droppedPartitions: [] };
+  const deadline = Date.now() + (options.deadlineMs ?? Number.POSITIVE_INFINITY);
+  const batch = options.maxConnections ?? (options.concurrency ?? DEFAULT_CONCURRENCY) * SERVERS_PER_SLOT;
+  for (;;) {
+    const tick = await collectOnce(db, config, log, { ...options, maxConnections: batch, maintenance: false });
+    total.claimed += tick.claimed;
+    total.outcomes.push(...tick.outcomes);
+    total.unreachable.push(...tick.unreachable);
+    const servers = new Set([...tick.outcomes.map((o) => o.connectionId), ...tick.unreachable.map((u) => u.connectionId)]);
+    if (servers.size < batch || Date.now() >= deadline) break;
+  }
+  if (options.maintenance !== false) Object.assign(total, await collectorMaintenance(db, log));
+  return total;
 }
 
 /**
