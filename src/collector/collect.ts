@@ -28,7 +28,7 @@ import {
 export interface CollectOptions {
   /** Servers collected at once. */
   concurrency?: number;
-  /** Most servers one tick claims (default: 12 per concurrent slot), so that one lease covers them. */
+  /** About how many servers one tick claims (default: 12 per concurrent slot), so that one lease covers them. */
   maxConnections?: number;
   statementTimeoutMs?: number;
   /** Run the collector's upkeep after the round (default); `pglens serve` runs it on its own timer instead. */
@@ -37,6 +37,8 @@ export interface CollectOptions {
 
 export interface TickResult extends Upkeep {
   claimed: number;
+  /** The tick claimed as much as it may: more may be due. */
+  more?: boolean;
   outcomes: ProbeOutcome[];
   unreachable: Array<{ connectionId: number; error: string }>;
 }
@@ -88,8 +90,13 @@ export async function collectOnce(db: Driver, config: Config, log: Logger, optio
     );
     const claimedAt = Date.now();
     const concurrency = options.concurrency ?? DEFAULT_CONCURRENCY;
-    const claimed = await claimDue(db, candidates, options.maxConnections ?? concurrency * SERVERS_PER_SLOT);
+    const perServer = new Map<number, number>();
+    for (const c of candidates) perServer.set(c.connectionId, (perServer.get(c.connectionId) ?? 0) + 1);
+    const probesPerServer = Math.max(1, ...perServer.values());
+    const maxRows = (options.maxConnections ?? concurrency * SERVERS_PER_SLOT) * probesPerServer;
+    const claimed = await claimDue(db, candidates, maxRows);
     result.claimed = claimed.length;
+    result.more = claimed.length >= maxRows;
     const byConnection = new Map<number, Candidate[]>();
     for (const c of claimed) byConnection.set(c.connectionId, [...(byConnection.get(c.connectionId) ?? []), c]);
     const rows = new Map<number, ConnectionRow>(connections.map((c) => [c.id, c]));
@@ -125,20 +132,18 @@ export async function collectOnce(db: Driver, config: Config, log: Logger, optio
 }
 
 /**
- * One whole round: ticks until a tick finds fewer due servers than it may claim (a tick claims a bounded batch),
- * or `deadlineMs` has passed. For `pglens collect --once` and the Cron Trigger.
+ * One whole round: ticks until a tick claims less than it may (a tick claims a bounded batch), or `deadlineMs`
+ * has passed. For `pglens collect --once` and the Cron Trigger.
  */
 export async function collectDue(db: Driver, config: Config, log: Logger, options: CollectOptions & { deadlineMs?: number } = {}): Promise<TickResult> {
   const total: TickResult = { claimed: 0, outcomes: [], unreachable: [], droppedPartitions: [] };
   const deadline = Date.now() + (options.deadlineMs ?? Number.POSITIVE_INFINITY);
-  const batch = options.maxConnections ?? (options.concurrency ?? DEFAULT_CONCURRENCY) * SERVERS_PER_SLOT;
   for (;;) {
-    const tick = await collectOnce(db, config, log, { ...options, maxConnections: batch, maintenance: false });
+    const tick = await collectOnce(db, config, log, { ...options, maintenance: false });
     total.claimed += tick.claimed;
     total.outcomes.push(...tick.outcomes);
     total.unreachable.push(...tick.unreachable);
-    const servers = new Set([...tick.outcomes.map((o) => o.connectionId), ...tick.unreachable.map((u) => u.connectionId)]);
-    if (servers.size < batch || Date.now() >= deadline) break;
+    if (!tick.more || Date.now() >= deadline) break;
   }
   if (options.maintenance !== false) Object.assign(total, await collectorMaintenance(db, log));
   return total;

@@ -21,8 +21,6 @@ export interface ProbeOutcome {
 }
 
 const LEASE_SECONDS = 120;
-/** Names "claiming a server's probes" among two-key advisory locks (the other key is the connection id; negative, unlike any id). */
-const CLAIM_LOCK_KEY = -7_340_021;
 
 /** SQL: whether the run claimed at `last` (NULL: none) leaves nothing due at `now`, `seconds` being a slot. */
 export const slotDoneSql = (last: string, now: string, seconds: string) =>
@@ -31,18 +29,19 @@ export const slotDoneSql = (last: string, now: string, seconds: string) =>
 /**
  * Claims the candidates that are due: no run has finished in the current slot of their interval (time since the
  * epoch in whole intervals, by the datastore's clock) and half an interval has passed since the last, no back-off
- * holds them, and no other instance holds a live claim (checked again on the row as it is updated, so two
- * claimers never both take it).
+ * holds them, and no other instance holds a live claim.
  *
- * At most `maxConnections` servers are claimed, every due probe of each, those that waited longest first: one
- * lease must cover the work claimed, so a large estate is collected in several ticks, and several instances
- * share it rather than one claiming everything.
+ * At most `maxRows` probe runs are claimed, those that waited longest first (a server's probes, claimed together,
+ * share their last slot and so stay together): one lease must cover the work claimed, so a large estate is
+ * collected in several ticks. Rows another instance is claiming at this moment are skipped, not waited on, and a
+ * row it claimed since this statement began is seen claimed (FOR UPDATE checks the row's latest version), so
+ * instances ticking at the same second split the estate between them.
  *
  * Slots, not "an interval since the last run": a minute's Cron Trigger firing a little early no longer skips a
  * 60-second probe's round, and a one-second tick no longer lets each run start a little later than the last.
  * The half interval keeps a run that finished just before a slot's end from being followed at once.
  */
-export async function claimDue(db: Queryable, candidates: readonly Candidate[], maxConnections = Number.MAX_SAFE_INTEGER): Promise<Candidate[]> {
+export async function claimDue(db: Queryable, candidates: readonly Candidate[], maxRows = Number.MAX_SAFE_INTEGER): Promise<Candidate[]> {
   if (candidates.length === 0) return [];
   const ids = candidates.map((c) => c.connectionId);
   const probes = candidates.map((c) => c.probe);
@@ -50,28 +49,22 @@ export async function claimDue(db: Queryable, candidates: readonly Candidate[], 
   await db.query(`INSERT INTO probe_schedule (connection_id, probe_name) SELECT * FROM unnest($1::int[], $2::text[]) ON CONFLICT DO NOTHING`, [ids, probes]);
   const claimed = await db.query<{ connection_id: number; probe_name: string }>(
     `WITH due AS (
-       SELECT s.connection_id, s.probe_name, s.last_run_at
+       SELECT s.connection_id, s.probe_name
          FROM probe_schedule s
          JOIN unnest($1::int[], $2::text[], $3::int[]) AS c(connection_id, probe_name, interval_seconds)
            ON s.connection_id = c.connection_id AND s.probe_name = c.probe_name
         WHERE (${slotDoneSql("coalesce(s.last_slot_at, s.last_run_at)", "now()", "c.interval_seconds")} IS NOT TRUE)
           AND (s.not_before IS NULL OR s.not_before <= now())
           AND (s.claimed_until IS NULL OR s.claimed_until < now())
-     ), chosen AS (
-       -- The lock is tried on the waiting servers in order until enough are held: a server another instance is
-       -- claiming right now is passed over, not waited on. OFFSET 0 keeps the filter above the sort (the planner
-       -- would push it into the grouping and lock every due server), so LIMIT stops it.
-       SELECT connection_id
-         FROM (SELECT connection_id FROM due GROUP BY connection_id ORDER BY min(coalesce(last_run_at, '-infinity')), connection_id OFFSET 0) AS waiting
-        WHERE pg_try_advisory_xact_lock(${CLAIM_LOCK_KEY}, connection_id)
+        ORDER BY coalesce(s.last_slot_at, s.last_run_at, '-infinity'), s.connection_id
         LIMIT $4
+          FOR UPDATE OF s SKIP LOCKED
      )
      UPDATE probe_schedule s SET claimed_until = now() + make_interval(secs => ${LEASE_SECONDS}), claimed_at = now()
-       FROM due JOIN chosen USING (connection_id)
+       FROM due
       WHERE s.connection_id = due.connection_id AND s.probe_name = due.probe_name
-        AND (s.claimed_until IS NULL OR s.claimed_until < now())
       RETURNING s.connection_id, s.probe_name`,
-    [ids, probes, intervals, maxConnections],
+    [ids, probes, intervals, maxRows],
   );
   const key = (id: number, probe: string) => `${id}\u0000${probe}`;
   const got = new Set(claimed.map((c) => key(c.connection_id, c.probe_name)));
