@@ -54,13 +54,11 @@ export interface ReplicaOptions {
   maxLagSeconds: number;
   /** How old a replica's last check may be before a read checks it again. */
   checkEveryMs: number;
-  now?: () => number;
 }
 
 export class ReplicaSet {
   private readonly replicas: Replica[];
   private turn = 0;
-  private readonly now: () => number;
   /** Reads through this driver go to a replica when one qualifies, else to the primary. */
   readonly reader: Driver;
 
@@ -70,7 +68,6 @@ export class ReplicaSet {
     private readonly options: ReplicaOptions,
   ) {
     this.replicas = replicas.map((r) => ({ ...r, checkedAtMs: 0, health: { name: r.name, status: "unchecked", lag_seconds: null, checked_at: null } }));
-    this.now = options.now ?? Date.now;
     this.reader = {
       kind: primary.kind,
       query: (sql, params, options) => this.read(sql, params, options),
@@ -106,7 +103,7 @@ export class ReplicaSet {
   private async choose(): Promise<Replica | undefined> {
     const unchecked = this.replicas.filter((r) => r.health.status === "unchecked");
     if (unchecked.length) await Promise.all(unchecked.map((r) => this.check(r)));
-    for (const r of this.replicas) if (this.now() - r.checkedAtMs >= this.options.checkEveryMs) void this.check(r);
+    for (const r of this.replicas) if (Date.now() - r.checkedAtMs >= this.options.checkEveryMs) void this.check(r);
     const current = this.replicas.filter((r) => r.health.status === "ok");
     if (!current.length) return undefined;
     return current[this.turn++ % current.length];
@@ -144,7 +141,7 @@ export class ReplicaSet {
   }
 
   private record(replica: Replica, state: Pick<ReplicaHealth, "status" | "lag_seconds" | "error">): void {
-    replica.checkedAtMs = this.now();
+    replica.checkedAtMs = Date.now();
     replica.health = { name: replica.name, ...state, checked_at: new Date(replica.checkedAtMs).toISOString() };
   }
 }

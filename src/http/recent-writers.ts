@@ -7,20 +7,17 @@ const PRUNE_ABOVE = 10_000;
 export class RecentWriters {
   private readonly until = new Map<number, number>();
 
-  constructor(
-    private readonly windowMs: number,
-    private readonly now: () => number = Date.now,
-  ) {}
+  constructor(private readonly windowMs: number) {}
 
   wrote(userId: number): void {
-    if (this.until.size >= PRUNE_ABOVE) for (const [id, t] of this.until) if (t <= this.now()) this.until.delete(id);
-    this.until.set(userId, this.now() + this.windowMs);
+    if (this.until.size >= PRUNE_ABOVE) for (const [id, t] of this.until) if (t <= Date.now()) this.until.delete(id);
+    this.until.set(userId, Date.now() + this.windowMs);
   }
 
   wroteRecently(userId: number): boolean {
     const t = this.until.get(userId);
     if (t === undefined) return false;
-    if (t > this.now()) return true;
+    if (t > Date.now()) return true;
     this.until.delete(userId);
     return false;
   }
