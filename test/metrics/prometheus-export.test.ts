@@ -123,7 +123,8 @@ describe("Prometheus scraping pglens", () => {
   }, 300_000);
 });
 
-describe("the exposition", () => {
+// currentText() waits up to 60 s for a current sample on a loaded machine: more than the default test timeout.
+describe("the exposition", { timeout: 120_000 }, () => {
   it("shows a token that may read one connection only that connection's series; no token is a 401", async () => {
     await currentText();
     const text = await (await exposition(narrow)).text();
