@@ -11,6 +11,7 @@ import { connect } from "node:net";
 import type { AddressInfo } from "node:net";
 import pg from "pg";
 import { WebSocketServer } from "ws";
+import { outliveClientKeepAlive } from "./support/node-server.ts";
 
 export interface NeonProxy {
   fetchEndpoint: string;
@@ -94,6 +95,7 @@ export async function startNeonProxy(): Promise<NeonProxy> {
     socket.on("message", (data) => tcp.write(data as Buffer));
     socket.on("close", () => tcp.destroy());
   });
+  outliveClientKeepAlive(http);
   const [httpPort, relayPort] = await Promise.all([listen(http), listen(relay)]);
   return {
     fetchEndpoint: `http://127.0.0.1:${httpPort}/sql`,

@@ -16,6 +16,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import type { AddressInfo } from "node:net";
 import { resolveConfig } from "../../src/config.ts";
 import type { LlmProviderName } from "../../src/llm-config.ts";
+import { outliveClientKeepAlive } from "./node-server.ts";
 
 export interface WireRequest {
   provider: string;
@@ -383,6 +384,7 @@ export async function startWireServer(): Promise<WireServer> {
     json(res, 404, { detail: "Not Found" });
   }
 
+  outliveClientKeepAlive(server);
   await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const prefixes = { anthropic: "/anthropic/v1", openai: "/openai/v1", gemini: "/gemini/v1beta", ollama: "/ollama", voyage: "/voyage/v1" };

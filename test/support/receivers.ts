@@ -2,6 +2,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { SMTPServer } from "smtp-server";
+import { outliveClientKeepAlive } from "./node-server.ts";
 
 export interface ReceivedRequest {
   method: string;
@@ -22,6 +23,7 @@ export async function startHttpReceiver(answer: (req: ReceivedRequest, n: number
       answer(got, requests.length, res);
     });
   });
+  outliveClientKeepAlive(server);
   await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
   const { port } = server.address() as AddressInfo;
   return {
