@@ -77,9 +77,12 @@ export class ReplicaSet {
     };
   }
 
-  /** Each replica's state, checked now. */
+  /**
+   * Each replica's state, measured again where the last check is older than checkEveryMs: /health is public, so
+   * calling it often must not make pglens query its replicas as often.
+   */
   async health(): Promise<ReplicaHealth[]> {
-    await Promise.all(this.replicas.map((r) => this.check(r)));
+    await Promise.all(this.replicas.filter((r) => this.stale(r)).map((r) => this.check(r)));
     return this.replicas.map((r) => ({ ...r.health }));
   }
 
@@ -103,10 +106,14 @@ export class ReplicaSet {
   private async choose(): Promise<Replica | undefined> {
     const unchecked = this.replicas.filter((r) => r.health.status === "unchecked");
     if (unchecked.length) await Promise.all(unchecked.map((r) => this.check(r)));
-    for (const r of this.replicas) if (Date.now() - r.checkedAtMs >= this.options.checkEveryMs) void this.check(r);
+    for (const r of this.replicas) if (this.stale(r)) void this.check(r);
     const current = this.replicas.filter((r) => r.health.status === "ok");
     if (!current.length) return undefined;
     return current[this.turn++ % current.length];
+  }
+
+  private stale(replica: Replica): boolean {
+    return Date.now() - replica.checkedAtMs >= this.options.checkEveryMs;
   }
 
   /** One check in flight per replica; concurrent callers share it. */
