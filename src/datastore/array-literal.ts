@@ -16,16 +16,25 @@ export function arrayLiteral(values: ReadonlyArray<number | null>): string {
  * batch's 10,000 numbers cost half the time, where the driver quotes every element and the datastore unquotes it.
  */
 export function valuesLiteral(values: readonly unknown[]): string {
-  const parts = new Array<string>(values.length);
+  // Built by appending, and a string escaped only when it holds a quote or backslash: a collector round spells
+  // hundreds of thousands of elements, and this is several times faster than mapping, joining and always replacing.
+  let literal = "{";
   for (let i = 0; i < values.length; i++) {
+    if (i > 0) literal += ",";
     const v = values[i];
-    if (v === null || v === undefined) parts[i] = "NULL";
-    else if (typeof v === "number") parts[i] = String(v);
-    else if (typeof v === "boolean") parts[i] = v ? "t" : "f";
-    else parts[i] = `"${(v instanceof Date ? v.toISOString() : String(v)).replace(/[\\"]/g, "\\$&")}"`;
+    if (v === null || v === undefined) literal += "NULL";
+    else if (typeof v === "number") literal += String(v);
+    else if (typeof v === "boolean") literal += v ? "t" : "f";
+    else {
+      const text = v instanceof Date ? v.toISOString() : String(v);
+      literal += `"${NEEDS_ESCAPE.test(text) ? text.replace(ESCAPED, "\\$&") : text}"`;
+    }
   }
-  return `{${parts.join(",")}}`;
+  return `${literal}}`;
 }
+
+const NEEDS_ESCAPE = /[\\"]/;
+const ESCAPED = /[\\"]/g;
 
 /** Instants (epoch ms) as an int8 array literal of the milliseconds a Date holds of them (a fraction is cut off, as a timestamp parameter's). */
 export const timesLiteral = (instants: readonly number[]): string => arrayLiteral(instants.map((t) => new Date(t).getTime()));

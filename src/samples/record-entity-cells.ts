@@ -1,6 +1,6 @@
 /** Ingest-time hourly rollups of each entity: an appending batch's facts added, or the hours a batch touched recomputed from raw rows. */
 import type { Queryable } from "../../drivers/types.ts";
-import { valuesLiteral } from "../datastore/array-literal.ts";
+import { timeOfMs, valuesLiteral } from "../datastore/array-literal.ts";
 import { entityFactColumns, entityIntervalFacts, mergedEntityFacts, partFactColumns, runningPartFacts } from "./entity-cells.ts";
 import { type EntityCellFacts, HOUR_MS as HOUR } from "../metrics/entity-cell-facts.ts";
 import {
@@ -76,8 +76,10 @@ export async function addEntityCells(
   const table = entityCellsTableName(probe.name);
   await ensureHours(tx, table, new Set(facts.map((f) => f.hour)), known);
   // An entity travels as one text array per key (unnest would flatten a two-dimensional array); `{}` as `own`.
+  // Times travel as epoch milliseconds, turned into timestamps by the statement: spelling tens of thousands of
+  // instants as ISO strings, quoted inside quoted arrays, was a large share of the collector's CPU.
   const arrays: Array<[string, unknown[]]> = [
-    ["timestamptz", facts.map((f) => new Date(f.hour).toISOString())],
+    ["double precision", facts.map((f) => f.hour)],
     ["boolean", facts.map((f) => f.entity.length === 0)],
     ...probe.keys.map((_, k): [string, unknown[]] => ["text", facts.map((f) => f.entity[k] ?? null)]),
     ["integer", facts.map((f) => f.intervals)],
@@ -93,7 +95,7 @@ export async function addEntityCells(
       (_, g): Array<[string, unknown[]]> => [
         ["integer", facts.map((f) => f.gauges[g].n)],
         ...(["sum", "min", "max", "last"] as const).map((x): [string, unknown[]] => ["double precision", facts.map((f) => f.gauges[g][x])]),
-        ["timestamptz", facts.map((f) => (f.gauges[g].lastAt === null ? null : new Date(f.gauges[g].lastAt!).toISOString()))],
+        ["double precision", facts.map((f) => f.gauges[g].lastAt)],
       ],
     ),
     // Arrays travel as their text (unnest would flatten an array of arrays).
@@ -101,7 +103,7 @@ export async function addEntityCells(
       (_, g): Array<[string, unknown[]]> => [
         ["text", facts.map((f) => valuesLiteral(f.gauges[g].partN))],
         ["text", facts.map((f) => valuesLiteral(f.gauges[g].partSum))],
-        ["text", facts.map((f) => valuesLiteral(f.gauges[g].partLastAt.map((t) => (t === null ? null : new Date(t).toISOString()))))],
+        ["text", facts.map((f) => valuesLiteral(f.gauges[g].partLastAt))],
       ],
     ),
   ];
@@ -134,10 +136,21 @@ export async function addEntityCells(
       ];
     }),
   ];
-  const selected = [...entityFactColumns(columns, gauges), ...gauges.flatMap((name) => PART_FACTS.map((f) => `${factColumn(name, f)}::${PART_FACT_TYPES[f]}`))];
+  const lastAts = new Set(gauges.map((name) => factColumn(name, "last_at")));
+  const selected = [
+    ...entityFactColumns(columns, gauges).map((f) => (lastAts.has(f) ? timeOfMs(f) : f)),
+    ...gauges.flatMap((name) =>
+      PART_FACTS.map((f) => {
+        const c = factColumn(name, f);
+        return f === "part_last_at"
+          ? `ARRAY(SELECT ${timeOfMs("ms")} FROM unnest(${c}::float8[]) WITH ORDINALITY AS u(ms, i) ORDER BY i)`
+          : `${c}::${PART_FACT_TYPES[f]}`;
+      }),
+    ),
+  ];
   await tx.query(
     `INSERT INTO ${probeTable(table)} AS t (connection_id, level_seconds, cell_start, entity, ${factNames.join(", ")})
-     SELECT $1::integer, 3600, cell_start, CASE WHEN own THEN '{}'::text[] ELSE ARRAY[${keys}] END, ${selected.join(", ")}
+     SELECT $1::integer, 3600, ${timeOfMs("cell_start")}, CASE WHEN own THEN '{}'::text[] ELSE ARRAY[${keys}] END, ${selected.join(", ")}
        FROM unnest(${arrays.map(([type], i) => `$${i + 2}::${type}[]`).join(", ")}) AS f(${names.map((n) => (n.startsWith('"') ? n : quoteIdent(n))).join(", ")})
      ON CONFLICT (connection_id, level_seconds, cell_start, entity) DO UPDATE SET ${updates.join(", ")}`,
     [connectionId, ...arrays.map(([, values]) => valuesLiteral(values))],
