@@ -24,6 +24,7 @@ const LEAF_FILES = [
   "version.ts",
   "expiring-cache.ts",
   "each-limited.ts",
+  "group-by.ts",
   "config.ts",
   "config-file.ts",
   "trusted-proxies.ts",

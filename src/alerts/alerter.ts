@@ -24,6 +24,7 @@ import { type AnomalyReviewer, anomalyReviewer } from "./anomaly-reviewer.ts";
 import { detectAnomaly } from "./baselines.ts";
 import { type AnomalyCandidate, type RoundConnection, type RoundRule, evaluateRound } from "./evaluate-round.ts";
 import { loadReadings } from "./load-readings.ts";
+import { groupBy } from "../group-by.ts";
 
 const RETENTION_EVERY_SECONDS = 3600;
 
@@ -61,10 +62,12 @@ async function findAnomalies(
 ): Promise<AnomalyCandidate[]> {
   const connectionIds = connections.map((c) => c.connectionId);
   const names = new Map(connections.map((c) => [c.connectionId, c.name]));
-  const baselines = await storedBaselines(db, connectionIds);
+  // Each value's baselines looked up by key, not filtered from all of them: that grew with the square of the estate.
+  const keyOf = (x: { connection_id: number; database_name: string; metric_name: string }) => JSON.stringify([x.connection_id, x.database_name, x.metric_name]);
+  const baselines = groupBy(await storedBaselines(db, connectionIds), keyOf);
   const candidates: AnomalyCandidate[] = [];
   for (const v of await currentValues(db, connectionIds, now.getTime())) {
-    const own = baselines.filter((b) => b.connection_id === v.connection_id && b.database_name === v.database_name && b.metric_name === v.metric_name);
+    const own = baselines.get(keyOf(v)) ?? [];
     const anomaly = detectAnomaly(v.value, v.t, own, sensitivity);
     if (!anomaly) continue;
     const candidate: AnomalyCandidate = { connection_id: v.connection_id, database_name: v.database_name, metric_name: v.metric_name, value: v.value, anomaly };
@@ -103,12 +106,8 @@ export async function evaluateAndApply(
   const availability = await ruleAvailability(db, rules);
   const roundRules: RoundRule[] = rules.map((r) => ({ ...r, available: availability.get(r.id)!.available }));
   const metrics = [...new Set(roundRules.filter((r) => r.available).map((r) => r.metric_name))].map((m) => findAlertMetric(m)!);
-  const readings = await loadReadings(
-    db,
-    connections.map((c) => c.connectionId),
-    metrics,
-    now,
-  );
+  const evaluated = new Set(connections.map((c) => c.connectionId));
+  const readings = await loadReadings(db, [...evaluated], metrics, now);
   const changes = evaluateRound({
     rules: roundRules,
     overrides: await listOverrides(db),
@@ -116,7 +115,7 @@ export async function evaluateAndApply(
     readings,
     // Alerts on servers pglens does not monitor (the demo's history, a server set aside) stay as they were:
     // nothing judges them this round, so nothing may clear them.
-    open: (await openAlerts(db)).filter((a) => connections.some((c) => c.connectionId === a.connection_id)),
+    open: (await openAlerts(db)).filter((a) => evaluated.has(a.connection_id)),
     recentlyCleared: await recentlyClearedKeys(db, settings.cooldown_seconds),
     anomalies: settings.anomaly_enabled ? await findAnomalies(db, connections, settings.anomaly_sensitivity, now, review) : [],
     now: now.getTime(),

@@ -8,6 +8,7 @@ import { fetchSampleRows } from "../samples/read-raw-rows.ts";
 import { type MetricRequest, parseMetricName } from "../metrics/metric-names.ts";
 import { neededColumns } from "../metrics/metrics-plan.ts";
 import { groupSamples } from "../metrics/samples.ts";
+import { groupBy } from "../group-by.ts";
 import { findProbe, metricColumns } from "../probes/index.ts";
 import type { ProbeDefinition } from "../probes/types.ts";
 import { type Baseline, type Point, baselinesOf, metricHistory } from "./baselines.ts";
@@ -70,8 +71,9 @@ export async function loadHistories(
   const configs = await effectiveProbeConfigs(db, connectionIds);
   const split = byDatabase && probe.keys.includes("database_name");
   const histories: History[] = [];
+  const byConnection = groupBy(rows, (r) => r.connection_id);
   for (const id of connectionIds) {
-    const mine = rows.filter((r) => r.connection_id === id);
+    const mine = byConnection.get(id) ?? [];
     const databases = split ? [...new Set(mine.map((r) => String(r.database_name)))] : [""];
     const interval = configs.get(id)!.get(probeName)!.collection_interval_seconds;
     for (const database of databases) {

@@ -1,39 +1,55 @@
 /**
  * The alerter's input from the samples: for each connection, the latest sample of every probe the rules read
  * (current only when taken within 3 of its intervals) and the one before it (only when no gap separates
- * them), then each alert metric measured on them. One query per probe for all connections.
+ * them, and only where a metric reads changes), then each alert metric measured on them. One query per probe for
+ * all connections, of the columns the metrics read.
  */
 import type { Queryable } from "../../drivers/types.ts";
 import { effectiveProbeConfigs } from "../datastore/probe-configs.ts";
 import { type Sample, groupSamples } from "../metrics/samples.ts";
+import { groupBy } from "../group-by.ts";
 import { samplesSql } from "../probes/history-ddl.ts";
 import { findProbe } from "../probes/index.ts";
+import type { ProbeDefinition } from "../probes/types.ts";
 import type { AlertMetric, MetricInput, Reading } from "../vocabulary/alert-metrics.ts";
 
 /** A sample older than this many intervals is no current value; two samples further apart are a gap. */
 const CURRENT_INTERVALS = 3;
 
-async function latestTwo(db: Queryable, probe: string, connectionIds: readonly number[], since: Date): Promise<Map<number, Sample[]>> {
-  const definition = findProbe(probe)!;
-  const table = samplesSql(definition, "$2", "now()");
+/**
+ * The columns of `probe` the metrics read, when each metric reading it lists its columns (AlertMetric.columns),
+ * with their reset markers; undefined (every column) otherwise.
+ */
+export function columnsRead(probe: ProbeDefinition, metrics: readonly AlertMetric[]): string[] | undefined {
+  const readers = metrics.filter((m) => m.probes.includes(probe.name));
+  if (readers.some((m) => !m.columns)) return undefined;
+  const named = new Set(readers.flatMap((m) => m.columns!));
+  const columns = probe.columns.filter((c) => named.has(c.name));
+  return [...new Set([...columns.map((c) => c.name), ...columns.flatMap((c) => (c.resetBy ? [c.resetBy] : []))])];
+}
+
+/** The latest sample of each connection, and the one before it unless every metric reading the probe reads only the latest. */
+async function latestSamples(
+  db: Queryable,
+  definition: ProbeDefinition,
+  metrics: readonly AlertMetric[],
+  connectionIds: readonly number[],
+  since: Date,
+): Promise<Map<number, Sample[]>> {
+  const columns = columnsRead(definition, metrics);
+  const count = metrics.every((m) => m.latestOnly || !m.probes.includes(definition.name)) ? 1 : 2;
+  const table = samplesSql(definition, "$2", "now()", columns);
   const rows = await db.query<Record<string, unknown> & { connection_id: number }>(
     `SELECT p.* FROM ${table} p
        JOIN (SELECT connection_id, collected_at FROM (
                SELECT connection_id, collected_at, row_number() OVER (PARTITION BY connection_id ORDER BY collected_at DESC) AS n
                  FROM (SELECT DISTINCT connection_id, collected_at FROM ${table} s WHERE connection_id = ANY($1::int[]) AND collected_at >= $2) d) x
-              WHERE n <= 2) t USING (connection_id, collected_at)
+              WHERE n <= $3) t USING (connection_id, collected_at)
       ORDER BY p.connection_id, p.collected_at`,
-    [connectionIds, since.toISOString()],
+    [connectionIds, since.toISOString(), count],
   );
   const byConnection = new Map<number, Sample[]>();
-  for (const id of connectionIds)
-    byConnection.set(
-      id,
-      groupSamples(
-        definition,
-        rows.filter((r) => r.connection_id === id),
-      ),
-    );
+  for (const [id, mine] of groupBy(rows, (r) => r.connection_id)) byConnection.set(id, groupSamples(definition, mine));
   return byConnection;
 }
 
@@ -51,12 +67,15 @@ export async function loadReadings(
   const samples = new Map<string, Map<number, Sample[]>>();
   for (const probe of probes) {
     const longest = Math.max(...connectionIds.map((id) => interval(id, probe)));
-    samples.set(probe, await latestTwo(db, probe, connectionIds, new Date(now.getTime() - 2 * CURRENT_INTERVALS * longest * 1000)));
+    const definition = findProbe(probe)!;
+    const since = new Date(now.getTime() - 2 * CURRENT_INTERVALS * longest * 1000);
+    samples.set(probe, await latestSamples(db, definition, metrics, connectionIds, since));
   }
   const schedule = await db.query<{ connection_id: number; probe_name: string; last_success_at: Date | null }>(
     "SELECT connection_id, probe_name, last_success_at FROM probe_schedule WHERE connection_id = ANY($1::int[]) AND last_status IS DISTINCT FROM 'unavailable'",
     [connectionIds],
   );
+  const scheduleOf = groupBy(schedule, (s) => s.connection_id);
   for (const id of connectionIds) {
     const window = (probe: string) => CURRENT_INTERVALS * interval(id, probe) * 1000;
     const pair = (probe: string) => samples.get(probe)?.get(id) ?? [];
@@ -71,8 +90,8 @@ export async function loadReadings(
         const [before, last] = pair(probe).slice(-2);
         return before && last && latest(probe) && last.t - before.t <= window(probe) ? before : undefined;
       },
-      schedule: schedule
-        .filter((s) => s.connection_id === id && configs.get(id)?.get(s.probe_name)?.is_enabled)
+      schedule: (scheduleOf.get(id) ?? [])
+        .filter((s) => configs.get(id)?.get(s.probe_name)?.is_enabled)
         .map((s) => ({ probe: s.probe_name, intervalSeconds: interval(id, s.probe_name), lastSuccess: s.last_success_at?.getTime() ?? null })),
     };
     result.set(id, new Map(metrics.map((m) => [m.name, m.measure(input)])));

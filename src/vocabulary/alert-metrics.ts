@@ -28,6 +28,14 @@ export interface AlertMetric {
   name: string;
   /** Probes whose samples it reads (loaded for each round). */
   probes: readonly string[];
+  /**
+   * The only columns of its probes it reads, besides their keys and the reset markers of these columns: the
+   * alerter then loads just these (a probe's every column is loaded for a metric without the list). Worth it
+   * for large samples: pg_stat_statements' thousand statements with their text, every table of every database.
+   */
+  columns?: readonly string[];
+  /** It reads only the latest sample of its probes, never `previous`: the alerter then loads one sample, not two. */
+  latestOnly?: boolean;
   /** Set when pglens does not collect what the metric needs: rules on it are kept but never evaluated. */
   unavailable?: string;
   measure(input: MetricInput): Reading[];
@@ -95,18 +103,25 @@ export const SYSTEM_STATS_HOWTO =
 /** Tables smaller than this (8 MiB) never raise table_bloat_ratio. */
 export const MIN_BLOAT_TABLE_BYTES = 8 * 1024 * 1024;
 
+/** What the metrics on sessions, settings and tables read of their probes (AlertMetric.columns). */
+const SESSION = ["backend_type", "state", "wait_event_type", "query_start", "xact_start", "state_change"];
+const SETTING = ["name", "setting"];
+const TABLE = ["database_name", "schemaname", "relname", "n_live_tup", "n_dead_tup"];
+
 export const ALERT_METRICS: readonly AlertMetric[] = [
-  { name: "pg_settings.max_connections", probes: ["pg_settings"], measure: (i) => server(setting(i, "max_connections")) },
+  { name: "pg_settings.max_connections", probes: ["pg_settings"], columns: SETTING, latestOnly: true, measure: (i) => server(setting(i, "max_connections")) },
   {
     name: "connection_utilization_percent",
     probes: ["pg_stat_activity", "pg_settings"],
+    columns: [...SESSION, ...SETTING],
+    latestOnly: true,
     measure(i) {
       const max = setting(i, "max_connections");
       const sessions = i.latest("pg_stat_activity")?.rows.filter(CLIENT).length;
       return max && sessions !== undefined ? server((sessions / max) * 100) : [];
     },
   },
-  { name: "pg_stat_activity.count", probes: ["pg_stat_activity"], measure: (i) => count(i, "pg_stat_activity", CLIENT) },
+  { name: "pg_stat_activity.count", probes: ["pg_stat_activity"], columns: SESSION, latestOnly: true, measure: (i) => count(i, "pg_stat_activity", CLIENT) },
   {
     name: "pg_stat_replication.lag_bytes",
     probes: ["pg_stat_replication"],
@@ -188,13 +203,29 @@ export const ALERT_METRICS: readonly AlertMetric[] = [
   {
     name: "pg_stat_activity.max_query_duration_seconds",
     probes: ["pg_stat_activity"],
+    columns: SESSION,
+    latestOnly: true,
     measure: (i) => longest(i, "query_start", (r) => CLIENT(r) && r.state === "active"),
   },
-  { name: "pg_stat_activity.blocked_count", probes: ["pg_stat_activity"], measure: (i) => count(i, "pg_stat_activity", (r) => r.wait_event_type === "Lock") },
-  { name: "pg_stat_activity.max_xact_duration_seconds", probes: ["pg_stat_activity"], measure: (i) => longest(i, "xact_start", CLIENT) },
+  {
+    name: "pg_stat_activity.blocked_count",
+    probes: ["pg_stat_activity"],
+    columns: SESSION,
+    latestOnly: true,
+    measure: (i) => count(i, "pg_stat_activity", (r) => r.wait_event_type === "Lock"),
+  },
+  {
+    name: "pg_stat_activity.max_xact_duration_seconds",
+    probes: ["pg_stat_activity"],
+    columns: SESSION,
+    latestOnly: true,
+    measure: (i) => longest(i, "xact_start", CLIENT),
+  },
   {
     name: "pg_stat_activity.idle_in_transaction_seconds",
     probes: ["pg_stat_activity"],
+    columns: SESSION,
+    latestOnly: true,
     measure: (i) => longest(i, "state_change", (r) => String(r.state).startsWith("idle in transaction")),
   },
   {
@@ -210,6 +241,8 @@ export const ALERT_METRICS: readonly AlertMetric[] = [
   {
     name: "pg_stat_activity.max_lock_wait_seconds",
     probes: ["pg_stat_activity"],
+    columns: SESSION,
+    latestOnly: true,
     measure: (i) => longest(i, "state_change", (r) => r.wait_event_type === "Lock"),
   },
   {
@@ -223,6 +256,8 @@ export const ALERT_METRICS: readonly AlertMetric[] = [
     // Tables past autovacuum's default trigger (50 rows + 20% dead): hours since their last vacuum of any kind.
     name: "table_last_autovacuum_hours",
     probes: ["pg_stat_all_tables"],
+    columns: [...TABLE, "last_autovacuum", "last_vacuum"],
+    latestOnly: true,
     measure(i) {
       const sample = i.latest("pg_stat_all_tables");
       if (!sample) return [];
@@ -238,6 +273,8 @@ export const ALERT_METRICS: readonly AlertMetric[] = [
   {
     name: "pg_stat_all_tables.dead_tuple_percent",
     probes: ["pg_stat_all_tables"],
+    columns: TABLE,
+    latestOnly: true,
     measure: (i) =>
       (i.latest("pg_stat_all_tables")?.rows ?? []).flatMap((r) => {
         const live = num(r.n_live_tup) ?? 0;
@@ -250,6 +287,8 @@ export const ALERT_METRICS: readonly AlertMetric[] = [
   {
     name: "pg_stat_statements.slow_query_count",
     probes: ["pg_stat_statements"],
+    columns: ["mean_exec_time"],
+    latestOnly: true,
     measure(i) {
       const sample = i.latest("pg_stat_statements");
       if (!sample) return [];
