@@ -1,6 +1,7 @@
 /** Sample rows as the pipeline sees them: grouped by collected_at, loopback interfaces removed. */
 import { LOOPBACK_INTERFACES } from "../probes/pg_sys_network_info.ts";
 import type { ProbeDefinition } from "../probes/types.ts";
+import { groupBy } from "../group-by.ts";
 
 export type Row = Record<string, unknown>;
 
@@ -60,15 +61,8 @@ export function samplesPerGroup(probe: ProbeDefinition, columns: readonly string
     return key;
   };
   const sampleTimes = groupSamples(probe, own).map((s) => s.t);
-  const byGroup = new Map<string, Row[]>();
-  for (const r of own) {
-    const key = keyOf(r);
-    const list = byGroup.get(key);
-    if (list) list.push(r);
-    else byGroup.set(key, [r]);
-  }
   return new Map(
-    [...byGroup].map(([key, list]) => {
+    [...groupBy(own, keyOf)].map(([key, list]) => {
       const mine = new Map(groupSamples(probe, list).map((s) => [s.t, s.rows]));
       return [key, sampleTimes.map((t) => ({ t, rows: mine.get(t) ?? [] }))];
     }),
