@@ -20,7 +20,7 @@ process.stdout.write(
   `${JSON.stringify({
     cpuMs: (used.user + used.system) / 1000,
     wallMs: performance.now() - started,
-    servers: new Set(round.outcomes.map((o) => o.connectionId)).size,
+    servers: [...new Set(round.outcomes.map((o) => o.connectionId))],
     rows: round.outcomes.reduce((n, o) => n + o.rows, 0),
     failed: round.outcomes.filter((o) => o.status === "error").length + round.unreachable.length,
     probes: Object.fromEntries(

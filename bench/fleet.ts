@@ -5,7 +5,8 @@
  * datastore is a second PostgreSQL 17. For each size: a warm-up round (creates the partitions), then one round
  * collected by 1 collector process and one by 2 at once (every probe due, as in the worst minute), each process
  * reporting its own CPU time; rows and bytes written per server per round and per day at the probes' default
- * intervals; the datastore's growth per day; one alerter round over the collected data.
+ * intervals; the datastore's growth per day; one alerter round over the collected data; then the read phase
+ * (fleet-read-phase.ts): a round written while API readers are served by two streaming standbys of the datastore.
  */
 import { spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
@@ -16,6 +17,8 @@ import { migrate } from "../src/datastore/migrate.ts";
 import { findProbe } from "../src/probes/index.ts";
 import { registerServer } from "../test/support/monitored.ts";
 import { createTestDatabase, startEmbeddedPostgres } from "../test/support/postgres.ts";
+import { type Standby, startStandby } from "../test/support/standby.ts";
+import { readPhase } from "./fleet-read-phase.ts";
 
 const SIZES = (process.env.BENCH_CONNECTIONS ?? "100,500,1000").split(",").map(Number);
 const STATEMENTS = Number(process.env.BENCH_STATEMENTS ?? 5000);
@@ -28,7 +31,8 @@ const mb = (bytes: number) => `${fmt(bytes / 1e6, 1)} MB`;
 interface InstanceReport {
   cpuMs: number;
   wallMs: number;
-  servers: number;
+  /** The servers it collected (some of whose probes the other instance may have collected). */
+  servers: number[];
   rows: number;
   failed: number;
   probes: Record<string, number>;
@@ -109,9 +113,12 @@ async function main() {
   const biggest = Math.max(...SIZES);
   const [monitored, datastoreServer] = await Promise.all([
     startEmbeddedPostgres({ flags: ["-c", `pg_stat_statements.max=${Math.max(10_000, STATEMENTS * 2)}`] }),
-    startEmbeddedPostgres(),
+    startEmbeddedPostgres({ persistent: true }),
   ]);
+  const standbys: Standby[] = [];
   try {
+    process.stderr.write("starting two streaming standbys of the datastore (the read replicas)...\n");
+    for (let i = 0; i < 2; i++) standbys.push(await startStandby(datastoreServer));
     process.stderr.write(`generating a workload of ${fmt(STATEMENTS)} distinct statements...\n`);
     const tracked = await generateWorkload(monitored.url);
     const admin = new pg.Client({ connectionString: monitored.url });
@@ -127,6 +134,7 @@ async function main() {
     console.log("| servers | instances | round s | collector CPU ms per server-round | rows per server-round | failed probe runs |");
     console.log("|---:|---:|---:|---:|---:|---:|");
     const summaries: string[] = [];
+    const readTables: string[] = [];
     for (const n of SIZES) {
       const datastore = await createTestDatabase(datastoreServer.url);
       const db = openPg(datastore.url);
@@ -149,10 +157,12 @@ async function main() {
         const { seconds, reports } = await round(db, datastore.url, instances);
         const cpu = reports.reduce((s, r) => s + r.cpuMs, 0);
         const rows = reports.reduce((s, r) => s + r.rows, 0);
-        const servers = reports.reduce((s, r) => s + r.servers, 0);
+        // A server whose probes the two instances shared counts once: the CPU per server-round is the estate's.
+        const servers = new Set(reports.flatMap((r) => r.servers)).size;
         const failed = reports.reduce((s, r) => s + r.failed, 0);
         for (const r of reports) for (const [p, k] of Object.entries(r.probes)) rowsPerProbe.set(p, (rowsPerProbe.get(p) ?? 0) + k);
-        const split = instances > 1 ? ` (${reports.map((r) => r.servers).join(" + ")} servers)` : "";
+        const shared = reports.reduce((n, r) => n + r.servers.length, 0) - servers;
+        const split = instances > 1 ? ` (${reports.map((r) => r.servers.length).join(" + ")} servers, ${shared} shared)` : "";
         console.log(`| ${fmt(n)} | ${instances}${split} | ${fmt(seconds, 1)} | ${fmt(cpu / servers, 1)} | ${fmt(rows / servers)} | ${failed} |`);
       }
       const after = await sampleBytes(db);
@@ -171,6 +181,22 @@ async function main() {
         await evaluateAndApply(db);
         alerter.push(performance.now() - started);
       }
+      const onStandby = (standby: Standby) => {
+        const u = new URL(datastore.url);
+        u.port = String(standby.port);
+        return u.toString();
+      };
+      const reads = await readPhase({
+        primaryUrl: datastore.url,
+        replicaUrls: standbys.map(onStandby),
+        connectionIds: (await db.query<{ id: number }>("SELECT id FROM connections ORDER BY id")).map((r) => r.id),
+        write: async () => {
+          const { seconds, reports } = await round(db, datastore.url, 1);
+          return { seconds, rows: reports.reduce((n, r) => n + r.rows, 0) };
+        },
+        progress: (line) => process.stderr.write(`${fmt(n)} servers: ${line}\n`),
+      });
+      readTables.push(`${fmt(n)} servers:`, "", ...reads, "");
       summaries.push(`| ${fmt(n)} | ${fmt(rowsPerDay)} | ${mb(bytesPerDay)} | ${fmt((bytesPerDay * n) / 1e9, 2)} GB | ${fmt(median(alerter))} |`);
       await db.close();
       await datastore.drop();
@@ -182,9 +208,14 @@ async function main() {
     console.log("|---:|---:|---:|---:|---:|");
     for (const line of summaries) console.log(line);
     console.log("");
+    console.log("read phase: one collector round writing while API reads of metrics, alerts and server info arrive at a steady rate.");
+    console.log("");
+    for (const line of readTables) console.log(line);
     console.log("targets (issue #53; printed, not asserted): collector CPU at most 60 ms per server-round; the alerter's round for 1,000 servers under 5 s.");
     console.log("Collector CPU is the collector processes' own (user + system); the servers' CPU is not in it.");
+    console.log("With two replicas, reads must not touch the primary (its statements: the readers' authentication) and the write rate must hold.");
   } finally {
+    for (const standby of standbys) await standby.stop();
     await Promise.all([monitored.stop(), datastoreServer.stop()]);
   }
 }
