@@ -27,13 +27,16 @@ interface Replica {
 }
 
 /**
- * A standby that has replayed all it received is current (an idle primary sends nothing, so the time of its
- * last replayed transaction says nothing then); otherwise its lag is the age of the last replayed
- * transaction. A server that is not in recovery (a pooler in front of the primary) is current.
+ * A standby streaming from its primary that has replayed all it received is current (an idle primary sends
+ * nothing, so the time of its last replayed transaction says nothing then); otherwise, and when it has lost its
+ * primary (it cannot know what it misses), its lag is the age of the last replayed transaction. A login without
+ * pg_read_all_stats sees a WAL receiver but not its status: one that exists counts as streaming. A server that
+ * is not in recovery (a pooler in front of the primary) is current.
  */
 const LAG_SQL = `SELECT CASE
     WHEN NOT pg_is_in_recovery() THEN 0
-    WHEN pg_last_wal_receive_lsn() IS NOT NULL AND pg_last_wal_receive_lsn() = pg_last_wal_replay_lsn() THEN 0
+    WHEN pg_last_wal_receive_lsn() IS NOT NULL AND pg_last_wal_receive_lsn() = pg_last_wal_replay_lsn()
+      AND EXISTS (SELECT 1 FROM pg_stat_wal_receiver WHERE status IS NULL OR status = 'streaming') THEN 0
     ELSE greatest(0, extract(epoch FROM clock_timestamp() - pg_last_xact_replay_timestamp()))
   END::float8 AS lag_seconds`;
 

@@ -169,6 +169,27 @@ describe("reads with a streaming standby", () => {
     expect(statements.some((sql) => /\bFROM alerts\b/.test(sql))).toBe(false);
   });
 
+  it("skips a replica that lost its primary, though it replayed all it had received", async () => {
+    const { app, statements } = appWithReplica(1);
+    const health = async () => (await typedClient(app).GET("/health")).data?.replicas?.[0];
+    const [{ setting }] = (await standbyAdmin.query("SELECT setting FROM pg_settings WHERE name = 'primary_conninfo'")).rows;
+    // Pointed at a port nothing listens on: the standby stops receiving, with nothing left to replay.
+    await standbyAdmin.query("ALTER SYSTEM SET primary_conninfo = 'host=127.0.0.1 port=1 connect_timeout=1'");
+    await standbyAdmin.query("SELECT pg_reload_conf()");
+    try {
+      await db.query("UPDATE alerts SET status = 'active' WHERE id = $1", [alertId]);
+      await expect.poll(health, { timeout: 15_000, interval: 500 }).toMatchObject({ status: "lagging" });
+      statements.length = 0;
+      expect(await alertStatus(app, reader)).toBe("active");
+      expect(statements.some((sql) => /\bFROM alerts\b/.test(sql))).toBe(true);
+    } finally {
+      await standbyAdmin.query(`ALTER SYSTEM SET primary_conninfo = '${setting.replace(/'/g, "''")}'`);
+      await standbyAdmin.query("SELECT pg_reload_conf()");
+    }
+    await caughtUp();
+    await expect.poll(health, { timeout: 15_000, interval: 500 }).toMatchObject({ status: "ok", lag_seconds: 0 });
+  });
+
   it("answers /health from a check younger than 5 s, so calling it often does not query the replicas as often", async () => {
     const { app, lagChecks } = appWithReplica(600);
     for (let i = 0; i < 10; i++) expect((await typedClient(app).GET("/health")).data?.replicas?.[0]?.status).toBe("ok");
