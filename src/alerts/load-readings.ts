@@ -18,7 +18,7 @@ const CURRENT_INTERVALS = 3;
 
 /**
  * The columns of `probe` the metrics read, when each metric reading it lists its columns (AlertMetric.columns),
- * with their reset markers; undefined (every column) otherwise.
+ * with their reset markers (its entity keys only where listed); undefined (every column) otherwise.
  */
 export function columnsRead(probe: ProbeDefinition, metrics: readonly AlertMetric[]): string[] | undefined {
   const readers = metrics.filter((m) => m.probes.includes(probe.name));
@@ -38,7 +38,8 @@ async function latestSamples(
 ): Promise<Map<number, Sample[]>> {
   const columns = columnsRead(definition, metrics);
   const count = metrics.every((m) => m.latestOnly || !m.probes.includes(definition.name)) ? 1 : 2;
-  const table = samplesSql(definition, "$2", "now()", columns);
+  // Entity keys only where a metric names them: the rows are counted and compared, never matched across samples by entity.
+  const table = samplesSql(definition, "$2", "now()", columns, columns === undefined);
   const rows = await db.query<Record<string, unknown> & { connection_id: number }>(
     `SELECT p.* FROM ${table} p
        JOIN (SELECT connection_id, collected_at FROM (

@@ -62,11 +62,11 @@ export function createSamplesView(probe: ProbeDefinition): string[] {
  * parenthesized subquery with the table's columns: `FROM ${samplesSql(probe, "$2", "$3")} s`. The range is
  * what lets a read skip the chunks it does not need: the view cannot, since a sample's time is known only
  * after its chunk's arrays are unnested. Without a range every compressed chunk is read. `columns`: the only
- * columns besides connection_id, collected_at and the entity keys that the read uses, so that no other
- * column's arrays are decompressed (a reader naming another gets an error, not a wrong answer).
+ * columns besides connection_id, collected_at and the entity keys (unless `keys` is false) that the read uses, so
+ * that no other column's arrays are decompressed (a reader naming another gets an error, not a wrong answer).
  */
-export function samplesSql(probe: ProbeDefinition, from?: string, to?: string, columns?: readonly string[]): string {
-  const kept = columns ? new Set([...probe.keys, ...columns]) : undefined;
+export function samplesSql(probe: ProbeDefinition, from?: string, to?: string, columns?: readonly string[], keys = true): string {
+  const kept = columns ? new Set([...(keys ? probe.keys : []), ...columns]) : undefined;
   const selected = kept ? probe.columns.filter((c) => kept.has(c.name)) : probe.columns;
   return `(${samplesSelect(probe, selected, from === undefined || to === undefined ? undefined : { from, to })})`;
 }

@@ -29,8 +29,8 @@ export interface AlertMetric {
   /** Probes whose samples it reads (loaded for each round). */
   probes: readonly string[];
   /**
-   * The only columns of its probes it reads, besides their keys and the reset markers of these columns: the
-   * alerter then loads just these (a probe's every column is loaded for a metric without the list). Worth it
+   * The only columns of its probes it reads (entity keys included: none is loaded unlisted), besides the reset
+   * markers of these columns: the alerter then loads just these (a probe's every column is loaded for a metric without the list). Worth it
    * for large samples: pg_stat_statements' thousand statements with their text, every table of every database.
    */
   columns?: readonly string[];
@@ -287,7 +287,7 @@ export const ALERT_METRICS: readonly AlertMetric[] = [
   {
     name: "pg_stat_statements.slow_query_count",
     probes: ["pg_stat_statements"],
-    columns: ["mean_exec_time"],
+    columns: ["database_name", "mean_exec_time"],
     latestOnly: true,
     measure(i) {
       const sample = i.latest("pg_stat_statements");
