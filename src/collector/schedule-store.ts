@@ -1,5 +1,5 @@
 /** The collector's bookkeeping in the datastore: which (connection, probe) is due, who claimed it, how it went. */
-import type { Queryable } from "../../drivers/types.ts";
+import type { Driver, Queryable } from "../../drivers/types.ts";
 
 export interface Candidate {
   connectionId: number;
@@ -21,6 +21,8 @@ export interface ProbeOutcome {
 }
 
 const LEASE_SECONDS = 120;
+/** The advisory lock claims take turns on (one bigint; the sample writer locks pairs of integers, another key space). */
+const CLAIM_LOCK_KEY = 5_118_270_433;
 
 /** SQL: whether the run claimed at `last` (NULL: none) leaves nothing due at `now`, `seconds` being a slot. */
 export const slotDoneSql = (last: string, now: string, seconds: string) =>
@@ -33,22 +35,25 @@ export const slotDoneSql = (last: string, now: string, seconds: string) =>
  *
  * At most `maxRows` probe runs are claimed, those that waited longest first (a server's probes, claimed together,
  * share their last slot and so stay together): one lease must cover the work claimed, so a large estate is
- * collected in several ticks. Rows another instance is claiming at this moment are skipped, not waited on, and a
- * row it claimed since this statement began is seen claimed (FOR UPDATE checks the row's latest version), so
- * instances ticking at the same second split the estate between them.
+ * collected in several ticks. Claims take turns (a transaction lock held for the one statement, milliseconds):
+ * two claims running at once skipped each other's rows as they locked them and split a third of the servers'
+ * probes between two instances, each then connecting to the server. A claim's statement starts after the
+ * previous claim committed, so it sees that claim; rows locked otherwise (a run recording its outcome) are skipped.
  *
  * Slots, not "an interval since the last run": a minute's Cron Trigger firing a little early no longer skips a
  * 60-second probe's round, and a one-second tick no longer lets each run start a little later than the last.
  * The half interval keeps a run that finished just before a slot's end from being followed at once.
  */
-export async function claimDue(db: Queryable, candidates: readonly Candidate[], maxRows = Number.MAX_SAFE_INTEGER): Promise<Candidate[]> {
+export async function claimDue(db: Driver, candidates: readonly Candidate[], maxRows = Number.MAX_SAFE_INTEGER): Promise<Candidate[]> {
   if (candidates.length === 0) return [];
   const ids = candidates.map((c) => c.connectionId);
   const probes = candidates.map((c) => c.probe);
   const intervals = candidates.map((c) => c.intervalSeconds);
   await db.query(`INSERT INTO probe_schedule (connection_id, probe_name) SELECT * FROM unnest($1::int[], $2::text[]) ON CONFLICT DO NOTHING`, [ids, probes]);
-  const claimed = await db.query<{ connection_id: number; probe_name: string }>(
-    `WITH due AS (
+  const claimed = await db.transaction(async (tx) => {
+    await tx.query("SELECT pg_advisory_xact_lock($1)", [CLAIM_LOCK_KEY]);
+    return tx.query<{ connection_id: number; probe_name: string }>(
+      `WITH due AS (
        SELECT s.connection_id, s.probe_name
          FROM probe_schedule s
          JOIN unnest($1::int[], $2::text[], $3::int[]) AS c(connection_id, probe_name, interval_seconds)
@@ -64,8 +69,9 @@ export async function claimDue(db: Queryable, candidates: readonly Candidate[], 
        FROM due
       WHERE s.connection_id = due.connection_id AND s.probe_name = due.probe_name
       RETURNING s.connection_id, s.probe_name`,
-    [ids, probes, intervals, maxRows],
-  );
+      [ids, probes, intervals, maxRows],
+    );
+  });
   const key = (id: number, probe: string) => `${id}\u0000${probe}`;
   const got = new Set(claimed.map((c) => key(c.connection_id, c.probe_name)));
   return candidates.filter((c) => got.has(key(c.connectionId, c.probe)));
