@@ -23,6 +23,29 @@ export interface ProbeOutcome {
 const LEASE_SECONDS = 120;
 /** The advisory lock claims take turns on (one bigint; the sample writer locks pairs of integers, another key space). */
 const CLAIM_LOCK_KEY = 5_118_270_433;
+const CLAIM_STALL_SECONDS = 5;
+
+/**
+ * Waits for the claimers' turn, held until the transaction ends. A claimer that stalls holding it (a frozen
+ * process, a lost network) is ended by the datastore after a few seconds, so the others wait that long at most;
+ * one that waited longer than three times that answers false: its tick claims nothing, the next tries again.
+ */
+export async function takeClaimTurn(tx: Queryable): Promise<boolean> {
+  try {
+    await tx.query(
+      `SELECT set_config('idle_in_transaction_session_timeout', '${CLAIM_STALL_SECONDS}s', true),
+              set_config('lock_timeout', '${3 * CLAIM_STALL_SECONDS}s', true),
+              pg_advisory_xact_lock($1)`,
+      [CLAIM_LOCK_KEY],
+    );
+    return true;
+  } catch (err) {
+    if ((err as { code?: string }).code === LOCK_NOT_AVAILABLE) return false;
+    throw err;
+  }
+}
+
+const LOCK_NOT_AVAILABLE = "55P03";
 
 /** SQL: whether the run claimed at `last` (NULL: none) leaves nothing due at `now`, `seconds` being a slot. */
 export const slotDoneSql = (last: string, now: string, seconds: string) =>
@@ -51,7 +74,7 @@ export async function claimDue(db: Driver, candidates: readonly Candidate[], max
   const intervals = candidates.map((c) => c.intervalSeconds);
   await db.query(`INSERT INTO probe_schedule (connection_id, probe_name) SELECT * FROM unnest($1::int[], $2::text[]) ON CONFLICT DO NOTHING`, [ids, probes]);
   const claimed = await db.transaction(async (tx) => {
-    await tx.query("SELECT pg_advisory_xact_lock($1)", [CLAIM_LOCK_KEY]);
+    if (!(await takeClaimTurn(tx))) return [];
     return tx.query<{ connection_id: number; probe_name: string }>(
       `WITH due AS (
        SELECT s.connection_id, s.probe_name

@@ -1,15 +1,17 @@
 /**
  * Claims take turns: instances claiming at the same moment each take whole servers (every due probe of each),
- * never a share of one server's probes, and together take every due probe once.
+ * never a share of one server's probes, and together take every due probe once; a claimer frozen while holding
+ * the turn holds up the others a few seconds, not for good; a claim that cannot have its turn claims nothing.
  */
+import pg from "pg";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { openPg } from "../../drivers/pg.ts";
 import type { Driver } from "../../drivers/types.ts";
-import { type Candidate, claimDue } from "../../src/collector/schedule-store.ts";
+import { type Candidate, claimDue, takeClaimTurn } from "../../src/collector/schedule-store.ts";
 import { PROBES } from "../../src/probes/index.ts";
 import { addConnection, migratedDatastore, type TestDatastore } from "../support/datastore.ts";
 
-const SERVERS = 200;
+const SERVERS = 100;
 const PROBES_PER_SERVER = 20;
 let store: TestDatastore;
 let instances: Driver[];
@@ -68,4 +70,39 @@ it("gives instances claiming at once whole servers, each due probe to one of the
     const perInstance = instances.map((_, k) => [...owners.values()].filter((by) => by.has(k)).length);
     expect(perInstance.filter((n) => n > 0).length).toBeGreaterThan(1);
   }
-});
+}, 90_000);
+
+it("lets the others claim a few seconds after a claimer froze holding the turn", async () => {
+  await store.db.query("UPDATE probe_schedule SET claimed_until = NULL, claimed_at = NULL");
+  // A claimer that took the turn as claimDue does and then stopped (its process frozen mid-transaction).
+  const frozen = new pg.Client({ connectionString: store.url });
+  await frozen.connect();
+  frozen.on("error", () => {}); // the datastore ends its session
+  await frozen.query("BEGIN");
+  await takeClaimTurn({ query: async (sql, params) => (await frozen.query(sql, params as unknown[])).rows });
+  const started = Date.now();
+  try {
+    const claimed = await claimDue(instances[0], candidates, 5 * PROBES_PER_SERVER);
+    expect(claimed).toHaveLength(5 * PROBES_PER_SERVER);
+    // It waited for the frozen claimer's session to end, no longer.
+    expect(Date.now() - started).toBeGreaterThan(3000);
+  } finally {
+    await frozen.end().catch(() => {});
+  }
+}, 30_000);
+
+it("claims nothing, without an error, when the turn stays taken longer than a claim waits", async () => {
+  await store.db.query("UPDATE probe_schedule SET claimed_until = NULL, claimed_at = NULL");
+  // Held by a session the datastore does not end (not a claimer: no idle timeout of its own).
+  const holder = new pg.Client({ connectionString: store.url });
+  await holder.connect();
+  await holder.query("BEGIN");
+  await holder.query("SELECT pg_advisory_xact_lock(5118270433)");
+  try {
+    expect(await claimDue(instances[0], candidates, 5 * PROBES_PER_SERVER)).toEqual([]);
+  } finally {
+    await holder.query("ROLLBACK");
+    await holder.end();
+  }
+  expect(await claimDue(instances[0], candidates, 5 * PROBES_PER_SERVER)).toHaveLength(5 * PROBES_PER_SERVER);
+}, 60_000);
