@@ -1,9 +1,9 @@
 /**
  * The read phase of `npm run bench:fleet`: a collector round writes to the primary while API reads of metrics,
  * alerts and server info arrive at a steady rate, served once from two streaming standbys (datastore.read_urls)
- * and once from the primary alone. Prints the round's write rate beside the same round without readers, the readers' rate,
- * and which server answered: the statements that read samples or alerts on the primary must be none when the
- * replicas are current (the rest on the primary is the readers' authentication).
+ * and once from the primary alone. Prints the round's write rate beside a round without reads, the reads'
+ * rate and latency, and which server answered: the statements that read samples or alerts on the primary must be
+ * none when the replicas are current (the rest on the primary checks who the reader is and what they may read).
  */
 import { openPg } from "../drivers/pg.ts";
 import type { Driver } from "../drivers/types.ts";
