@@ -24,6 +24,7 @@ import {
   recordUnreachable,
   releaseClaims,
 } from "./schedule-store.ts";
+import { groupBy } from "../group-by.ts";
 
 export interface CollectOptions {
   /** Servers collected at once. */
@@ -90,15 +91,12 @@ export async function collectOnce(db: Driver, config: Config, log: Logger, optio
     );
     const claimedAt = Date.now();
     const concurrency = options.concurrency ?? DEFAULT_CONCURRENCY;
-    const perServer = new Map<number, number>();
-    for (const c of candidates) perServer.set(c.connectionId, (perServer.get(c.connectionId) ?? 0) + 1);
-    const probesPerServer = Math.max(1, ...perServer.values());
+    const probesPerServer = Math.max(1, ...[...groupBy(candidates, (c) => c.connectionId).values()].map((probes) => probes.length));
     const maxRows = (options.maxConnections ?? concurrency * SERVERS_PER_SLOT) * probesPerServer;
     const claimed = await claimDue(db, candidates, maxRows);
     result.claimed = claimed.length;
     result.more = claimed.length >= maxRows;
-    const byConnection = new Map<number, Candidate[]>();
-    for (const c of claimed) byConnection.set(c.connectionId, [...(byConnection.get(c.connectionId) ?? []), c]);
+    const byConnection = groupBy(claimed, (c) => c.connectionId);
     const rows = new Map<number, ConnectionRow>(connections.map((c) => [c.id, c]));
 
     await eachLimited([...byConnection.entries()], concurrency, async ([id, work]) => {
@@ -137,9 +135,10 @@ export async function collectOnce(db: Driver, config: Config, log: Logger, optio
  */
 export async function collectDue(db: Driver, config: Config, log: Logger, options: CollectOptions & { deadlineMs?: number } = {}): Promise<TickResult> {
   const total: TickResult = { claimed: 0, outcomes: [], unreachable: [], droppedPartitions: [] };
-  const deadline = Date.now() + (options.deadlineMs ?? Number.POSITIVE_INFINITY);
+  const { deadlineMs, ...tickOptions } = options;
+  const deadline = Date.now() + (deadlineMs ?? Number.POSITIVE_INFINITY);
   for (;;) {
-    const tick = await collectOnce(db, config, log, { ...options, maintenance: false });
+    const tick = await collectOnce(db, config, log, { ...tickOptions, maintenance: false });
     total.claimed += tick.claimed;
     total.outcomes.push(...tick.outcomes);
     total.unreachable.push(...tick.unreachable);

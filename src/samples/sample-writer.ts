@@ -55,7 +55,7 @@ function prepare(batch: SampleBatch, rowOffset: number): PreparedBatch {
   const latest = Date.now() + FUTURE_TOLERANCE_MS;
   const seen = new Set<string>();
   // A sample's rows share their collected_at: each distinct value is parsed and checked once.
-  const parsed = new Map<unknown, { ms: number }>();
+  const parsed = new Map<unknown, number>();
   const times = new Set<number>();
   const rows = batch.rows.map((row, i) => {
     // Spelled only for an error: a batch is thousands of rows.
@@ -65,22 +65,22 @@ function prepare(batch: SampleBatch, rowOffset: number): PreparedBatch {
       if (key !== "collected_at" && !known.has(key)) throw new SampleError(`${where()}: probe \`${probe.name}\` has no column \`${key}\``);
     }
     let at = parsed.get(row.collected_at);
-    if (!at) {
+    if (at === undefined) {
       const date = parseTime(row.collected_at, where);
       if (date.getTime() > latest) throw new SampleError(`${where()}: \`collected_at\` ${date.toISOString()} is in the future`);
-      at = { ms: date.getTime() };
+      at = date.getTime();
       // Strings only: two equal Dates are two keys.
       if (!(row.collected_at instanceof Date)) parsed.set(row.collected_at, at);
-      times.add(at.ms);
+      times.add(at);
     }
     for (const key of probe.keys) {
       if (row[key] === undefined || row[key] === null) throw new SampleError(`${where()}: entity key \`${key}\` is required`);
     }
-    const identity = JSON.stringify([at.ms, ...probe.keys.map((k) => row[k])]);
+    const identity = JSON.stringify([at, ...probe.keys.map((k) => row[k])]);
     if (seen.has(identity)) throw new SampleError(`${where()}: a row for the same entity and collected_at appears twice`);
     seen.add(identity);
     return [
-      at.ms,
+      at,
       ...columns.map((name, j) => {
         const value = row[name];
         if (value === undefined || value === null) return null;
