@@ -2,13 +2,14 @@
  * The alerter's input from the samples: for each connection, the latest sample of every probe the rules read
  * (current only when taken within 3 of its intervals) and the one before it (only when no gap separates
  * them, and only where a metric reads changes), then each alert metric measured on them. One query per probe for
- * all connections, of the columns the metrics read.
+ * all connections, of the columns and rows the metrics read.
  */
 import type { Queryable } from "../../drivers/types.ts";
 import { effectiveProbeConfigs } from "../datastore/probe-configs.ts";
 import { type Sample, groupSamples } from "../metrics/samples.ts";
 import { groupBy } from "../group-by.ts";
-import { samplesSql } from "../probes/history-ddl.ts";
+import { quoteIdent } from "../probes/ddl.ts";
+import { latestSampleTimeSql, previousSampleTimeSql, samplesSql } from "../probes/history-ddl.ts";
 import { findProbe } from "../probes/index.ts";
 import type { ProbeDefinition } from "../probes/types.ts";
 import type { AlertMetric, MetricInput, Reading } from "../vocabulary/alert-metrics.ts";
@@ -28,6 +29,21 @@ export function columnsRead(probe: ProbeDefinition, metrics: readonly AlertMetri
   return [...new Set([...columns.map((c) => c.name), ...columns.flatMap((c) => (c.resetBy ? [c.resetBy] : []))])];
 }
 
+/**
+ * The rows of `probe` the metrics read (AlertMetric.rows), as the conditions any of which keeps a row and the
+ * columns of which one row per value is kept; undefined (every row) unless every metric reading the probe has a
+ * filter for it, lists its columns and reads only the latest sample.
+ */
+export function rowsRead(probe: ProbeDefinition, metrics: readonly AlertMetric[]): { where: string[]; onePer: string[] } | undefined {
+  const readers = metrics.filter((m) => m.probes.includes(probe.name));
+  const filters = readers.map((m) => (m.columns && m.latestOnly ? m.rows?.[probe.name] : undefined));
+  if (!readers.length || filters.some((f) => !f)) return undefined;
+  return {
+    where: [...new Set(filters.map((f) => f!.where))],
+    onePer: [...new Set(filters.flatMap((f) => (f!.onePer ? [f!.onePer] : [])))],
+  };
+}
+
 /** The latest sample of each connection, and the one before it unless every metric reading the probe reads only the latest. */
 async function latestSamples(
   db: Queryable,
@@ -38,16 +54,31 @@ async function latestSamples(
 ): Promise<Map<number, Sample[]>> {
   const columns = columnsRead(definition, metrics);
   const count = metrics.every((m) => m.latestOnly || !m.probes.includes(definition.name)) ? 1 : 2;
+  const filtered = columns && rowsRead(definition, metrics);
+  const onePer = filtered ? filtered.onePer : [];
   // Entity keys only where a metric names them: the rows are counted and compared, never matched across samples by entity.
   const table = samplesSql(definition, "$2", "now()", columns, columns === undefined);
+  // Each connection's latest sample times, found by index: listing the window's distinct times scanned every row
+  // in it (at 1,000 servers, 2 million statement rows). Aliases unlike those of the SQL they wrap.
+  const latest = latestSampleTimeSql(definition, "lc.id", "collected_at <= now()");
+  const times =
+    count === 1
+      ? `SELECT lc.id AS connection_id, ln.at AS collected_at FROM unnest($1::int[]) AS lc(id)
+           CROSS JOIN LATERAL (SELECT ${latest} AS at) ln WHERE ln.at >= $2`
+      : `SELECT lc.id AS connection_id, lv.at AS collected_at FROM unnest($1::int[]) AS lc(id)
+           CROSS JOIN LATERAL (SELECT ${latest} AS at) ln
+           CROSS JOIN LATERAL (SELECT ${previousSampleTimeSql(definition, "lc.id", "ln.at")} AS at) lp
+           CROSS JOIN LATERAL (VALUES (ln.at), (lp.at)) AS lv(at) WHERE lv.at >= $2`;
+  const numbered = onePer.map((c, k) => `, row_number() OVER (PARTITION BY p.connection_id, p.collected_at, p.${quoteIdent(c)}) AS hn${k}`).join("");
+  const chosen = `SELECT p.*${numbered} FROM ${table} p JOIN t USING (connection_id, collected_at)`;
   const rows = await db.query<Record<string, unknown> & { connection_id: number }>(
-    `SELECT p.* FROM ${table} p
-       JOIN (SELECT connection_id, collected_at FROM (
-               SELECT connection_id, collected_at, row_number() OVER (PARTITION BY connection_id ORDER BY collected_at DESC) AS n
-                 FROM (SELECT DISTINCT connection_id, collected_at FROM ${table} s WHERE connection_id = ANY($1::int[]) AND collected_at >= $2) d) x
-              WHERE n <= $3) t USING (connection_id, collected_at)
-      ORDER BY p.connection_id, p.collected_at`,
-    [connectionIds, since.toISOString(), count],
+    `WITH t AS MATERIALIZED (${times}) ${
+      filtered
+        ? `SELECT connection_id, collected_at, ${columns!.map(quoteIdent).join(", ")} FROM (${chosen}) f
+            WHERE ${[...filtered.where.map((w) => `(${w})`), ...onePer.map((_, k) => `hn${k} = 1`)].join(" OR ")}`
+        : chosen
+    } ORDER BY connection_id, collected_at`,
+    [connectionIds, since.toISOString()],
   );
   const byConnection = new Map<number, Sample[]>();
   for (const [id, mine] of groupBy(rows, (r) => r.connection_id)) byConnection.set(id, groupSamples(definition, mine));

@@ -5,6 +5,7 @@
  */
 import type { Queryable } from "../../drivers/types.ts";
 import { NotFoundError } from "../errors.ts";
+import { groupBy } from "../group-by.ts";
 import { PROBES } from "../probes/index.ts";
 
 export const FALLBACK_INTERVAL_SECONDS = 300;
@@ -101,11 +102,13 @@ export async function effectiveProbeConfigs(db: Queryable, connectionIds: readon
     [connectionIds],
   );
   const result = new Map<number, Map<string, EffectiveConfig>>();
+  // Grouped once: filtering all rows per connection grew with the square of the estate (a second per alerter round at 1,000).
+  const byConnection = groupBy(rows, (r) => r.connection_id);
   for (const id of connectionIds) {
-    const mine = rows.filter((r) => r.connection_id === id);
+    const byProbe = groupBy(byConnection.get(id) ?? [], (r) => r.probe_name);
     const configs = new Map<string, EffectiveConfig>();
     for (const probe of PROBES) {
-      const best = mine.filter((r) => r.probe_name === probe.name).sort((a, b) => RANK[a.scope] - RANK[b.scope])[0];
+      const best = (byProbe.get(probe.name) ?? []).sort((a, b) => RANK[a.scope] - RANK[b.scope])[0];
       configs.set(
         probe.name,
         best

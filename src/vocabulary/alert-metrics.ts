@@ -24,6 +24,14 @@ export interface MetricInput {
   schedule: ReadonlyArray<{ probe: string; intervalSeconds: number; lastSuccess: number | null }>;
 }
 
+/** Which rows of a probe a metric reads (AlertMetric.rows). */
+export interface RowFilter {
+  /** SQL on the columns the metric lists: true for every row the metric reads (it may be true for more). */
+  where: string;
+  /** Besides, any one row of each value of this column in a sample: for a reading per value where no row passes `where` (a count of 0). */
+  onePer?: string;
+}
+
 export interface AlertMetric {
   name: string;
   /** Probes whose samples it reads (loaded for each round). */
@@ -36,6 +44,12 @@ export interface AlertMetric {
   columns?: readonly string[];
   /** It reads only the latest sample of its probes, never `previous`: the alerter then loads one sample, not two. */
   latestOnly?: boolean;
+  /**
+   * Per probe, the rows it reads when they are few of many: the alerter then loads only rows some filter keeps,
+   * where every metric reading the probe lists its columns, reads only the latest sample and has a filter for it.
+   * The metric must measure the same on the kept rows as on all, and nothing on a sample none of whose rows is kept.
+   */
+  rows?: Readonly<Record<string, RowFilter>>;
   /** Set when pglens does not collect what the metric needs: rules on it are kept but never evaluated. */
   unavailable?: string;
   measure(input: MetricInput): Reading[];
@@ -107,14 +121,23 @@ export const MIN_BLOAT_TABLE_BYTES = 8 * 1024 * 1024;
 const SESSION = ["backend_type", "state", "wait_event_type", "query_start", "xact_start", "state_change"];
 const SETTING = ["name", "setting"];
 const TABLE = ["database_name", "schemaname", "relname", "n_live_tup", "n_dead_tup"];
+const MAX_CONNECTIONS_ROW = { pg_settings: { where: "name = 'max_connections'" } };
 
 export const ALERT_METRICS: readonly AlertMetric[] = [
-  { name: "pg_settings.max_connections", probes: ["pg_settings"], columns: SETTING, latestOnly: true, measure: (i) => server(setting(i, "max_connections")) },
+  {
+    name: "pg_settings.max_connections",
+    probes: ["pg_settings"],
+    columns: SETTING,
+    latestOnly: true,
+    rows: MAX_CONNECTIONS_ROW,
+    measure: (i) => server(setting(i, "max_connections")),
+  },
   {
     name: "connection_utilization_percent",
     probes: ["pg_stat_activity", "pg_settings"],
     columns: [...SESSION, ...SETTING],
     latestOnly: true,
+    rows: MAX_CONNECTIONS_ROW,
     measure(i) {
       const max = setting(i, "max_connections");
       const sessions = i.latest("pg_stat_activity")?.rows.filter(CLIENT).length;
@@ -258,6 +281,8 @@ export const ALERT_METRICS: readonly AlertMetric[] = [
     probes: ["pg_stat_all_tables"],
     columns: [...TABLE, "last_autovacuum", "last_vacuum"],
     latestOnly: true,
+    // More than 50 dead rows is needed (and not enough) to be past the trigger; a table never vacuumed has no reading.
+    rows: { pg_stat_all_tables: { where: "n_dead_tup > 50 AND (last_autovacuum IS NOT NULL OR last_vacuum IS NOT NULL)" } },
     measure(i) {
       const sample = i.latest("pg_stat_all_tables");
       if (!sample) return [];
@@ -275,6 +300,7 @@ export const ALERT_METRICS: readonly AlertMetric[] = [
     probes: ["pg_stat_all_tables"],
     columns: TABLE,
     latestOnly: true,
+    rows: { pg_stat_all_tables: { where: `coalesce(n_live_tup, 0) + coalesce(n_dead_tup, 0) >= ${MIN_TABLE_ROWS}` } },
     measure: (i) =>
       (i.latest("pg_stat_all_tables")?.rows ?? []).flatMap((r) => {
         const live = num(r.n_live_tup) ?? 0;
@@ -289,6 +315,7 @@ export const ALERT_METRICS: readonly AlertMetric[] = [
     probes: ["pg_stat_statements"],
     columns: ["database_name", "mean_exec_time"],
     latestOnly: true,
+    rows: { pg_stat_statements: { where: `mean_exec_time > ${SLOW_STATEMENT_MS}`, onePer: "database_name" } },
     measure(i) {
       const sample = i.latest("pg_stat_statements");
       if (!sample) return [];
