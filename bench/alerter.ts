@@ -11,7 +11,8 @@ import { loadDemoHistory } from "../src/collector/demo-history.ts";
 import { ensurePartitions, weekOf } from "../src/samples/partitions.ts";
 import { migrate } from "../src/datastore/migrate.ts";
 import { findProbe } from "../src/probes/index.ts";
-import { probeTable } from "../src/probes/ddl.ts";
+import { rawTableName } from "../src/probes/ddl.ts";
+import { rawTable } from "../src/probes/history-ddl.ts";
 import { createTestDatabase, startEmbeddedPostgres } from "../test/support/postgres.ts";
 
 const SIZES = (process.env.BENCH_CONNECTIONS ?? "1,10,100").split(",").map(Number);
@@ -41,16 +42,16 @@ async function main() {
       process.stderr.write(`${n} connection(s): loading the demo day once and copying it to each...\n`);
       await loadDemoHistory(db, ids[0]);
       for (const probe of DEMO_PROBES) {
-        const table = probeTable(probe);
+        const table = rawTable(probe);
         const columns = ["collected_at", ...findProbe(probe)!.columns.map((c) => `"${c.name}"`)].join(", ");
         await db.query(`INSERT INTO ${table} (connection_id, ${columns}) SELECT c, ${columns} FROM ${table}, unnest($1::int[]) AS c WHERE connection_id = $2`, [
           ids.slice(1),
           ids[0],
         ]);
       }
-      await db.transaction((tx) => ensurePartitions(tx, "pg_stat_activity", [weekOf("pg_stat_activity", new Date())]));
+      await db.transaction((tx) => ensurePartitions(tx, rawTableName("pg_stat_activity"), [weekOf(rawTableName("pg_stat_activity"), new Date())]));
       await db.query(
-        `INSERT INTO ${probeTable("pg_stat_activity")} (connection_id, collected_at, pid, datname, usename, backend_type, state, query_start, xact_start, state_change, wait_event_type, query)
+        `INSERT INTO ${rawTable("pg_stat_activity")} (connection_id, collected_at, pid, datname, usename, backend_type, state, query_start, xact_start, state_change, wait_event_type, query)
          SELECT c, now(), 1000 + s, 'shop', 'app', 'client backend', CASE WHEN s % 3 = 0 THEN 'active' ELSE 'idle' END,
                 now() - make_interval(secs => s), now() - make_interval(secs => s * 2), now() - make_interval(secs => s), CASE WHEN s % 20 = 0 THEN 'Lock' END, 'SELECT 1'
            FROM unnest($1::int[]) AS c, generate_series(1, 60) AS s`,

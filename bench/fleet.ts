@@ -6,7 +6,9 @@
  * collected by 1 collector process and one by 2 at once (every probe due, as in the worst minute), each process
  * reporting its own CPU time; rows and bytes written per server per round and per day at the probes' default
  * intervals; the datastore's growth per day; one alerter round over the collected data; then the read phase
- * (fleet-read-phase.ts): a round written while API readers are served by two streaming standbys of the datastore.
+ * (fleet-read-phase.ts): a round written while API readers are served by two streaming standbys of the datastore
+ * (BENCH_READ_PHASE=off skips it); last, the alerter's round over BENCH_ALERTER_CONNECTIONS (default 1,000)
+ * connections, copies of the collected ones with their latest samples (fleet-copies.ts).
  */
 import { spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
@@ -18,10 +20,14 @@ import { findProbe } from "../src/probes/index.ts";
 import { registerServer } from "../test/support/monitored.ts";
 import { createTestDatabase, startEmbeddedPostgres } from "../test/support/postgres.ts";
 import { type Standby, startStandby } from "../test/support/standby.ts";
+import { copyConnections } from "./fleet-copies.ts";
 import { readPhase } from "./fleet-read-phase.ts";
 
 const SIZES = (process.env.BENCH_CONNECTIONS ?? "100,500,1000").split(",").map(Number);
 const STATEMENTS = Number(process.env.BENCH_STATEMENTS ?? 5000);
+/** The alerter's round is also timed over this many connections, copies of the collected ones (fleet-copies.ts). */
+const ALERTER_CONNECTIONS = Number(process.env.BENCH_ALERTER_CONNECTIONS ?? 1000);
+const READ_PHASE = process.env.BENCH_READ_PHASE !== "off";
 const INSTANCE = fileURLToPath(new URL("./fleet-instance.ts", import.meta.url));
 const DAY = 86_400;
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1] ?? 0;
@@ -68,6 +74,18 @@ async function sampleBytes(db: ReturnType<typeof openPg>): Promise<Map<string, n
     byProbe.set(probe, (byProbe.get(probe) ?? 0) + r.bytes);
   }
   return byProbe;
+}
+
+/** Three timed alerter rounds after one that raises what the data calls for. */
+async function alerterRounds(db: ReturnType<typeof openPg>): Promise<number[]> {
+  await evaluateAndApply(db);
+  const times: number[] = [];
+  for (let i = 0; i < 3; i++) {
+    const started = performance.now();
+    await evaluateAndApply(db);
+    times.push(performance.now() - started);
+  }
+  return times;
 }
 
 async function generateWorkload(serverUrl: string) {
@@ -174,38 +192,40 @@ async function main() {
         rowsPerDay += (rows / (2 * n)) * perDay;
         bytesPerDay += (((after.get(probe) ?? 0) - (before.get(probe) ?? 0)) / (2 * n)) * perDay;
       }
-      const alerter: number[] = [];
-      await evaluateAndApply(db);
-      for (let i = 0; i < 3; i++) {
-        const started = performance.now();
-        await evaluateAndApply(db);
-        alerter.push(performance.now() - started);
-      }
+      const alerter = await alerterRounds(db);
       const onStandby = (standby: Standby) => {
         const u = new URL(datastore.url);
         u.port = String(standby.port);
         return u.toString();
       };
-      const reads = await readPhase({
-        primaryUrl: datastore.url,
-        replicaUrls: standbys.map(onStandby),
-        connectionIds: (await db.query<{ id: number }>("SELECT id FROM connections ORDER BY id")).map((r) => r.id),
-        write: async () => {
-          const { seconds, reports } = await round(db, datastore.url, 1);
-          return { seconds, rows: reports.reduce((n, r) => n + r.rows, 0) };
-        },
-        progress: (line) => process.stderr.write(`${fmt(n)} servers: ${line}\n`),
-      });
+      const reads = !READ_PHASE
+        ? ["(BENCH_READ_PHASE=off)"]
+        : await readPhase({
+            primaryUrl: datastore.url,
+            replicaUrls: standbys.map(onStandby),
+            connectionIds: (await db.query<{ id: number }>("SELECT id FROM connections ORDER BY id")).map((r) => r.id),
+            write: async () => {
+              const { seconds, reports } = await round(db, datastore.url, 1);
+              return { seconds, rows: reports.reduce((n, r) => n + r.rows, 0) };
+            },
+            progress: (line) => process.stderr.write(`${fmt(n)} servers: ${line}\n`),
+          });
       readTables.push(`${fmt(n)} servers:`, "", ...reads, "");
-      summaries.push(`| ${fmt(n)} | ${fmt(rowsPerDay)} | ${mb(bytesPerDay)} | ${fmt((bytesPerDay * n) / 1e9, 2)} GB | ${fmt(median(alerter))} |`);
+      let copied = "";
+      if (n < ALERTER_CONNECTIONS) {
+        process.stderr.write(`${fmt(n)} servers: copying them to ${fmt(ALERTER_CONNECTIONS)} connections for the alerter...\n`);
+        await copyConnections(db, ALERTER_CONNECTIONS);
+        copied = `${fmt(ALERTER_CONNECTIONS)} (copies): ${fmt(median(await alerterRounds(db)))}`;
+      }
+      summaries.push(`| ${fmt(n)} | ${fmt(rowsPerDay)} | ${mb(bytesPerDay)} | ${fmt((bytesPerDay * n) / 1e9, 2)} GB | ${fmt(median(alerter))} | ${copied} |`);
       await db.close();
       await datastore.drop();
     }
     console.log("");
     console.log(
-      "| servers | rows per server per day | bytes per server per day (raw, before compression) | datastore growth per day | alerter round ms (median of 3) |",
+      "| servers | rows per server per day | bytes per server per day (raw, before compression) | datastore growth per day | alerter round ms (median of 3) | alerter round ms over more connections |",
     );
-    console.log("|---:|---:|---:|---:|---:|");
+    console.log("|---:|---:|---:|---:|---:|---:|");
     for (const line of summaries) console.log(line);
     console.log("");
     console.log("read phase: one collector round writing while API reads of metrics, alerts and server info arrive at a steady rate.");
