@@ -100,15 +100,26 @@ export async function claimDue(db: Driver, candidates: readonly Candidate[], max
   return candidates.filter((c) => got.has(key(c.connectionId, c.probe)));
 }
 
+/** One statement for a server's outcomes: one per probe was a sixth of the collector's statements. */
 export async function recordOutcomes(db: Queryable, outcomes: readonly ProbeOutcome[]): Promise<void> {
-  for (const o of outcomes) {
-    await db.query(
-      `UPDATE probe_schedule SET last_run_at = $3, last_slot_at = claimed_at, claimed_until = NULL, last_status = $4, last_error = $5, last_rows = $6, not_before = $7,
-              last_success_at = CASE WHEN $4 = 'ok' THEN $3 ELSE last_success_at END
-        WHERE connection_id = $1 AND probe_name = $2`,
-      [o.connectionId, o.probe, o.collectedAt.toISOString(), o.status, o.error ?? null, o.rows, o.notBefore?.toISOString() ?? null],
-    );
-  }
+  if (outcomes.length === 0) return;
+  const column = <T>(pick: (o: ProbeOutcome) => T) => outcomes.map(pick);
+  await db.query(
+    `UPDATE probe_schedule s SET last_run_at = o.at, last_slot_at = s.claimed_at, claimed_until = NULL, last_status = o.status, last_error = o.error,
+            last_rows = o.rows, not_before = o.not_before, last_success_at = CASE WHEN o.status = 'ok' THEN o.at ELSE s.last_success_at END
+       FROM unnest($1::int[], $2::text[], $3::timestamptz[], $4::text[], $5::text[], $6::int[], $7::timestamptz[])
+            AS o(connection_id, probe_name, at, status, error, rows, not_before)
+      WHERE s.connection_id = o.connection_id AND s.probe_name = o.probe_name`,
+    [
+      column((o) => o.connectionId),
+      column((o) => o.probe),
+      column((o) => o.collectedAt.toISOString()),
+      column((o) => o.status),
+      column((o) => o.error ?? null),
+      column((o) => o.rows),
+      column((o) => o.notBefore?.toISOString() ?? null),
+    ],
+  );
 }
 
 /** Lets claims go without a run (the server could not be reached): the back-off decides when to try again. */
