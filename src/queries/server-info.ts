@@ -4,6 +4,7 @@
  */
 import type { Queryable } from "../../drivers/types.ts";
 import type { ConnectionRow } from "../datastore/connections.ts";
+import { quoteLiteral } from "../probes/ddl.ts";
 import { latestSample } from "../samples/read-latest-sample.ts";
 
 /** Settings worth a glance when sizing up a server. */
@@ -27,6 +28,11 @@ export const KEY_SETTINGS = [
   "log_min_duration_statement",
   "shared_preload_libraries",
 ];
+
+/** The settings the server's facts come from besides KEY_SETTINGS. */
+const FACT_SETTINGS = ["server_version", "cluster_name", "data_directory", "in_hot_standby"];
+/** Only the settings shown are read: a sample holds every setting (about 350) with its description. */
+const SETTINGS_SHOWN = `name IN (${[...FACT_SETTINGS, ...KEY_SETTINGS].map(quoteLiteral).join(", ")})`;
 
 type Row = Record<string, unknown>;
 const figure = (v: unknown): string | number | boolean | null =>
@@ -66,7 +72,7 @@ function extensionsOnce(rows: Row[]): InstalledExtension[] {
 export async function serverInfo(db: Queryable, conn: ConnectionRow) {
   const id = conn.id;
   const [settings, replication, activity, databases, extensions, memory, cpu, load, disks] = await Promise.all([
-    latestSample<Row>(db, "pg_settings", id),
+    latestSample<Row>(db, "pg_settings", id, SETTINGS_SHOWN),
     latestSample<Row>(db, "pg_stat_replication", id),
     latestSample<Row>(db, "pg_stat_activity", id),
     latestSample<Row>(db, "pg_database", id),
