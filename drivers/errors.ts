@@ -7,8 +7,9 @@ export class DatastoreUnavailableError extends Error {
 }
 
 const UNREACHABLE_CODES = new Set(["ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "ENOTFOUND", "EHOSTUNREACH", "ENETUNREACH", "EPIPE", "EAI_AGAIN"]);
-// SQLSTATE class 08 (connection exception) and the shutdown/startup codes of class 57.
-const UNAVAILABLE_SQLSTATE = /^(08...|57P01|57P02|57P03)$/;
+// SQLSTATE class 08 (connection exception) and the shutdown/startup codes of class 57; not 08P01, the protocol
+// violation a statement given the wrong number of parameters raises: that is a bug to report, not an outage.
+const UNAVAILABLE_SQLSTATE = /^(08(?!P01)...|57P01|57P02|57P03)$/;
 const UNREACHABLE_MESSAGES = [
   "Connection terminated",
   "timeout exceeded when trying to connect",

@@ -218,6 +218,19 @@ describe("unreachable datastore", () => {
   });
 });
 
+describe("a failing statement on a reachable datastore", () => {
+  it("is its error, not DatastoreUnavailableError (a protocol violation is a bug, not an outage)", async () => {
+    const db = openPg(await database(inject("pg17Url")), { max: 1 });
+    try {
+      const failure = await db.query("SELECT $1::int AS one", [1, 2]).catch((err: unknown) => err);
+      expect(failure).toMatchObject({ code: "08P01" });
+      expect(failure).not.toBeInstanceOf(DatastoreUnavailableError);
+    } finally {
+      await db.close();
+    }
+  });
+});
+
 describe("driver selection", () => {
   it("picks the embedded default, the URL's kind, or the explicit choice", () => {
     expect(chooseDriver({})).toBe("pglite");
