@@ -100,7 +100,7 @@ export async function claimDue(db: Driver, candidates: readonly Candidate[], max
   return candidates.filter((c) => got.has(key(c.connectionId, c.probe)));
 }
 
-/** One statement for a server's outcomes: one per probe was a sixth of the collector's statements. */
+/** One statement for a server's outcomes, not one per probe (35 statements a server-round). */
 export async function recordOutcomes(db: Queryable, outcomes: readonly ProbeOutcome[]): Promise<void> {
   if (outcomes.length === 0) return;
   const column = <T>(pick: (o: ProbeOutcome) => T) => outcomes.map(pick);

@@ -102,7 +102,7 @@ export async function effectiveProbeConfigs(db: Queryable, connectionIds: readon
     [connectionIds],
   );
   const result = new Map<number, Map<string, EffectiveConfig>>();
-  // Grouped once: filtering all rows per connection grew with the square of the estate (a second per alerter round at 1,000).
+  // Grouped once: filtering every row per connection grew with the square of the estate (31,000 rows 1,000 times a call at 1,000 servers).
   const byConnection = groupBy(rows, (r) => r.connection_id);
   for (const id of connectionIds) {
     const byProbe = groupBy(byConnection.get(id) ?? [], (r) => r.probe_name);
