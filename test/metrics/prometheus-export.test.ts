@@ -108,7 +108,7 @@ describe("Prometheus scraping pglens", () => {
     const rates = await eventually(`rate(pg_stat_database_xact_commit_total{connection="main"}[2m])`);
     expect(rates.length).toBeGreaterThan(0);
     expect(await eventually(`pglens_connection_up{connection="main"}`)).toMatchObject([{ value: [expect.any(Number), "1"] }]);
-  }, 120_000);
+  }, 300_000);
 
   it("has data for every panel query of the Grafana dashboard", async () => {
     const dashboard = JSON.parse(readFileSync(new URL("../../docs/grafana/pglens-estate.json", import.meta.url), "utf8"));

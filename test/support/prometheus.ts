@@ -23,8 +23,10 @@ export async function startPrometheus(target: { host: string; path: string; toke
     join(dir, "prometheus.yml"),
     [
       "global:",
-      "  scrape_interval: 5s",
-      "  scrape_timeout: 5s",
+      // 10 s to answer: pglens's exposition reads each probe's latest samples in turn, which took over 5 s (the
+      // scrape then fails as down) on a loaded 2-core machine while the suite ran.
+      "  scrape_interval: 10s",
+      "  scrape_timeout: 10s",
       "scrape_configs:",
       "  - job_name: pglens",
       "    honor_timestamps: true",
