@@ -146,3 +146,12 @@ export function latestSampleTimeSql(probe: ProbeDefinition, connection: string, 
      (SELECT max(collected_at) FROM ${rawTable(probe.name)} WHERE connection_id = ${connection} AND ${where}),
      (SELECT max(collected_at) FROM ${samplesSql(probe, chunk, `${chunk} + ${CHUNK_SQL} - interval '1 millisecond'`)} l WHERE connection_id = ${connection} AND ${where}))`;
 }
+
+/**
+ * latestSampleTimeSql as a one-row relation with the column `at`, for a read that then looks up the sample at
+ * `at` (a lateral samplesSql). OFFSET 0 keeps the planner from copying the subqueries into every use of `at`
+ * (the lookup names it a dozen times): pg_stat_statements' latest sample took 90 ms to plan that way, 1.5 ms so.
+ */
+export function latestSampleAtSql(probe: ProbeDefinition, connection: string, where = "TRUE"): string {
+  return `(SELECT ${latestSampleTimeSql(probe, connection, where)} AS at OFFSET 0)`;
+}

@@ -8,7 +8,7 @@ import { assertConnectionsPermitted } from "../auth/connection-access.ts";
 import { exactAsText, excludedRowsSql } from "../samples/read-raw-rows.ts";
 import { InputError } from "../errors.ts";
 import { quoteIdent } from "../probes/ddl.ts";
-import { latestSampleTimeSql, samplesSql } from "../probes/history-ddl.ts";
+import { latestSampleAtSql, samplesSql } from "../probes/history-ddl.ts";
 import { findColumn } from "../probes/index.ts";
 import type { ProbeColumn, ProbeDefinition } from "../probes/types.ts";
 import { requireProbe, resolveFilters } from "../metrics/metrics-plan.ts";
@@ -69,7 +69,7 @@ export async function latestSnapshot(
   const columns = probe.columns.map((c) => (exactAsText(probe, c.name) ? `${quoteIdent(c.name)}::text AS ${quoteIdent(c.name)}` : quoteIdent(c.name)));
   const rows = await db.query<Record<string, unknown> & { total_count: number }>(
     `SELECT collected_at, ${columns.join(", ")}, count(*) OVER () AS total_count
-       FROM (SELECT ${latestSampleTimeSql(probe, "$1", sampleWhere.slice(1).join(" AND ") || "TRUE")} AS at) l
+       FROM ${latestSampleAtSql(probe, "$1", sampleWhere.slice(1).join(" AND ") || "TRUE")} l
        CROSS JOIN LATERAL ${samplesSql(probe, "l.at", "l.at")} s
       WHERE ${where.join(" AND ")} AND collected_at = l.at
       ORDER BY ${quoteIdent(order)} ${q.order === "asc" ? "ASC" : "DESC"} NULLS LAST${probe.keys.map((k) => `, ${quoteIdent(k)}`).join("")}

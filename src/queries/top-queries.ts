@@ -13,7 +13,7 @@ import { readableIntervals } from "./metrics-context.ts";
 import { InputError } from "../errors.ts";
 import { findProbe } from "../probes/index.ts";
 import type { Window } from "../metrics/window.ts";
-import { latestSampleTimeSql, samplesSql } from "../probes/history-ddl.ts";
+import { latestSampleAtSql, samplesSql } from "../probes/history-ddl.ts";
 
 export const TOP_QUERY_ORDERS = ["total_exec_time", "calls", "mean_exec_time", "rows", "shared_blks_hit", "shared_blks_read"] as const;
 export type TopQueryOrder = (typeof TOP_QUERY_ORDERS)[number];
@@ -62,7 +62,7 @@ type Totals = Omit<TopQuery, "mean_exec_time">;
 async function lifetimeTotals(db: Queryable, connectionId: number, queryid?: string): Promise<Totals[]> {
   return db.query<Totals>(
     `SELECT queryid::text AS queryid, database_name, min(query) AS query, ${SUMMED.map((c) => `coalesce(sum(${c}), 0)::float8 AS ${c}`).join(", ")}
-       FROM (SELECT ${latestSampleTimeSql(PROBE, "$1")} AS at) l
+       FROM ${latestSampleAtSql(PROBE, "$1")} l
        CROSS JOIN LATERAL ${samplesSql(PROBE, "l.at", "l.at", ["query", ...SUMMED])} s
       WHERE connection_id = $1 AND collected_at = l.at
         AND ($2::bigint IS NULL OR queryid = $2::bigint)

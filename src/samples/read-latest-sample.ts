@@ -1,6 +1,6 @@
 /** The most recent sample of a probe per connection: all its rows and its time. */
 import type { Queryable } from "../../drivers/types.ts";
-import { latestSampleTimeSql, samplesSql } from "../probes/history-ddl.ts";
+import { latestSampleAtSql, samplesSql } from "../probes/history-ddl.ts";
 import { findProbe } from "../probes/index.ts";
 
 export interface LatestSample<R> {
@@ -22,7 +22,7 @@ export async function latestSamples<R extends object>(
   const definition = findProbe(probe)!;
   const rows = await db.query<R & { connection_id: number; collected_at: Date }>(
     `SELECT s.* FROM unnest($1::int[]) AS id
-       CROSS JOIN LATERAL (SELECT ${latestSampleTimeSql(definition, "id", where)} AS at) l
+       CROSS JOIN LATERAL ${latestSampleAtSql(definition, "id", where)} l
        CROSS JOIN LATERAL (SELECT * FROM ${samplesSql(definition, "l.at", "l.at")} x WHERE connection_id = id AND ${where}) s`,
     [connectionIds],
   );
