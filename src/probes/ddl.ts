@@ -206,6 +206,9 @@ export function entityGaugeLevelFactColumns(probe: ProbeDefinition): string[] {
   );
 }
 
+/** An entity cell's span, an hour (its `level_seconds` is 3600). */
+export const HOUR_MS = 3_600_000;
+
 /** The 5-minute parts of an hour, which the entity cells keep running facts of (PART_FACTS). */
 export const HOUR_PARTS = 12;
 

@@ -1,7 +1,6 @@
 /** Reads the per-sample changes recorded by the sample writer (see samples/record-changes.ts). */
 import type { Queryable } from "../../drivers/types.ts";
-import { HOUR_MS as HOUR } from "../metrics/entity-cell-facts.ts";
-import { changeCellsTableName, changesTableName, probeTable, quoteIdent } from "../probes/ddl.ts";
+import { HOUR_MS as HOUR, changeCellsTableName, changesTableName, probeTable, quoteIdent } from "../probes/ddl.ts";
 import type { ProbeDefinition } from "../probes/types.ts";
 
 /** A timestamp as epoch milliseconds (see epochMsSql). */
