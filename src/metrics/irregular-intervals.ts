@@ -4,6 +4,7 @@
  * valid change of each column in them (as intervals.ts judges validity; null where not valid). In every other
  * interval each column's change is the plain difference of the entity's two samples, or null on both sides, so
  * the change of an entity over consecutive intervals is a difference of its cumulative values corrected by these.
+ * The sample writer's SQL for one-sample batches (samples/record-sample-changes.ts) is held to it by tests.
  */
 import type { ProbeColumn, ProbeDefinition } from "../probes/types.ts";
 import { type Row, type Sample, entityKey, sameMarker } from "./samples.ts";

@@ -8,17 +8,30 @@ import type { Queryable } from "../../drivers/types.ts";
 import { valuesLiteral } from "../datastore/array-literal.ts";
 import { excludedRowsSql, fetchSampleRows } from "./read-raw-rows.ts";
 import { intervalsForColumns } from "../metrics/intervals.ts";
+import { entityCellFacts } from "../metrics/entity-cell-facts.ts";
 import { type Sample, groupSamples } from "../metrics/samples.ts";
 import { irregularIntervals } from "../metrics/irregular-intervals.ts";
-import { changesTableName, cumulativeColumns, factColumn, irregularTableName, probeTable, quoteIdent, recordedGaugeColumns } from "../probes/ddl.ts";
+import {
+  changesTableName,
+  cumulativeColumns,
+  entityGaugeColumns,
+  factColumn,
+  irregularTableName,
+  probeTable,
+  quoteIdent,
+  recordedGaugeColumns,
+} from "../probes/ddl.ts";
 import type { ProbeDefinition } from "../probes/types.ts";
 import { nextSampleTimeSql, previousSampleTimeSql } from "../probes/history-ddl.ts";
 import { ensurePartitions, weeksOf } from "./partitions.ts";
 import { recordChangeCells } from "./record-change-cells.ts";
 import { addEntityCells, recordEntityCells } from "./record-entity-cells.ts";
+import { recordSampleChanges } from "./record-sample-changes.ts";
 
 /** `times`: the sample times of the batch just written (epoch ms); `known`: partitions known to exist (partitions.ts). */
 export async function recordChanges(tx: Queryable, probe: ProbeDefinition, connectionId: number, times: readonly number[], known?: Set<string>): Promise<void> {
+  // One sample, as a collector writes: the datastore derives it without the rows travelling back here.
+  if (times.length === 1) return recordSampleChanges(tx, probe, connectionId, times, known);
   const columns = cumulativeColumns(probe);
   const minT = times.reduce((a, b) => Math.min(a, b));
   const maxT = times.reduce((a, b) => Math.max(a, b));
@@ -30,34 +43,32 @@ export async function recordChanges(tx: Queryable, probe: ProbeDefinition, conne
     [connectionId, new Date(minT).toISOString(), new Date(maxT).toISOString()],
   );
   const markers = [...new Set(columns.map((c) => c.resetBy).filter((m): m is string => Boolean(m)))];
-  // And the count and sum of its integer gauges' values, for summed gauges (recordedGaugeColumns).
-  const recorded = recordedGaugeColumns(probe);
+  const gauges = probe.keys.length > 0 ? entityGaugeColumns(probe) : []; // for the entity cells and the recorded gauges
   const rows = await fetchSampleRows(tx, {
     probe,
     connectionIds: [connectionId],
     from: bounds.prev?.getTime() ?? minT,
     to: bounds.next?.getTime() ?? maxT,
-    columns: [...columns.map((c) => c.name), ...markers, ...recorded.map((c) => c.name)],
+    columns: [...columns.map((c) => c.name), ...markers, ...gauges.map((c) => c.name)],
     filters: {},
   });
   const samples = groupSamples(probe, rows);
-  // Entity cells: a batch that only appends adds the facts from its first visible sample on (once its changes
-  // are recorded, below); any other recomputes the hours it touched.
+  // Entity cells: a batch that only appends adds its intervals' facts; any other recomputes the hours it touched (below).
   const first = appendedFrom(samples, times);
-  const addFrom = first !== undefined && first < samples.length ? samples[first].t : undefined;
+  const added = first === undefined ? undefined : entityCellFacts(probe, columns, gauges, samples, first);
+  if (added) await addEntityCells(tx, probe, connectionId, added, known);
   const perColumn = intervalsForColumns(
     probe,
     columns.map((c) => c.name),
     samples,
   );
-  if (perColumn[0].length === 0) {
-    if (addFrom !== undefined) await addEntityCells(tx, probe, connectionId, addFrom, maxT, known); // a first sample: its gauges' values
-    return;
-  }
+  if (perColumn[0].length === 0) return;
   const iso = (t: number) => new Date(t).toISOString();
   const names = columns.map((c) => quoteIdent(c.name));
   // Multi-entity probes: each sample says its irregular intervals are recorded (samples from before were not).
   const checked = probe.keys.length > 0 ? ["entities_checked"] : [];
+  // And the count and sum of its integer gauges' values, for summed gauges (recordedGaugeColumns).
+  const recorded = recordedGaugeColumns(probe);
   const gaugeNames = recorded.flatMap((c) => [factColumn(c.name, "n"), factColumn(c.name, "sum")]);
   const bySample = new Map(samples.map((s) => [s.t, s.rows]));
   const gaugeFacts = (t: number) =>
@@ -91,8 +102,7 @@ export async function recordChanges(tx: Queryable, probe: ProbeDefinition, conne
   });
   const ends = perColumn[0].map((iv) => iv.to);
   await recordChangeCells(tx, probe, connectionId, ends, known);
-  if (addFrom !== undefined) await addEntityCells(tx, probe, connectionId, addFrom, maxT, known);
-  else if (first === undefined) await recordEntityCells(tx, probe, connectionId, ends, known);
+  if (!added) await recordEntityCells(tx, probe, connectionId, ends, known);
   if (checked.length === 0) return;
 
   // The intervals ending after the first sample read were all recomputed: their irregular rows are replaced.
