@@ -1,9 +1,9 @@
 /**
  * The facts of hourly entity cells (metrics.<probe>__entity_cells) contributed by the intervals that end at
  * given samples, and by their gauges' values, computed from the samples themselves: what the sample writer adds
- * to the cells when a batch only appends to a connection's history. The SQL in samples/entity-cells.ts computes
- * the same facts from raw rows (the writer's path for any other batch); both judge an entity's change as
- * intervals.ts does.
+ * to the cells when a batch of several samples only appends to a connection's history. The SQL in
+ * samples/entity-cells.ts computes the same facts from raw rows (the writer's path for a one-sample batch and for
+ * any batch that does not only append); both judge an entity's change as intervals.ts does.
  */
 import { HOUR_MS, HOUR_PARTS } from "../probes/ddl.ts";
 import type { ProbeColumn, ProbeDefinition } from "../probes/types.ts";

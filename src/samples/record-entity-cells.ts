@@ -70,8 +70,8 @@ function cellsOfRange(probe: ProbeDefinition, table: string, columns: readonly s
 
 /**
  * Adds `facts` (entity-cell-facts.ts) to the cells: for a batch that only appends to the connection's history,
- * whose intervals no cell counts yet. Cheaper than recomputing whole hours from raw rows, above all for a
- * collector writing one sample at a time. One statement, a column's values as one array.
+ * whose intervals no cell counts yet, of several samples (an import's; the writer has their rows in hand). Cheaper
+ * than recomputing whole hours from raw rows. One statement, a column's values as one array.
  */
 export async function addEntityCells(
   tx: Queryable,
