@@ -9,7 +9,7 @@ import { valuesLiteral } from "../datastore/array-literal.ts";
 import { excludedRowsSql, fetchSampleRows } from "./read-raw-rows.ts";
 import { intervalsForColumns } from "../metrics/intervals.ts";
 import { entityCellFacts } from "../metrics/entity-cell-facts.ts";
-import { type Sample, groupSamples } from "../metrics/samples.ts";
+import { groupSamples } from "../metrics/samples.ts";
 import { irregularIntervals } from "../metrics/irregular-intervals.ts";
 import {
   changesTableName,
@@ -26,7 +26,7 @@ import { nextSampleTimeSql, previousSampleTimeSql } from "../probes/history-ddl.
 import { ensurePartitions, weeksOf } from "./partitions.ts";
 import { recordChangeCells } from "./record-change-cells.ts";
 import { addEntityCells, recordEntityCells } from "./record-entity-cells.ts";
-import { recordSampleChanges } from "./record-sample-changes.ts";
+import { appendedFrom, recordSampleChanges } from "./record-sample-changes.ts";
 
 /** `times`: the sample times of the batch just written (epoch ms); `known`: partitions known to exist (partitions.ts). */
 export async function recordChanges(tx: Queryable, probe: ProbeDefinition, connectionId: number, times: readonly number[], known?: Set<string>): Promise<void> {
@@ -118,18 +118,6 @@ export async function recordChanges(tx: Queryable, probe: ProbeDefinition, conne
     types: ["integer", "timestamptz", ...probe.keys.map((k) => types.get(k)!), ...names.map(() => "double precision")],
     rows: irregularIntervals(probe, columns, samples).map((x) => [connectionId, iso(x.to), ...probe.keys.map((k) => x.entity[k]), ...x.changes]),
   });
-}
-
-/**
- * The index of the batch's first visible sample when the batch (sample `times`) only appended to the history:
- * no sample stored before it lies after that one, so no interval the batch changed was counted before and its
- * own can be added to the rollups. Undefined otherwise.
- */
-function appendedFrom(samples: readonly Sample[], times: readonly number[]): number | undefined {
-  const batch = new Set(times);
-  const first = samples.findIndex((s) => batch.has(s.t));
-  if (first < 0) return samples.length; // nothing visible was written: nothing to add
-  return samples.slice(first).every((s) => batch.has(s.t)) ? first : undefined;
 }
 
 /** Inserts rows into a partitioned metrics table (ensuring their weekly partitions) in one statement, a column's values as one array literal. */

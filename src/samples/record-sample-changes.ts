@@ -139,7 +139,7 @@ function intervalsStatement(probe: ProbeDefinition): string {
  * no sample stored before it lies after that one, so no interval the batch changed was counted before and its
  * own can be added to the rollups. Undefined otherwise.
  */
-function appendedFrom(samples: readonly Sample[], times: readonly number[]): number | undefined {
+export function appendedFrom(samples: readonly Sample[], times: readonly number[]): number | undefined {
   const batch = new Set(times);
   const first = samples.findIndex((s) => batch.has(s.t));
   if (first < 0) return samples.length; // nothing visible was written: nothing to add
