@@ -54,7 +54,10 @@ export async function recordChanges(tx: Queryable, probe: ProbeDefinition, conne
   });
   const samples = groupSamples(probe, rows);
   // Entity cells: a batch that only appends adds its intervals' facts; any other recomputes the hours it touched (below).
-  const first = appendedFrom(samples, times);
+  const first = appendedFrom(
+    samples.map((s) => s.t),
+    times,
+  );
   const added = first === undefined ? undefined : entityCellFacts(probe, columns, gauges, samples, first);
   if (added) await addEntityCells(tx, probe, connectionId, added, known);
   const perColumn = intervalsForColumns(

@@ -9,7 +9,6 @@
 import type { Queryable } from "../../drivers/types.ts";
 import { excludedRowsSql } from "./read-raw-rows.ts";
 import { msSql } from "./read-changes.ts";
-import type { Sample } from "../metrics/samples.ts";
 import { changesTableName, cumulativeColumns, factColumn, irregularTableName, probeTable, quoteIdent, recordedGaugeColumns } from "../probes/ddl.ts";
 import type { ProbeDefinition } from "../probes/types.ts";
 import { nextSampleTimeSql, previousSampleTimeSql, samplesSql } from "../probes/history-ddl.ts";
@@ -49,13 +48,13 @@ export async function recordSampleChanges(
       params,
     );
   const visible = await tx.query<{ t: number }>(intervalsStatement(probe), params);
-  const samples: Sample[] = visible.map((v) => ({ t: v.t, rows: [] }));
-  const ends = samples.slice(1).map((s) => s.t);
+  const sampleTimes = visible.map((v) => v.t);
+  const ends = sampleTimes.slice(1);
   if (ends.length > 0) await recordChangeCells(tx, probe, connectionId, ends, known);
   // Entity cells: a batch that only appends adds the facts from its first visible sample on; any other
   // recomputes the hours it touched.
-  const first = appendedFrom(samples, times);
-  if (first !== undefined && first < samples.length) await addEntityCellsOfRange(tx, probe, connectionId, samples[first].t, maxT, known);
+  const first = appendedFrom(sampleTimes, times);
+  if (first !== undefined && first < sampleTimes.length) await addEntityCellsOfRange(tx, probe, connectionId, sampleTimes[first], maxT, known);
   else if (first === undefined) await recordEntityCells(tx, probe, connectionId, ends, known);
 }
 
@@ -135,13 +134,14 @@ function intervalsStatement(probe: ProbeDefinition): string {
 }
 
 /**
- * The index of the batch's first visible sample when the batch (sample `times`) only appended to the history:
+ * The index in `sampleTimes` (the connection's visible sample times around the batch, in order) of the batch's
+ * first visible sample when the batch (sample `times`) only appended to the history:
  * no sample stored before it lies after that one, so no interval the batch changed was counted before and its
  * own can be added to the rollups. Undefined otherwise.
  */
-export function appendedFrom(samples: readonly Sample[], times: readonly number[]): number | undefined {
+export function appendedFrom(sampleTimes: readonly number[], times: readonly number[]): number | undefined {
   const batch = new Set(times);
-  const first = samples.findIndex((s) => batch.has(s.t));
-  if (first < 0) return samples.length; // nothing visible was written: nothing to add
-  return samples.slice(first).every((s) => batch.has(s.t)) ? first : undefined;
+  const first = sampleTimes.findIndex((t) => batch.has(t));
+  if (first < 0) return sampleTimes.length; // nothing visible was written: nothing to add
+  return sampleTimes.slice(first).every((t) => batch.has(t)) ? first : undefined;
 }
