@@ -88,7 +88,7 @@ async function readWhileWriting(
   const config = resolveConfig({ datastore: { url: primaryUrl, read_urls: replicaUrls } }, { PGLENS_SECRET: TEST_SECRET });
   const onPrimary = counting(primary);
   const replicaStatements: string[][] = [];
-  const replicas = openReadReplicas(config, onPrimary.driver, (url) => {
+  const replicas = openReadReplicas(config, onPrimary.driver.kind, (url) => {
     const replica = counting(openPg(url));
     replicaStatements.push(replica.statements);
     return replica.driver;

@@ -18,12 +18,16 @@ export interface ReplicaHealth {
   checked_at: string | null;
 }
 
+/** What pglens knows of one replica between requests. */
 interface Replica {
   name: string;
-  driver: Driver;
+  open: () => Driver;
+  /** The driver every request shares, where drivers outlive requests (Node). */
+  shared?: Driver;
   health: ReplicaHealth;
-  checking?: Promise<void>;
   checkedAtMs: number;
+  /** The check in flight, shared by concurrent requests (Node only: on Workers a request awaits only its own I/O). */
+  checking?: Promise<void>;
 }
 
 /**
@@ -43,6 +47,9 @@ const LAG_SQL = `SELECT CASE
 /** Serialization failures a standby raises when replay cancels a read (SQLSTATE 40001): the primary answers. */
 const RECOVERY_CONFLICT = "40001";
 
+/** Whether a replica has replayed a write at this WAL position; a server not in recovery has it. */
+const REPLAYED_SQL = "SELECT coalesce(pg_last_wal_replay_lsn() >= $1::pg_lsn, true) AS replayed";
+
 const CHECK_TIMEOUT_MS = 2000;
 
 class CheckTimeout extends Error {}
@@ -57,20 +64,68 @@ export interface ReplicaOptions {
   maxLagSeconds: number;
   /** How old a replica's last check may be before a read checks it again. */
   checkEveryMs: number;
+  /**
+   * Workers: a replica's driver is opened for one request and closed with it (sockets cannot outlive a request
+   * there), and a stale check is awaited by the request that needs it rather than left running behind it.
+   */
+  perRequest?: boolean;
 }
 
+/** A WAL position as PostgreSQL writes it (`16/B374D848`). */
+export const LSN_PATTERN = /^[0-9A-F]{1,8}\/[0-9A-F]{1,8}$/i;
+
+/** The replicas and what is known of them; each request reads through its own `session`. */
 export class ReplicaSet {
   private readonly replicas: Replica[];
   private turn = 0;
-  /** Reads through this driver go to a replica when one qualifies, else to the primary. */
-  readonly reader: Driver;
 
   constructor(
-    private readonly primary: Driver,
-    replicas: Array<{ name: string; driver: Driver }>,
-    private readonly options: ReplicaOptions,
+    replicas: Array<{ name: string; open: () => Driver }>,
+    readonly options: ReplicaOptions,
   ) {
     this.replicas = replicas.map((r) => ({ ...r, checkedAtMs: 0, health: { name: r.name, status: "unchecked", lag_seconds: null, checked_at: null } }));
+  }
+
+  /**
+   * Reads of one request. `minLsn`: the caller wrote at that WAL position on the primary (possibly through another
+   * pglens instance); only a replica that has replayed it may answer them.
+   */
+  session(primary: Driver, minLsn?: string): ReplicaSession {
+    return new ReplicaSession(this, primary, minLsn);
+  }
+
+  /** The replicas in the order reads take turns, starting with the next one's. */
+  inTurn(): Replica[] {
+    const start = this.turn++;
+    return this.replicas.map((_, i) => this.replicas[(start + i) % this.replicas.length]);
+  }
+
+  all(): readonly Replica[] {
+    return this.replicas;
+  }
+
+  stale(replica: Replica): boolean {
+    return Date.now() - replica.checkedAtMs >= this.options.checkEveryMs;
+  }
+
+  async close(): Promise<void> {
+    await Promise.all(this.replicas.map((r) => r.shared?.close()));
+  }
+}
+
+/** One request's view of the replicas: the drivers it opened (Workers) and what it learnt of the caller's write. */
+export class ReplicaSession {
+  /** Reads through this driver go to a replica when one qualifies, else to the primary. */
+  readonly reader: Driver;
+  private readonly opened = new Map<Replica, Driver>();
+  private readonly checking = new Map<Replica, Promise<void>>();
+  private readonly replayed = new Map<Replica, Promise<boolean>>();
+
+  constructor(
+    private readonly set: ReplicaSet,
+    private readonly primary: Driver,
+    private readonly minLsn?: string,
+  ) {
     this.reader = {
       kind: primary.kind,
       query: (sql, params, options) => this.read(sql, params, options),
@@ -85,19 +140,37 @@ export class ReplicaSet {
    * calling it often must not make pglens query its replicas as often.
    */
   async health(): Promise<ReplicaHealth[]> {
-    await Promise.all(this.replicas.filter((r) => this.stale(r)).map((r) => this.check(r)));
-    return this.replicas.map((r) => ({ ...r.health }));
+    await Promise.all(
+      this.set
+        .all()
+        .filter((r) => this.set.stale(r))
+        .map((r) => this.check(r)),
+    );
+    return this.set.all().map((r) => ({ ...r.health }));
   }
 
+  /** Closes the drivers this request opened; shared ones stay open. */
   async close(): Promise<void> {
-    await Promise.all(this.replicas.map((r) => r.driver.close()));
+    await Promise.all([...this.checking.values(), ...this.replayed.values()].map((p) => p.catch(() => {})));
+    await Promise.all([...this.opened.values()].map((d) => d.close().catch(() => {})));
+    this.opened.clear();
+  }
+
+  private driverOf(replica: Replica): Driver {
+    if (!this.set.options.perRequest) {
+      replica.shared ??= replica.open();
+      return replica.shared;
+    }
+    let driver = this.opened.get(replica);
+    if (!driver) this.opened.set(replica, (driver = replica.open()));
+    return driver;
   }
 
   private async read<R extends object = Row>(sql: string, params?: readonly unknown[], options?: QueryOptions): Promise<R[]> {
     const replica = await this.choose();
     if (!replica) return this.primary.query<R>(sql, params, options);
     try {
-      return await replica.driver.query<R>(sql, params, options);
+      return await this.driverOf(replica).query<R>(sql, params, options);
     } catch (err) {
       if (isUnavailable(err)) this.markDown(replica, err);
       else if ((err as { code?: unknown }).code !== RECOVERY_CONFLICT) throw err;
@@ -105,22 +178,43 @@ export class ReplicaSet {
     }
   }
 
-  /** The next current replica in turn; a replica never checked is checked first, a stale check is renewed in the background. */
+  /**
+   * The next current replica in turn that has the caller's write; a replica never checked is checked first, a
+   * stale check is renewed (in the background where drivers outlive requests).
+   */
   private async choose(): Promise<Replica | undefined> {
-    const unchecked = this.replicas.filter((r) => r.health.status === "unchecked");
+    const replicas = this.set.all();
+    const unchecked = replicas.filter((r) => r.health.status === "unchecked" || (this.set.options.perRequest && this.set.stale(r)));
     if (unchecked.length) await Promise.all(unchecked.map((r) => this.check(r)));
-    for (const r of this.replicas) if (this.stale(r)) void this.check(r);
-    const current = this.replicas.filter((r) => r.health.status === "ok");
-    if (!current.length) return undefined;
-    return current[this.turn++ % current.length];
+    for (const r of replicas) if (this.set.stale(r)) void this.check(r);
+    for (const r of this.set.inTurn()) if (r.health.status === "ok" && (await this.hasWrite(r))) return r;
+    return undefined;
   }
 
-  private stale(replica: Replica): boolean {
-    return Date.now() - replica.checkedAtMs >= this.options.checkEveryMs;
+  /** Asked once per request and replica, only of a caller who says they wrote. */
+  private hasWrite(replica: Replica): Promise<boolean> {
+    if (!this.minLsn) return Promise.resolve(true);
+    let answer = this.replayed.get(replica);
+    if (!answer) {
+      answer = this.driverOf(replica)
+        .query<{ replayed: boolean }>(REPLAYED_SQL, [this.minLsn])
+        .then(([row]) => row.replayed === true)
+        .catch((err) => {
+          if (isUnavailable(err)) this.markDown(replica, err);
+          return false;
+        });
+      this.replayed.set(replica, answer);
+    }
+    return answer;
   }
 
   /** One check in flight per replica; concurrent callers share it. */
   private check(replica: Replica): Promise<void> {
+    if (this.set.options.perRequest) {
+      let own = this.checking.get(replica);
+      if (!own) this.checking.set(replica, (own = this.measure(replica)));
+      return own;
+    }
     replica.checking ??= this.measure(replica).finally(() => {
       replica.checking = undefined;
     });
@@ -133,10 +227,10 @@ export class ReplicaSet {
       timer = setTimeout(() => reject(new CheckTimeout(`no answer within ${CHECK_TIMEOUT_MS / 1000} s`)), CHECK_TIMEOUT_MS);
     });
     try {
-      const [row] = await Promise.race([replica.driver.query<{ lag_seconds: number | null }>(LAG_SQL), timeout]);
+      const [row] = await Promise.race([this.driverOf(replica).query<{ lag_seconds: number | null }>(LAG_SQL), timeout]);
       const lag = row.lag_seconds;
-      const current = lag !== null && lag <= this.options.maxLagSeconds;
-      this.record(replica, { status: current ? "ok" : "lagging", lag_seconds: lag === null ? null : Math.round(lag * 1000) / 1000 });
+      const current = lag !== null && lag <= this.set.options.maxLagSeconds;
+      record(replica, { status: current ? "ok" : "lagging", lag_seconds: lag === null ? null : Math.round(lag * 1000) / 1000 });
     } catch (err) {
       this.markDown(replica, err);
     } finally {
@@ -147,11 +241,11 @@ export class ReplicaSet {
   /** The reason is said in general terms: /health is public. */
   private markDown(replica: Replica, err: unknown): void {
     const reason = err instanceof CheckTimeout ? err.message : isUnavailable(err) ? "cannot connect" : "query failed";
-    this.record(replica, { status: "down", lag_seconds: null, error: reason });
+    record(replica, { status: "down", lag_seconds: null, error: reason });
   }
+}
 
-  private record(replica: Replica, state: Pick<ReplicaHealth, "status" | "lag_seconds" | "error">): void {
-    replica.checkedAtMs = Date.now();
-    replica.health = { name: replica.name, ...state, checked_at: new Date(replica.checkedAtMs).toISOString() };
-  }
+function record(replica: Replica, state: Pick<ReplicaHealth, "status" | "lag_seconds" | "error">): void {
+  replica.checkedAtMs = Date.now();
+  replica.health = { name: replica.name, ...state, checked_at: new Date(replica.checkedAtMs).toISOString() };
 }

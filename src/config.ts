@@ -79,6 +79,8 @@ export const configSchema = z.strictObject({
       max_replica_lag_seconds: z.coerce.number().positive().default(30),
       /** Workers: the Hyperdrive binding that reaches the datastore, when the Worker has one by this name. */
       hyperdrive_binding: z.string().min(1).default("HYPERDRIVE"),
+      /** Workers: a Hyperdrive binding to a read replica, added to `read_urls` when the Worker has one by this name. */
+      hyperdrive_read_binding: z.string().min(1).default("HYPERDRIVE_READ"),
       neon: z
         .strictObject({
           fetch_endpoint: z.url().optional(),
@@ -87,7 +89,14 @@ export const configSchema = z.strictObject({
         })
         .default({}),
     })
-    .default({ data_dir: "./.pglens", neon: {}, read_urls: [], max_replica_lag_seconds: 30, hyperdrive_binding: "HYPERDRIVE" }),
+    .default({
+      data_dir: "./.pglens",
+      neon: {},
+      read_urls: [],
+      max_replica_lag_seconds: 30,
+      hyperdrive_binding: "HYPERDRIVE",
+      hyperdrive_read_binding: "HYPERDRIVE_READ",
+    }),
   secret: z.string().min(16, "must be at least 16 characters").optional(),
   admin: z.strictObject({ username: z.string().min(1).optional(), password: z.string().min(1).optional() }).default({}),
   auth: z
@@ -174,6 +183,7 @@ export const ENV_KEYS: Record<string, string[]> = {
   PGLENS_DATASTORE_READ_URLS: ["datastore", "read_urls"],
   PGLENS_DATASTORE_MAX_REPLICA_LAG_SECONDS: ["datastore", "max_replica_lag_seconds"],
   PGLENS_HYPERDRIVE_BINDING: ["datastore", "hyperdrive_binding"],
+  PGLENS_HYPERDRIVE_READ_BINDING: ["datastore", "hyperdrive_read_binding"],
   PGLENS_NEON_FETCH_ENDPOINT: ["datastore", "neon", "fetch_endpoint"],
   PGLENS_NEON_WS_PROXY: ["datastore", "neon", "ws_proxy"],
   PGLENS_NEON_SECURE_WEBSOCKET: ["datastore", "neon", "secure_websocket"],
@@ -247,7 +257,8 @@ export function resolveConfig(document: Record<string, unknown>, env: Env): Conf
 /**
  * Workers: bindings hold the variables; PGLENS_CONFIG may be an object or a JSON string. A Hyperdrive binding
  * (datastore.hyperdrive_binding) gives the datastore's URL, reached through it with node-postgres; it wins over
- * PGLENS_DATASTORE_URL, since a Worker has one only when it was deployed to use it.
+ * PGLENS_DATASTORE_URL, since a Worker has one only when it was deployed to use it. A second binding
+ * (datastore.hyperdrive_read_binding) reaches a read replica the same way: it joins `read_urls`.
  */
 export function configFromBindings(bindings: Env): Config {
   let raw = bindings.PGLENS_CONFIG;
@@ -259,9 +270,21 @@ export function configFromBindings(bindings: Env): Config {
     }
   }
   const config = resolveConfig(asDocument(raw, "the PGLENS_CONFIG binding"), bindings);
-  const hyperdrive = bindings[config.datastore.hyperdrive_binding] as { connectionString?: unknown } | undefined;
-  if (typeof hyperdrive?.connectionString !== "string") return config;
-  return { ...config, datastore: { ...config.datastore, url: hyperdrive.connectionString, driver: "pg" } };
+  const { hyperdrive_binding: primaryName, hyperdrive_read_binding: replicaName } = config.datastore;
+  const primary = hyperdriveUrl(bindings, primaryName);
+  const replica = hyperdriveUrl(bindings, replicaName);
+  if (replica && !primary)
+    throw new ConfigError(
+      `\`datastore.hyperdrive_read_binding\`: the Worker has a Hyperdrive binding to a read replica (${replicaName}) but none to the datastore (${primaryName}); bind the primary through Hyperdrive too, or name the replica in datastore.read_urls`,
+    );
+  if (!primary) return config;
+  const read_urls = replica ? [...config.datastore.read_urls, replica] : config.datastore.read_urls;
+  return { ...config, datastore: { ...config.datastore, url: primary, driver: "pg", read_urls } };
+}
+
+function hyperdriveUrl(bindings: Env, name: string): string | undefined {
+  const binding = bindings[name] as { connectionString?: unknown } | undefined;
+  return typeof binding?.connectionString === "string" ? binding.connectionString : undefined;
 }
 
 export function isToolEnabled(config: Config, tool: BuiltinTool): boolean {

@@ -40,7 +40,7 @@ export async function runServer(config: Config, log: Logger): Promise<void> {
     await ensureEmbeddedAdmin(driver, config.datastore.data_dir, log);
     await ensureDemoOnFirstStart(driver, config, log);
   }
-  const replicas = openReadReplicas(config, driver, (url) => openNodeNetworkDriver({ ...datastoreSettings(config), url }));
+  const replicas = openReadReplicas(config, driver.kind, (url) => openNodeNetworkDriver({ ...datastoreSettings(config), url }));
   if (replicas)
     log.info("reads may go to read replicas", {
       replicas: config.datastore.read_urls.map(replicaName),

@@ -1,5 +1,6 @@
 /** Cloudflare Workers entry: the same app, configured from bindings, over a network driver. */
 import type { ExecutionContext } from "hono";
+import { chooseDriver } from "../drivers/choose.ts";
 import { openNetworkDriver } from "../drivers/network.ts";
 import { createApp } from "./app.ts";
 import { type Config, configFromBindings } from "./config.ts";
@@ -8,6 +9,7 @@ import { alertAndDeliver } from "./alerts/alerter.ts";
 import { collectDue } from "./collector/collect.ts";
 import { migrate } from "./datastore/migrate.ts";
 import { datastoreSettings } from "./datastore/settings.ts";
+import { openReadReplicas } from "./http/read-db.ts";
 import { createLogger, type Logger } from "./log.ts";
 import { VERSION } from "./version.ts";
 import { type AssetsBinding, workerAssetLoaders } from "./worker-assets.ts";
@@ -36,10 +38,14 @@ function boot(env: Bindings): Isolate {
   const config = configFromBindings(env);
   const log = createLogger(config.log_level);
   const settings = datastoreSettings(config);
+  // Replicas are known once settings are: their drivers, like the primary's, live for one request.
+  const replicas = settings.url
+    ? openReadReplicas(config, chooseDriver(settings), (url) => openNetworkDriver({ ...settings, url }, PER_REQUEST), PER_REQUEST)
+    : undefined;
   const app = createApp({
     config,
     log,
-    datastore: { open: () => openNetworkDriver(settings, PER_REQUEST), release: (d) => d.close() },
+    datastore: { open: () => openNetworkDriver(settings, PER_REQUEST), release: (d) => d.close(), replicas },
     clientAddress: (c) => c.req.header("cf-connecting-ip"),
     ...workerAssetLoaders(env.ASSETS as AssetsBinding | undefined),
   });

@@ -62,4 +62,27 @@ describe("configuration", () => {
     expect(fromJson.log_level).toBe("warn");
     expect(() => configFromBindings({ PGLENS_CONFIG: "{nope" })).toThrow(/PGLENS_CONFIG binding/);
   });
+
+  it("on Workers, adds a Hyperdrive read binding to the read replicas, and refuses one without a Hyperdrive primary", () => {
+    const hyperdrive = (url: string) => ({ connectionString: url });
+    const config = configFromBindings({
+      PGLENS_DATASTORE_READ_URLS: "postgres://u@replica-1/d",
+      HYPERDRIVE: hyperdrive("postgres://u@primary/d"),
+      HYPERDRIVE_READ: hyperdrive("postgres://u@replica-2/d"),
+    });
+    expect(config.datastore).toMatchObject({
+      url: "postgres://u@primary/d",
+      driver: "pg",
+      read_urls: ["postgres://u@replica-1/d", "postgres://u@replica-2/d"],
+    });
+    const renamed = configFromBindings({
+      PGLENS_HYPERDRIVE_READ_BINDING: "REPLICA",
+      HYPERDRIVE: hyperdrive("postgres://u@primary/d"),
+      REPLICA: hyperdrive("postgres://u@r/d"),
+    });
+    expect(renamed.datastore.read_urls).toEqual(["postgres://u@r/d"]);
+    expect(() => configFromBindings({ PGLENS_DATASTORE_URL: "postgres://u@h/d", HYPERDRIVE_READ: hyperdrive("postgres://u@r/d") })).toThrow(
+      /`datastore.hyperdrive_read_binding`: the Worker has a Hyperdrive binding to a read replica \(HYPERDRIVE_READ\) but none to the datastore \(HYPERDRIVE\)/,
+    );
+  });
 });

@@ -1,5 +1,5 @@
 import type { DocsAssets } from "./docs-page.ts";
-import type { ReplicaSet } from "../../drivers/read-replicas.ts";
+import type { ReplicaSession, ReplicaSet } from "../../drivers/read-replicas.ts";
 import type { Driver } from "../../drivers/types.ts";
 import type { Principal } from "../auth/principal.ts";
 import type { Authority } from "../auth/rbac.ts";
@@ -16,7 +16,7 @@ import type { RecentWriters } from "./recent-writers.ts";
 export interface Datastore {
   open(): Driver;
   release?(driver: Driver): Promise<void>;
-  /** Read replicas (datastore.read_urls), on Node. */
+  /** Read replicas (datastore.read_urls). */
   replicas?: ReadReplicas;
 }
 
@@ -50,6 +50,8 @@ export interface AppEnv {
     config: Config;
     db: Driver;
     replicas?: ReadReplicas;
+    /** This request's reads of the replicas (http/read-db.ts), once it made one. */
+    replicaSession?: ReplicaSession;
     /** Set by a handler whose request, whatever its method, wrote nothing (MCP calls of read-only tools). */
     wroteNothing?: boolean;
     log: Logger;

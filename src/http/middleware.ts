@@ -4,6 +4,7 @@ import type { AppDeps, AppEnv } from "./context.ts";
 import type { HealthReport } from "../llm/health.ts";
 import type { ModelInfo } from "../llm/models.ts";
 import { Recently } from "../llm/recently.ts";
+import { noteWrite } from "./read-db.ts";
 
 /** How long the public LLM endpoints keep an answer. */
 export const LLM_PUBLIC_ANSWER_MS = 30_000;
@@ -27,22 +28,23 @@ export function provideDeps(deps: AppDeps): MiddlewareHandler<AppEnv> {
     c.set("replicas", deps.datastore.replicas);
     try {
       await next();
-      noteWrite(c);
+      await noteWriteOf(c);
     } finally {
-      const released = deps.datastore.release?.(db);
-      if (released) waitUntilOrAwait(c, released);
+      const session = c.get("replicaSession");
+      const released = Promise.all([session?.close(), deps.datastore.release?.(db)]);
+      waitUntilOrAwait(c, released);
     }
   };
 }
 
 const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
 
-/** A caller's successful write sends their reads to the primary for a while (http/read-db.ts). */
-function noteWrite(c: Context<AppEnv>): void {
+/** A caller's successful write sends their reads to the primary until the replicas have it (http/read-db.ts). */
+async function noteWriteOf(c: Context<AppEnv>): Promise<void> {
   const principal = c.get("principal");
   const replicas = c.get("replicas");
   if (!replicas || !principal || SAFE_METHODS.has(c.req.method) || c.res.status >= 400 || c.get("wroteNothing")) return;
-  replicas.writers.wrote(principal.userId);
+  await noteWrite(c, replicas, principal.userId);
 }
 
 /** On Workers, finish cleanup after the response; on Node there is no execution context. */

@@ -7,7 +7,7 @@ const PRUNE_ABOVE = 10_000;
 export class RecentWriters {
   private readonly until = new Map<number, number>();
 
-  constructor(private readonly windowMs: number) {}
+  constructor(readonly windowMs: number) {}
 
   wrote(userId: number): void {
     if (this.until.size >= PRUNE_ABOVE) for (const [id, t] of this.until) if (t <= Date.now()) this.until.delete(id);

@@ -4,6 +4,7 @@ import type { Driver } from "../../drivers/types.ts";
 import type { Logger } from "../log.ts";
 import { PUBLIC, guarded } from "../http/access.ts";
 import { newRouter } from "../http/router.ts";
+import { replicaSession } from "../http/read-db.ts";
 import { VERSION } from "../version.ts";
 
 const HEALTH_TIMEOUT_MS = 3000;
@@ -64,7 +65,8 @@ async function datastoreProblem(db: Driver, log: Logger): Promise<string | null>
 
 export const healthRoutes = newRouter().openapi(route, async (c) => {
   const db = c.get("db");
-  const [problem, replicas] = await Promise.all([datastoreProblem(db, c.get("log")), c.get("replicas")?.set.health()]);
+  const readReplicas = c.get("replicas");
+  const [problem, replicas] = await Promise.all([datastoreProblem(db, c.get("log")), readReplicas && replicaSession(c, readReplicas).health()]);
   const replicaStates = replicas?.map(({ name: _hidden, ...state }, i) => ({ replica: i + 1, ...state }));
   if (problem === null)
     return c.json({ status: "ok" as const, version: VERSION, datastore: { status: "ok" as const, driver: db.kind }, replicas: replicaStates }, 200);

@@ -1,7 +1,8 @@
 /**
  * Read replicas with a real PostgreSQL primary and its streaming standby: reads of alerts (REST and MCP) land on
  * the standby and not on the primary; a caller who has just written reads their write from the primary while
- * others still read the standby; a replica whose replay is paused beyond datastore.max_replica_lag_seconds is
+ * others still read the standby, and another instance reads it from the primary when given the write's WAL position
+ * (header or cookie) until the standby has replayed it; a replica whose replay is paused beyond datastore.max_replica_lag_seconds is
  * skipped; a stopped standby makes reads fall back without errors; /health shows each replica's state.
  */
 import pg from "pg";
@@ -41,7 +42,7 @@ function appWithReplica(maxLag: number) {
   );
   // One replica: its statements are the ones the set sends to the standby.
   let onReplica: string[] = [];
-  const replicas = openReadReplicas(config, driver, (url) => {
+  const replicas = openReadReplicas(config, driver.kind, (url) => {
     const replica = counting(openPg(url));
     onReplica = replica.statements;
     return replica.driver;
@@ -108,7 +109,7 @@ it("refuses read replicas beside the embedded datastore, which has none", async 
   const embedded = await openPglite();
   try {
     const config = resolveConfig({ datastore: { read_urls: [standbyUrl] } }, {});
-    expect(() => openReadReplicas(config, embedded, (url) => openPg(url))).toThrow(/`datastore.read_urls`: the embedded datastore has no replicas/);
+    expect(() => openReadReplicas(config, embedded.kind, (url) => openPg(url))).toThrow(/`datastore.read_urls`: the embedded datastore has no replicas/);
   } finally {
     await embedded.close();
   }
@@ -144,6 +145,42 @@ describe("reads with a streaming standby", () => {
     }
     await caughtUp();
     expect(await alertStatus(app, reader)).toBe("acknowledged");
+  });
+
+  it("lets a caller carry their write's WAL position to another instance, whose reads then wait for a replica that has it", async () => {
+    const [first, second] = [appWithReplica(600), appWithReplica(600)];
+    const statusVia = async (app: typeof first.app, headers: Record<string, string>) => {
+      const { data, error } = await typedClient(app, writer).GET("/api/v1/alerts", { params: { query: {} }, headers });
+      expect(error).toBeUndefined();
+      return data!.alerts.find((a) => a.id === alertId)?.status;
+    };
+    await db.query("UPDATE alerts SET status = 'active' WHERE id = $1", [alertId]);
+    await caughtUp();
+    await standbyAdmin.query("SELECT pg_wal_replay_pause()");
+    let lsn: string;
+    let cookie: string;
+    try {
+      const ack = await typedClient(first.app, writer).POST("/api/v1/alerts/acknowledge", { body: { alert_id: alertId, message: "on it" } });
+      expect(ack.response.status).toBe(200);
+      lsn = ack.response.headers.get("pglens-lsn")!;
+      expect(lsn).toMatch(/^[0-9A-F]+\/[0-9A-F]+$/);
+      cookie = ack.response.headers.get("set-cookie")!;
+      expect(cookie).toMatch(new RegExp(`^pglens_lsn=${lsn}; Max-Age=605; Path=/; HttpOnly; SameSite=Lax$`));
+      // The second instance does not know the caller wrote: without the position it reads the paused standby.
+      expect(await statusVia(second.app, {})).toBe("active");
+      expect(await statusVia(second.app, { "Pglens-Lsn": lsn })).toBe("acknowledged");
+      expect(await statusVia(second.app, { cookie: cookie.split(";")[0] })).toBe("acknowledged");
+      const bad = await typedClient(second.app, writer).GET("/api/v1/alerts", { params: { query: {} }, headers: { "Pglens-Lsn": "latest" } });
+      expect(bad.response.status).toBe(400);
+      expect(bad.error).toEqual({ error: expect.stringContaining("Pglens-Lsn must be a WAL position") });
+    } finally {
+      await standbyAdmin.query("SELECT pg_wal_replay_resume()");
+    }
+    await caughtUp();
+    // Once the standby has the write, the same position lets it answer.
+    second.statements.length = 0;
+    expect(await statusVia(second.app, { "Pglens-Lsn": lsn })).toBe("acknowledged");
+    expect(second.statements.some((sql) => /\bFROM alerts\b/.test(sql))).toBe(false);
   });
 
   it("skips a replica whose replay lags beyond max_replica_lag_seconds, and uses it again once it catches up", async () => {
