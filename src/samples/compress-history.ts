@@ -158,17 +158,25 @@ export async function compressChunk(
  * into raw rows, inside the caller's transaction (which holds the writer's lock). Answers the rows restored.
  */
 export async function decompressChunks(tx: Queryable, probe: ProbeDefinition, connectionId: number, from: number, to: number): Promise<number> {
+  const [{ rows }] = await tx.query<{ rows: number }>(`WITH ${decompressedSql(probe, "$1", "$2", "$3")} SELECT count(*)::int AS rows FROM back`, [
+    connectionId,
+    new Date(from).toISOString(),
+    new Date(to).toISOString(),
+  ]);
+  return rows;
+}
+
+/**
+ * What decompressChunks runs, as two CTEs (`gone`, `back`: one row per raw row restored) to put before another
+ * statement; the parameters are the connection and the instants (timestamptz text) from and to.
+ */
+export function decompressedSql(probe: ProbeDefinition, connection: string, from: string, to: string): string {
   const names = probe.columns.map((c) => quoteIdent(c.name));
   const keys = new Set(probe.keys);
   const arrays = arrayColumns(probe).map((c) => quoteIdent(c.name));
-  const [{ rows }] = await tx.query<{ rows: number }>(
-    `WITH gone AS (DELETE FROM ${compressedTable(probe.name)} WHERE connection_id = $1 AND chunk_start > $2::timestamptz - ${CHUNK_SQL} AND chunk_start <= $3::timestamptz RETURNING *),
+  return `gone AS (DELETE FROM ${compressedTable(probe.name)} WHERE connection_id = ${connection} AND chunk_start > ${from}::timestamptz - ${CHUNK_SQL} AND chunk_start <= ${to}::timestamptz RETURNING *),
           back AS (INSERT INTO ${rawTable(probe.name)} (connection_id, collected_at, ${names.join(", ")})
                    SELECT g.connection_id, g.chunk_start + u.offset_ms * interval '1 millisecond', ${probe.columns.map((c) => `${keys.has(c.name) ? "g" : "u"}.${quoteIdent(c.name)}`).join(", ")}
                      FROM gone g CROSS JOIN LATERAL unnest(g.offsets, ${arrays.map((a) => `g.${a}`).join(", ")}) AS u(offset_ms, ${arrays.join(", ")})
-                   RETURNING 1)
-     SELECT count(*)::int AS rows FROM back`,
-    [connectionId, new Date(from).toISOString(), new Date(to).toISOString()],
-  );
-  return rows;
+                   RETURNING 1)`;
 }

@@ -50,25 +50,37 @@ export async function ensurePartitions(tx: Queryable, table: string, partitions:
   for (const p of asked) known?.add(p.name);
 }
 
-/**
- * The partitions of `tables` for these times (epoch ms) ensured in one statement for them all: a batch's own
- * weeks, where nearly every row it writes lands. Returns their names, for ensurePartitions to skip.
- */
-export async function ensureBatchPartitions(tx: Queryable, tables: readonly string[], times: readonly number[]): Promise<Set<string>> {
-  const wanted = tables.flatMap((table) => weeksOf(table, times).map((partition) => ({ table, partition })));
-  await createMissing(tx, wanted);
-  return new Set(wanted.map((w) => w.partition.name));
+export interface WantedPartition {
+  table: string;
+  partition: Partition;
 }
 
-/** Asks in one statement which of these partitions do not exist, of tables that do (a probe has only some of the derived tables), and creates them. */
-async function createMissing(tx: Queryable, wanted: ReadonlyArray<{ table: string; partition: Partition }>): Promise<void> {
+/** The partitions of `tables` for these times (epoch ms): a batch's own weeks, where nearly every row it writes lands. */
+export function batchPartitions(tables: readonly string[], times: readonly number[]): WantedPartition[] {
+  return tables.flatMap((table) => weeksOf(table, times).map((partition) => ({ table, partition })));
+}
+
+/**
+ * An expression answering which of the wanted partitions do not exist (as text[]), of tables that do (a probe has
+ * only some of the derived tables). `$parents` and `$names` are the parameters that carry `partitionParameters`.
+ */
+export function missingPartitionsSql(parents: string, names: string): string {
+  return `ARRAY(SELECT w.name FROM unnest(${parents}::text[], ${names}::text[]) AS w(parent, name)
+      WHERE to_regclass(format('metrics.%I', w.parent)) IS NOT NULL AND to_regclass(format('metrics.%I', w.name)) IS NULL)`;
+}
+
+export const partitionParameters = (wanted: readonly WantedPartition[]) => [wanted.map((w) => w.table), wanted.map((w) => w.partition.name)];
+
+/** Asks in one statement which of these partitions do not exist and creates them. */
+async function createMissing(tx: Queryable, wanted: readonly WantedPartition[]): Promise<void> {
   if (wanted.length === 0) return;
-  const missing = await tx.query<{ name: string }>(
-    `SELECT w.name FROM unnest($1::text[], $2::text[]) AS w(parent, name)
-      WHERE to_regclass(format('metrics.%I', w.parent)) IS NOT NULL AND to_regclass(format('metrics.%I', w.name)) IS NULL`,
-    [wanted.map((w) => w.table), wanted.map((w) => w.partition.name)],
-  );
-  for (const { name } of missing) {
+  const [{ missing }] = await tx.query<{ missing: string[] }>(`SELECT ${missingPartitionsSql("$1", "$2")} AS missing`, partitionParameters(wanted));
+  await createPartitions(tx, wanted, missing);
+}
+
+/** Creates the partitions named `missing`, of those wanted. */
+export async function createPartitions(tx: Queryable, wanted: readonly WantedPartition[], missing: readonly string[]): Promise<void> {
+  for (const name of missing) {
     const { table, partition } = wanted.find((w) => w.partition.name === name)!;
     await createPartition(tx, table, partition);
   }

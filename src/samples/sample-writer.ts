@@ -9,8 +9,8 @@ import { findProbe } from "../probes/index.ts";
 import { quoteIdent, writtenTables } from "../probes/ddl.ts";
 import { rawTable } from "../probes/history-ddl.ts";
 import type { ProbeDefinition } from "../probes/types.ts";
-import { decompressChunks } from "./compress-history.ts";
-import { ensureBatchPartitions } from "./partitions.ts";
+import { decompressedSql } from "./compress-history.ts";
+import { batchPartitions, createPartitions, missingPartitionsSql, partitionParameters } from "./partitions.ts";
 import { recordChanges } from "./record-changes.ts";
 import { recordLevels } from "./record-levels.ts";
 
@@ -118,17 +118,28 @@ function columnCheck(type: string): (value: unknown) => string | undefined {
   };
 }
 
-/** One statement whatever the batch's size: a column's values travel as one array literal (far cheaper to parse than a parameter each). */
+/**
+ * One statement whatever the batch's size: a column's values travel as one array literal (far cheaper to parse
+ * than a parameter each). Hours of the batch already compressed become raw rows again in the same statement, so
+ * that a row already stored there is refused as a duplicate and the batch is derived against them.
+ */
 async function insert(tx: Queryable, batch: SampleBatch, prepared: PreparedBatch): Promise<void> {
-  const { probe, columns, rows } = prepared;
+  const { probe, columns, rows, times } = prepared;
   const columnList = ["connection_id", "collected_at", ...columns].map(quoteIdent).join(", ");
   // Times travel as epoch milliseconds (a sample's rows share one; an ISO string each costs far more to spell).
   const arrays = ["double precision", ...probe.columns.map((c) => c.type)].map((type, i) => ({ type, values: rows.map((row) => row[i]) }));
   const names = arrays.map((_, i) => `c${i}`);
+  const [from, to] = [arrays.length + 2, arrays.length + 3];
   await tx.query(
-    `INSERT INTO ${rawTable(probe.name)} (${columnList})
+    `WITH ${decompressedSql(probe, "$1", `$${from}`, `$${to}`)}
+     INSERT INTO ${rawTable(probe.name)} (${columnList})
      SELECT $1::integer, ${timeOfMs("c0")}, ${names.slice(1).join(", ")} FROM unnest(${arrays.map((a, i) => `$${i + 2}::${a.type}[]`).join(", ")}) AS u(${names.join(", ")})`,
-    [batch.connectionId, ...arrays.map((a) => valuesLiteral(a.values))],
+    [
+      batch.connectionId,
+      ...arrays.map((a) => valuesLiteral(a.values)),
+      new Date(times.reduce((a, b) => Math.min(a, b))).toISOString(),
+      new Date(times.reduce((a, b) => Math.max(a, b))).toISOString(),
+    ],
   );
 }
 
@@ -139,22 +150,19 @@ export async function writeSamplesIn(tx: Queryable, batch: SampleBatch, rowOffse
   // One writer at a time per connection and probe (an import beside the collector, say): each recomputes the
   // changes and rollups around its batch from the rows it can see, so it must see the other's. And the
   // connection, checked once for the batch (the metrics tables have no foreign key, migration 34), locked as a
-  // key check would: its deletion waits for this batch, whose rows its trigger then deletes.
-  const [{ connection }] = await tx.query<{ connection: number | null }>(
-    "SELECT pg_advisory_xact_lock($1, hashtext($2)) AS locked, (SELECT id FROM connections WHERE id = $1 FOR KEY SHARE) AS connection",
-    [batch.connectionId, prepared.probe.name],
+  // key check would: its deletion waits for this batch, whose rows its trigger then deletes. The same statement
+  // asks which weeks of the batch, of every table it writes, have no partition yet; the writers below ask only
+  // for others. (A partition made meanwhile by another writer is no error; one dropped meanwhile, by retention,
+  // is old enough to hold no row of a batch being collected.)
+  const wanted = batchPartitions(writtenTables(prepared.probe.name), prepared.times);
+  const [{ connection, missing }] = await tx.query<{ connection: number | null; missing: string[] }>(
+    `SELECT pg_advisory_xact_lock($1, hashtext($2)) AS locked, (SELECT id FROM connections WHERE id = $1 FOR KEY SHARE) AS connection,
+            ${missingPartitionsSql("$3", "$4")} AS missing`,
+    [batch.connectionId, prepared.probe.name, ...partitionParameters(wanted)],
   );
   if (connection === null) throw new SampleError(`connection ${batch.connectionId} does not exist`);
-  // The weeks of the batch, of every table it writes, asked in one statement; the writers below ask only for others.
-  const known = await ensureBatchPartitions(tx, writtenTables(prepared.probe.name), prepared.times);
-  // Hours of the batch already compressed become raw rows again, so that it is checked and derived against them.
-  await decompressChunks(
-    tx,
-    prepared.probe,
-    batch.connectionId,
-    prepared.times.reduce((a, b) => Math.min(a, b)),
-    prepared.times.reduce((a, b) => Math.max(a, b)),
-  );
+  await createPartitions(tx, wanted, missing);
+  const known = new Set(wanted.map((w) => w.partition.name));
   try {
     await insert(tx, batch, prepared);
   } catch (err) {
