@@ -1,8 +1,10 @@
 /**
  * Read replicas of the datastore. Reads that may trail the primary by a few seconds go to a replica that
- * answers and has replayed recently enough, in turn; everything else, and every read when no replica qualifies,
- * goes to the primary. A replica that fails a read is marked down and the read is run on the primary, so
- * callers never see a replica's outage.
+ * answers and has replayed recently enough, in turn (and, for a caller who wrote, has replayed their write);
+ * everything else, and every read when no replica qualifies, goes to the primary. A replica that fails a read
+ * is marked down and the read is run on the primary, so callers never see a replica's outage. What is known of
+ * each replica outlives requests (ReplicaSet); connections and checks belong to one request where the runtime
+ * wants it so, on Workers (ReplicaSession).
  */
 import { isUnavailable } from "./errors.ts";
 import type { Driver, QueryOptions, Row } from "./types.ts";
