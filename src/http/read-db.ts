@@ -19,7 +19,7 @@ import { RecentWriters } from "./recent-writers.ts";
 /** How old a replica's lag may be before a read measures it again. */
 const REPLICA_CHECK_MS = 5000;
 
-export const LSN_HEADER = "Pglens-Lsn";
+const LSN_HEADER = "Pglens-Lsn";
 const LSN_COOKIE = "pglens_lsn";
 
 export function readDb(c: Context<AppEnv>): Driver {

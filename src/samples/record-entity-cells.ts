@@ -36,18 +36,10 @@ export async function recordEntityCells(
   ends: readonly number[],
   known?: Set<string>,
 ): Promise<void> {
-  const columns = cumulativeColumns(probe).map((c) => c.name);
-  if (columns.length === 0 || probe.keys.length === 0 || ends.length === 0) return;
-  const table = entityCellsTableName(probe.name);
+  if (ends.length === 0) return;
   const from = Math.floor(ends.reduce((a, b) => Math.min(a, b)) / HOUR) * HOUR;
   const to = Math.floor(ends.reduce((a, b) => Math.max(a, b)) / HOUR) * HOUR + HOUR;
-  await ensureHours(tx, table, hoursOf(from, to), known);
-  const gauges = entityGaugeColumns(probe).map((c) => c.name);
-  const factColumns = [...entityFactColumns(columns, gauges), ...partFactColumns(gauges)];
-  await tx.query(
-    `${cellsOfRange(probe, table, columns, gauges)} ON CONFLICT (connection_id, level_seconds, cell_start, entity) DO UPDATE SET ${factColumns.map((f) => `${f} = excluded.${f}`).join(", ")}`,
-    [[connectionId], new Date(from).toISOString(), new Date(to).toISOString()],
-  );
+  await writeCellsOfRange(tx, probe, connectionId, from, to, "replace", known);
 }
 
 /** The hours from..to (epoch ms, `to` excluded). */
@@ -147,7 +139,7 @@ export async function addEntityCells(
  * raw rows as for recomputed hours (the intervals' changes must be recorded first): for a collector's one-sample
  * batch, whose rows the writer does not read back (record-sample-changes.ts).
  */
-export async function addEntityCellsOfRange(
+export function addEntityCellsOfRange(
   tx: Queryable,
   probe: ProbeDefinition,
   connectionId: number,
@@ -155,15 +147,32 @@ export async function addEntityCellsOfRange(
   to: number,
   known?: Set<string>,
 ): Promise<void> {
+  return writeCellsOfRange(tx, probe, connectionId, from, to + 1, "add", known);
+}
+
+/**
+ * The cells of the range from..to (epoch ms, `to` excluded) of a connection, computed from raw rows; a cell
+ * already stored is replaced by them (its hour recomputed whole) or has them added (its intervals counted before).
+ */
+async function writeCellsOfRange(
+  tx: Queryable,
+  probe: ProbeDefinition,
+  connectionId: number,
+  from: number,
+  to: number,
+  stored: "replace" | "add",
+  known?: Set<string>,
+): Promise<void> {
   const columns = cumulativeColumns(probe).map((c) => c.name);
   if (columns.length === 0 || probe.keys.length === 0) return;
   const gauges = entityGaugeColumns(probe).map((c) => c.name);
   const table = entityCellsTableName(probe.name);
-  await ensureHours(tx, table, hoursOf(from, to + 1), known);
-  const updates = addedFactsSql(columns, gauges);
+  await ensureHours(tx, table, hoursOf(from, to), known);
+  const updates =
+    stored === "add" ? addedFactsSql(columns, gauges) : [...entityFactColumns(columns, gauges), ...partFactColumns(gauges)].map((f) => `${f} = excluded.${f}`);
   await tx.query(
     `${cellsOfRange(probe, table, columns, gauges)} ON CONFLICT (connection_id, level_seconds, cell_start, entity) DO UPDATE SET ${updates.join(", ")}`,
-    [[connectionId], new Date(from).toISOString(), new Date(to + 1).toISOString()],
+    [[connectionId], new Date(from).toISOString(), new Date(to).toISOString()],
   );
 }
 
