@@ -9,7 +9,7 @@ import { effectiveProbeConfigs } from "../datastore/probe-configs.ts";
 import { type Sample, groupSamples } from "../metrics/samples.ts";
 import { groupBy } from "../group-by.ts";
 import { quoteIdent } from "../probes/ddl.ts";
-import { latestSampleTimeSql, previousSampleTimeSql, samplesSql } from "../probes/history-ddl.ts";
+import { latestSampleTimeSql, previousSampleTimeSql, sampleArmsSql, samplesSql } from "../probes/history-ddl.ts";
 import { findProbe } from "../probes/index.ts";
 import type { ProbeDefinition } from "../probes/types.ts";
 import type { AlertMetric, MetricInput, Reading } from "../vocabulary/alert-metrics.ts";
@@ -44,6 +44,26 @@ export function rowsRead(probe: ProbeDefinition, metrics: readonly AlertMetric[]
   };
 }
 
+/**
+ * A recursive CTE `name(connection_id, collected_at, v)`: each value of `column` in each sample of `t`, found by
+ * skipping through the index (the least value, then the least above it), plus a row with v null per sample.
+ */
+function valuesOfSql(definition: ProbeDefinition, column: string, name: string): string {
+  const c = quoteIdent(column);
+  // The least of the raw and of the compressed rows apart: behind a UNION the planner reads the whole sample to
+  // find it. The time's equality lets it read the raw rows' least from the index.
+  const first = (outer: string, above?: string) => {
+    const arms = sampleArmsSql(definition, `${outer}.collected_at`, `${outer}.collected_at`, [column], false);
+    const least = (arm: string) =>
+      `(SELECT min(x.${c}) FROM (${arm}) x WHERE x.connection_id = ${outer}.connection_id AND x.collected_at = ${outer}.collected_at${above ? ` AND x.${c} > ${above}` : ""})`;
+    return `least(${least(arms.raw)}, ${least(arms.compressed)})`;
+  };
+  return `${name}(connection_id, collected_at, v) AS (
+    SELECT t.connection_id, t.collected_at, ${first("t")} FROM t
+    UNION ALL
+    SELECT ${name}.connection_id, ${name}.collected_at, ${first(name, `${name}.v`)} FROM ${name} WHERE ${name}.v IS NOT NULL)`;
+}
+
 /** The latest sample of each connection, and the one before it unless every metric reading the probe reads only the latest. */
 async function latestSamples(
   db: Queryable,
@@ -57,7 +77,7 @@ async function latestSamples(
   const filtered = columns && rowsRead(definition, metrics);
   const onePer = filtered ? filtered.onePer : [];
   // Entity keys only where a metric names them: the rows are counted and compared, never matched across samples by entity.
-  const table = samplesSql(definition, "$2", "now()", columns, columns === undefined);
+  const table = samplesSql(definition, "t.collected_at", "t.collected_at", columns, columns === undefined);
   // Each connection's latest sample times, found by index: listing the window's distinct times scanned every row
   // in it (at 1,000 servers, 2 million statement rows). Aliases unlike those of the SQL they wrap.
   const latest = latestSampleTimeSql(definition, "lc.id", "collected_at <= now()");
@@ -69,15 +89,21 @@ async function latestSamples(
            CROSS JOIN LATERAL (SELECT ${latest} AS at) ln
            CROSS JOIN LATERAL (SELECT ${previousSampleTimeSql(definition, "lc.id", "ln.at")} AS at) lp
            CROSS JOIN LATERAL (VALUES (ln.at), (lp.at)) AS lv(at) WHERE lv.at >= $2`;
-  const numbered = onePer.map((c, k) => `, row_number() OVER (PARTITION BY p.connection_id, p.collected_at, p.${quoteIdent(c)}) AS hn${k}`).join("");
-  const chosen = `SELECT p.*${numbered} FROM ${table} p JOIN t USING (connection_id, collected_at)`;
+  // Each chosen sample's rows looked up by its connection and time (OFFSET 0 keeps the lookup a restriction the
+  // planner takes into the raw and compressed arms), not joined to every row since `since`: on tables written
+  // moments before (no statistics) that scanned and sorted every sample in the window. Only the rows a filter
+  // keeps: a partial index for a filter (the slow statements') then reads those rows, not the whole sample.
+  const kept = filtered ? ` AND (${filtered.where.map((w) => `(${w})`).join(" OR ")})` : "";
+  const chosen = `SELECT p.* FROM t CROSS JOIN LATERAL (SELECT * FROM ${table} x WHERE x.connection_id = t.connection_id${kept} OFFSET 0) p`;
+  const values = onePer.map((c, k) => `, ${valuesOfSql(definition, c, `v${k}`)}`);
+  // A row per value with that column only: the zero counts (RowFilter.onePer).
+  const onlyValue = (c: string) => columns!.map((name) => `${name === c ? "v" : "NULL"} AS ${quoteIdent(name)}`).join(", ");
+  const valueRows = onePer.map((c, k) => `UNION ALL SELECT connection_id, collected_at, ${onlyValue(c)} FROM v${k} WHERE v IS NOT NULL`);
   const rows = await db.query<Record<string, unknown> & { connection_id: number }>(
-    `WITH t AS MATERIALIZED (${times}) ${
-      filtered
-        ? `SELECT connection_id, collected_at, ${columns!.map(quoteIdent).join(", ")} FROM (${chosen}) f
-            WHERE ${[...filtered.where.map((w) => `(${w})`), ...onePer.map((_, k) => `hn${k} = 1`)].join(" OR ")}`
-        : chosen
-    } ORDER BY connection_id, collected_at`,
+    `WITH RECURSIVE t AS MATERIALIZED (${times})${values.join("")}
+     SELECT connection_id, collected_at, ${(columns ?? definition.columns.map((c) => c.name)).map(quoteIdent).join(", ")} FROM (${chosen}) f
+     ${valueRows.join("\n")}
+     ORDER BY connection_id, collected_at`,
     [connectionIds, since.toISOString()],
   );
   const byConnection = new Map<number, Sample[]>();

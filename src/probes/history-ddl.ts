@@ -51,7 +51,7 @@ export function createCompressedTable(probe: ProbeDefinition): string[] {
 export function createSamplesView(probe: ProbeDefinition): string[] {
   const view = probeTable(probe.name);
   return [
-    `CREATE VIEW ${view} AS ${samplesSelect(probe, probe.columns)}`,
+    `CREATE VIEW ${view} AS ${unionOf(samplesSelect(probe, probe.columns))}`,
     `COMMENT ON VIEW ${view} IS ${quoteLiteral(`${probe.description} (recent samples and compressed history)`)}`,
     ...probe.columns.map((c) => `COMMENT ON COLUMN ${view}.${quoteIdent(c.name)} IS ${quoteLiteral(c.description)}`),
   ];
@@ -66,12 +66,31 @@ export function createSamplesView(probe: ProbeDefinition): string[] {
  * that no other column's arrays are decompressed (a reader naming another gets an error, not a wrong answer).
  */
 export function samplesSql(probe: ProbeDefinition, from?: string, to?: string, columns?: readonly string[], keys = true): string {
-  const kept = columns ? new Set([...(keys ? probe.keys : []), ...columns]) : undefined;
-  const selected = kept ? probe.columns.filter((c) => kept.has(c.name)) : probe.columns;
-  return `(${samplesSelect(probe, selected, from === undefined || to === undefined ? undefined : { from, to })})`;
+  return `(${unionOf(sampleArmsSql(probe, from, to, columns, keys))})`;
 }
 
-function samplesSelect(probe: ProbeDefinition, columns: readonly ProbeColumn[], range?: { from: string; to: string }): string {
+const unionOf = ({ raw, compressed }: { raw: string; compressed: string }) => `${raw}
+     UNION ALL
+     ${compressed}`;
+
+/**
+ * samplesSql's two parts, the raw rows and the compressed chunks' rows, each a SELECT of the same columns: for a
+ * read that takes the least or greatest of each part, which PostgreSQL finds by index in the raw table only when
+ * that table is not behind a UNION.
+ */
+export function sampleArmsSql(
+  probe: ProbeDefinition,
+  from?: string,
+  to?: string,
+  columns?: readonly string[],
+  keys = true,
+): { raw: string; compressed: string } {
+  const kept = columns ? new Set([...(keys ? probe.keys : []), ...columns]) : undefined;
+  const selected = kept ? probe.columns.filter((c) => kept.has(c.name)) : probe.columns;
+  return samplesSelect(probe, selected, from === undefined || to === undefined ? undefined : { from, to });
+}
+
+function samplesSelect(probe: ProbeDefinition, columns: readonly ProbeColumn[], range?: { from: string; to: string }): { raw: string; compressed: string } {
   // Aliases hc, hu and hp: unlike any that a caller's instants may name (`p.collected_at`, say).
   const keys = new Set(probe.keys);
   const names = columns.map((col) => quoteIdent(col.name));
@@ -98,9 +117,7 @@ function samplesSelect(probe: ProbeDefinition, columns: readonly ProbeColumn[], 
         AND hc.chunk_start + hu.offset_ms * interval '1 millisecond' >= ${from} AND hc.chunk_start + hu.offset_ms * interval '1 millisecond' <= ${to}`
            : ""
        }`;
-  return `${raw}
-     UNION ALL
-     ${compressed}`;
+  return { raw, compressed };
 }
 
 /**

@@ -28,7 +28,10 @@ export interface MetricInput {
 export interface RowFilter {
   /** SQL on the columns the metric lists: true for every row the metric reads (it may be true for more). */
   where: string;
-  /** Besides, any one row of each value of this column in a sample: for a reading per value where no row passes `where` (a count of 0). */
+  /**
+   * Besides, a row of each value of this column in a sample, with that column only (the others null): for a
+   * reading per value where no row passes `where` (a count of 0).
+   */
   onePer?: string;
 }
 
@@ -105,6 +108,7 @@ const lsn = (v: unknown): number | null => {
 };
 
 const MIN_CACHE_BLOCKS = 10_000;
+/** Also the predicate of the datastore's index pg_stat_statements_slow (migration 44): change both together. */
 const SLOW_STATEMENT_MS = 1000;
 const MIN_TABLE_ROWS = 1000;
 const XID_WRAP = 2 ** 31;

@@ -41,6 +41,7 @@ import { migration as compressedHistory } from "./0040_compressed_history.ts";
 import { migration as seriesBaselineCountTools } from "./0041_series_baseline_count_tools.ts";
 import { migration as alertCorrelation } from "./0042_alert_correlation.ts";
 import { migration as tableBloatProbe } from "./0043_table_bloat_probe.ts";
+import { migration as slowStatementsIndex } from "./0044_slow_statements_index.ts";
 import type { Migration } from "./types.ts";
 
 /** Every migration, in order. Append new ones; never edit one that has shipped. */
@@ -88,4 +89,5 @@ export const MIGRATIONS: readonly Migration[] = [
   seriesBaselineCountTools,
   alertCorrelation,
   tableBloatProbe,
+  slowStatementsIndex,
 ];
