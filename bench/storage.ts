@@ -4,7 +4,7 @@
  * BENCH_DAYS (default 7) days (four numeric values per row), loaded through the sample writer. Bytes are every
  * table pglens keeps for the probe (raw rows, compressed days, per-sample changes, irregular intervals, time and
  * entity rollups; indexes and TOAST included, after VACUUM): all raw, and as a running pglens keeps them (loaded a
- * day at a time, compressed and vacuumed after each). Each read is timed BENCH_RUNS times (default 5) on both, the
+ * hour at a time, compressed and vacuumed after each), with the bytes of each table. Each read is timed BENCH_RUNS times (default 5) on both, the
  * median printed with the ratio after / before.
  */
 import { openPg } from "../drivers/pg.ts";
@@ -37,10 +37,12 @@ async function bytesOf(db: Db, table: string): Promise<number> {
   return row.bytes ?? 0;
 }
 
-async function storage(db: Db): Promise<{ raw: number; compressed: number; derived: number }> {
+async function storage(db: Db): Promise<{ raw: number; compressed: number; derived: number; tables: Array<[string, number]> }> {
   await db.query("VACUUM ANALYZE");
-  const [raw, ...derived] = await Promise.all(writtenTables("pg_stat_database").map((t) => bytesOf(db, t)));
-  return { raw, compressed: await bytesOf(db, compressedTableName("pg_stat_database")), derived: derived.reduce((a, b) => a + b, 0) };
+  const names = [...writtenTables("pg_stat_database"), compressedTableName("pg_stat_database")];
+  const tables = await Promise.all(names.map(async (t) => [t, await bytesOf(db, t)] as [string, number]));
+  const [raw, ...derived] = tables.slice(0, -1).map(([, bytes]) => bytes);
+  return { raw, compressed: tables.at(-1)![1], derived: derived.reduce((a, b) => a + b, 0), tables };
 }
 
 async function compressAll(db: Db, now: number): Promise<void> {
@@ -115,17 +117,22 @@ async function main() {
     const before = await storage(db);
     const readsBefore = await time();
     // Compression of the whole history at once, timed; then the same history as a running pglens keeps it: loaded
-    // a day at a time, compressed and vacuumed after each (as the collector and autovacuum do), so that new raw
-    // rows reuse the space compressed ones left.
+    // an hour at a time, compressed and vacuumed after each (as the collector's maintenance, every minute, and
+    // autovacuum do), so that new raw rows reuse the space compressed ones left and rewritten cells the space of
+    // their versions before.
     const compressing = performance.now();
     await compressAll(db, Date.now());
     const compressSeconds = (performance.now() - compressing) / 1000;
     await db.query(`TRUNCATE ${[...writtenTables("pg_stat_database"), compressedTableName("pg_stat_database")].map((t) => `metrics."${t}"`).join(", ")}`);
-    for (let day = 0; day < DAYS; day++) {
-      await load(day * 1440, (day + 1) * 1440);
-      await compressAll(db, start + (day + 1) * 86_400_000);
-      await db.query('VACUUM metrics."pg_stat_database__raw"');
-      log(`loaded and compressed day ${day + 1} of ${DAYS}`);
+    for (let hour = 0; hour < DAYS * 24; hour++) {
+      await load(hour * 60, (hour + 1) * 60);
+      await compressAll(db, start + (hour + 1) * HOUR);
+      await db.query(
+        `VACUUM ${writtenTables("pg_stat_database")
+          .map((t) => `metrics."${t}"`)
+          .join(", ")}`,
+      );
+      if ((hour + 1) % 24 === 0) log(`loaded and compressed day ${(hour + 1) / 24} of ${DAYS}`);
     }
     const after = await storage(db);
     const readsAfter = await time();
@@ -150,6 +157,9 @@ async function main() {
       console.log(
         `| ${name} | ${kib(s.raw)} | ${kib(s.compressed)} | ${kib(s.derived)} | ${kib(s.raw + s.compressed + s.derived)} | ${perValue(s.raw + s.compressed + s.derived)} |`,
       );
+    console.log("\n| table | before compression | compressed as it runs | bytes per stored value as it runs |");
+    console.log("|---|---:|---:|---:|");
+    before.tables.forEach(([name, bytes], i) => console.log(`| ${name} | ${kib(bytes)} | ${kib(after.tables[i][1])} | ${perValue(after.tables[i][1])} |`));
     console.log(`\n| read (median of ${RUNS}) | before ms | after ms | after / before |`);
     console.log("|---|---:|---:|---:|");
     reads.forEach(([name], i) =>

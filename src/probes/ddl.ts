@@ -156,8 +156,9 @@ export const entityCellsTableName = (probe: string) => `${probe}__entity_cells`;
 
 /** A probe's recent samples, as rows (migration 40; probes/history-ddl.ts). */
 export const rawTableName = (probe: string) => `${probe}__raw`;
-/** A probe's closed days of samples, compressed (probes/history-ddl.ts). */
+/** A probe's closed hours of samples, compressed (probes/history-ddl.ts). */
 export const compressedTableName = (probe: string) => `${probe}__compressed`;
+export const isCompressedTableName = (table: string) => table.endsWith("__compressed");
 
 /** Every table the sample writer may fill for a probe, under `metrics`: its raw rows and those derived from them (a probe has only some). */
 export const writtenTables = (probe: string) => [

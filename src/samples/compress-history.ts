@@ -142,7 +142,8 @@ export async function compressChunk(
                        "max(collected_at)",
                        "count(*)",
                        "array_agg((extract(epoch FROM collected_at - $2::timestamptz) * 1000)::integer ORDER BY collected_at)",
-                       ...arrays.map((a) => `array_agg(${a} ORDER BY collected_at)`),
+                       // An hour without a value of the column keeps none: no array of nulls, ~29 bytes each.
+                       ...arrays.map((a) => `CASE WHEN count(${a}) > 0 THEN array_agg(${a} ORDER BY collected_at) END`),
                      ].join(", ")}
                        FROM gone${keys.length ? ` GROUP BY ${keys.join(", ")}` : ""}
                      RETURNING samples)

@@ -1,6 +1,7 @@
 /** Weekly time partitions of the metrics tables: Monday 00:00 UTC to the next Monday, named <probe>_<YYYYMMDD>. */
 import type { Queryable } from "../../drivers/types.ts";
-import { probeTable, quoteIdent } from "../probes/ddl.ts";
+import { isCompressedTableName, probeTable, quoteIdent } from "../probes/ddl.ts";
+import { COMPRESSED_TOAST_TARGET } from "../probes/history-ddl.ts";
 
 const WEEK_MS = 7 * 24 * 3600 * 1000;
 const DAY_MS = 24 * 3600 * 1000;
@@ -92,7 +93,8 @@ async function createPartition(tx: Queryable, table: string, partition: Partitio
   try {
     await tx.query(
       `CREATE TABLE IF NOT EXISTS metrics.${quoteIdent(partition.name)} PARTITION OF ${probeTable(table)} ` +
-        `FOR VALUES FROM ('${partition.from.toISOString()}') TO ('${partition.to.toISOString()}')`,
+        `FOR VALUES FROM ('${partition.from.toISOString()}') TO ('${partition.to.toISOString()}')` +
+        (isCompressedTableName(table) ? ` WITH (toast_tuple_target = ${COMPRESSED_TOAST_TARGET})` : ""),
     );
     await tx.query("RELEASE SAVEPOINT ensure_partition");
   } catch (err) {

@@ -4,6 +4,7 @@ import { openPglite } from "../../drivers/pglite.ts";
 import { migrate } from "../../src/datastore/migrate.ts";
 import { MIGRATIONS } from "../../src/datastore/migrations/index.ts";
 import { replayFor } from "../../src/datastore/migrations/probes-at.ts";
+import { compressChunk } from "../../src/samples/compress-history.ts";
 import { type SampleBatch, writeSamples } from "../../src/samples/sample-writer.ts";
 import type { Driver } from "../../drivers/types.ts";
 import { LEVEL_FACTS, PART_FACTS } from "../../src/probes/ddl.ts";
@@ -249,6 +250,31 @@ describe("migrations", () => {
     ]);
     await writeSamples(db, { connectionId: id, probe: "pg_stat_database", rows: rows(2) });
     expect(await stored()).toHaveLength(4);
+    await db.close();
+  });
+
+  it("give compressed weeks made before migration 45 the TOAST target and null arrays, and compress into them", async () => {
+    const db = await openPglite();
+    await migrate(
+      db,
+      MIGRATIONS.filter((m) => m.version < 45),
+    );
+    // A week partition as compression made them before: no storage parameters.
+    await db.query(
+      "CREATE TABLE metrics.pg_stat_database__compressed_20260427 PARTITION OF metrics.pg_stat_database__compressed FOR VALUES FROM ('2026-04-27') TO ('2026-05-04')",
+    );
+    expect((await migrate(db)).applied.map((m) => m.version)).toEqual(MIGRATIONS.filter((m) => m.version >= 45).map((m) => m.version));
+    const [{ options }] = await db.query<{ options: string[] }>(
+      "SELECT reloptions AS options FROM pg_class WHERE relname = 'pg_stat_database__compressed_20260427'",
+    );
+    expect(options).toEqual(["toast_tuple_target=128"]);
+    const [{ id }] = await db.query<{ id: number }>("INSERT INTO connections (name, host, username) VALUES ('old', 'localhost', 'u') RETURNING id");
+    const rows = [0, 1].map((i) => ({ collected_at: new Date(Date.UTC(2026, 4, 1) + i * 60_000).toISOString(), database_name: "a", xact_commit: i }));
+    await writeSamples(db, { connectionId: id, probe: "pg_stat_database", rows });
+    expect(await compressChunk(db, findProbe("pg_stat_database")!, id, Date.UTC(2026, 4, 1))).toBe(2);
+    expect(await db.query("SELECT xact_commit, xact_rollback FROM metrics.pg_stat_database__compressed")).toEqual([
+      { xact_commit: [0, 1], xact_rollback: null },
+    ]);
     await db.close();
   });
 });

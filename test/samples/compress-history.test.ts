@@ -162,6 +162,41 @@ describe.each(DATASTORE_KINDS)("compressed history (%s)", (kind) => {
     ).toBe(true);
   });
 
+  it("compresses every array of an hour in its row, and keeps no array for a column without values that hour", async () => {
+    const id = await addConnection(store.db, "inline");
+    // An hour of one database every minute: four columns with values (the row is over TOAST's 2 kB), the rest null.
+    const rows = Array.from({ length: 60 }, (_, j) => ({
+      collected_at: new Date(T0 + j * 60_000).toISOString(),
+      database_name: "shop",
+      numbackends: j % 7,
+      xact_commit: 1_000 * j + (j % 3),
+      blk_read_time: 150 * j,
+      active_time: 900.5 * j,
+    }));
+    await writeSamples(store.db, { connectionId: id, probe: "pg_stat_database", rows });
+    const before = await store.db.query("SELECT * FROM metrics.pg_stat_database WHERE connection_id = $1 ORDER BY collected_at", [id]);
+    await compressChunk(store.db, findProbe("pg_stat_database")!, id, T0);
+    const [row] = await store.db.query<Record<string, string | boolean | null>>(
+      `SELECT pg_column_compression(numbackends) AS numbackends, pg_column_compression(xact_commit) AS xact_commit,
+              pg_column_compression(blk_read_time) AS blk_read_time, pg_column_compression(active_time) AS active_time,
+              xact_rollback IS NULL AS xact_rollback_none, stats_reset IS NULL AS stats_reset_none,
+              (SELECT pg_relation_size(t.reltoastrelid) FROM pg_class t WHERE t.oid = c.tableoid)::int AS out_of_line
+         FROM metrics.pg_stat_database__compressed c WHERE connection_id = $1`,
+      [id],
+    );
+    // (The offsets, whole minutes here, are left as they are: pglz does not make them a quarter smaller.)
+    expect(row).toEqual({
+      numbackends: "pglz",
+      xact_commit: "pglz",
+      blk_read_time: "pglz",
+      active_time: "pglz",
+      xact_rollback_none: true,
+      stats_reset_none: true,
+      out_of_line: 0,
+    });
+    expect(await store.db.query("SELECT * FROM metrics.pg_stat_database WHERE connection_id = $1 ORDER BY collected_at", [id])).toEqual(before);
+  });
+
   it("takes a write into a compressed hour as if it had stayed raw, and refuses samples already stored there", async () => {
     const rows = history(4);
     const extraAt = T0 + 10 * HOUR + 60_000; // between two samples of day one

@@ -42,6 +42,7 @@ import { migration as seriesBaselineCountTools } from "./0041_series_baseline_co
 import { migration as alertCorrelation } from "./0042_alert_correlation.ts";
 import { migration as tableBloatProbe } from "./0043_table_bloat_probe.ts";
 import { migration as slowStatementsIndex } from "./0044_slow_statements_index.ts";
+import { migration as compressedArraysInline } from "./0045_compressed_arrays_inline.ts";
 import type { Migration } from "./types.ts";
 
 /** Every migration, in order. Append new ones; never edit one that has shipped. */
@@ -90,4 +91,5 @@ export const MIGRATIONS: readonly Migration[] = [
   alertCorrelation,
   tableBloatProbe,
   slowStatementsIndex,
+  compressedArraysInline,
 ];
