@@ -5,7 +5,7 @@
  * table pglens keeps for the probe (raw rows, compressed days, per-sample changes, irregular intervals, time and
  * entity rollups; indexes and TOAST included, after VACUUM): all raw, and as a running pglens keeps them (loaded a
  * hour at a time, compressed and vacuumed after each), with the bytes of each table. Each read is timed BENCH_RUNS times (default 5) on both, the
- * median printed with the ratio after / before.
+ * median printed with the ratio after / before. Then pg_stat_statements as it runs (statement-storage.ts).
  */
 import { openPg } from "../drivers/pg.ts";
 import { migrate } from "../src/datastore/migrate.ts";
@@ -16,6 +16,7 @@ import { runMetricsQuery } from "../src/queries/query.ts";
 import { compressClosedChunks } from "../src/samples/compress-history.ts";
 import { writeSamples } from "../src/samples/sample-writer.ts";
 import { startEmbeddedPostgres } from "../test/support/postgres.ts";
+import { statementStorage } from "./statement-storage.ts";
 
 const DAYS = Number(process.env.BENCH_DAYS ?? 7);
 const RUNS = Number(process.env.BENCH_RUNS ?? 5);
@@ -165,6 +166,7 @@ async function main() {
     reads.forEach(([name], i) =>
       console.log(`| ${name} | ${readsBefore[i].toFixed(1)} | ${readsAfter[i].toFixed(1)} | ${(readsAfter[i] / readsBefore[i]).toFixed(2)} |`),
     );
+    await statementStorage(db, id, (table) => bytesOf(db, table));
   } finally {
     await db.close();
     await server.stop();

@@ -223,9 +223,12 @@ export const PART_FACTS = ["part_n", "part_sum", "part_last_at"] as const;
 export type PartFact = (typeof PART_FACTS)[number];
 export const PART_FACT_TYPES: Record<PartFact, string> = { part_n: "integer[]", part_sum: "double precision[]", part_last_at: "timestamptz[]" };
 
+/** The gauges whose running facts over the hour's parts the entity cells keep (ProbeDefinition.gaugeParts). */
+export const partGaugeColumns = (probe: ProbeDefinition): ProbeColumn[] => (probe.gaugeParts === false ? [] : entityGaugeColumns(probe));
+
 /** The entity cells' PART_FACTS columns, nullable: cells written before migration 26 have none (incomplete). */
 export function entityGaugePartFactColumns(probe: ProbeDefinition): string[] {
-  return entityGaugeColumns(probe).flatMap((c) => PART_FACTS.map((f) => `${factColumn(c.name, f)} ${PART_FACT_TYPES[f]}`));
+  return partGaugeColumns(probe).flatMap((c) => PART_FACTS.map((f) => `${factColumn(c.name, f)} ${PART_FACT_TYPES[f]}`));
 }
 
 /** Every gauge fact column of the entity cells. */

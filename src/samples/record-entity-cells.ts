@@ -13,6 +13,7 @@ import {
   entityCellsTableName,
   entityGaugeColumns,
   factColumn,
+  partGaugeColumns,
   probeTable,
   quoteIdent,
 } from "../probes/ddl.ts";
@@ -53,9 +54,10 @@ const hoursOf = (from: number, to: number) => {
  * one per hour and entity, each hour's facts those of the range alone; the caller says what a conflict does.
  */
 function cellsOfRange(probe: ProbeDefinition, table: string, columns: readonly string[], gauges: readonly string[]): string {
-  const factColumns = [...entityFactColumns(columns, gauges), ...partFactColumns(gauges)];
+  const partGauges = partGaugeNames(probe);
+  const factColumns = [...entityFactColumns(columns, gauges), ...partFactColumns(partGauges)];
   return `INSERT INTO ${probeTable(table)} AS t (connection_id, level_seconds, cell_start, entity, ${factColumns.join(", ")})
-     SELECT connection_id, 3600, to_timestamp(floor(extract(epoch FROM collected_at) / 3600) * 3600) AS hour, entity, ${[...mergedEntityFacts(columns, gauges), ...runningPartFacts(gauges)].join(", ")}
+     SELECT connection_id, 3600, to_timestamp(floor(extract(epoch FROM collected_at) / 3600) * 3600) AS hour, entity, ${[...mergedEntityFacts(columns, gauges), ...runningPartFacts(partGauges)].join(", ")}
        FROM (${entityIntervalFacts(probe, columns, { from: "$2::timestamptz", to: "$3::timestamptz" }, [], gauges)}) facts
       GROUP BY connection_id, hour, entity`;
 }
@@ -75,6 +77,7 @@ export async function addEntityCells(
   const columns = cumulativeColumns(probe).map((c) => c.name);
   if (columns.length === 0 || probe.keys.length === 0 || facts.length === 0) return;
   const gauges = entityGaugeColumns(probe).map((c) => c.name);
+  const partGauges = partGaugeNames(probe);
   const table = entityCellsTableName(probe.name);
   await ensureHours(tx, table, new Set(facts.map((f) => f.hour)), known);
   // An entity travels as one text array per key (unnest would flatten a two-dimensional array); `{}` as `own`.
@@ -101,22 +104,23 @@ export async function addEntityCells(
       ],
     ),
     // Arrays travel as their text (unnest would flatten an array of arrays).
-    ...gauges.flatMap(
-      (_, g): Array<[string, unknown[]]> => [
+    ...partGauges.flatMap((name): Array<[string, unknown[]]> => {
+      const g = gauges.indexOf(name);
+      return [
         ["text", facts.map((f) => valuesLiteral(f.gauges[g].partN))],
         ["text", facts.map((f) => valuesLiteral(f.gauges[g].partSum))],
         ["text", facts.map((f) => valuesLiteral(f.gauges[g].partLastAt))],
-      ],
-    ),
+      ];
+    }),
   ];
-  const factNames = [...entityFactColumns(columns, gauges), ...partFactColumns(gauges)];
+  const factNames = [...entityFactColumns(columns, gauges), ...partFactColumns(partGauges)];
   const names = ["cell_start", "own", ...probe.keys.map((_, k) => `k${k}`), ...factNames];
   const keys = probe.keys.map((_, k) => `k${k}`).join(", ");
-  const updates = addedFactsSql(columns, gauges);
+  const updates = addedFactsSql(columns, gauges, partGauges);
   const lastAts = new Set(gauges.map((name) => factColumn(name, "last_at")));
   const selected = [
     ...entityFactColumns(columns, gauges).map((f) => (lastAts.has(f) ? timeOfMs(f) : f)),
-    ...gauges.flatMap((name) =>
+    ...partGauges.flatMap((name) =>
       PART_FACTS.map((f) => {
         const c = factColumn(name, f);
         return f === "part_last_at"
@@ -166,10 +170,13 @@ async function writeCellsOfRange(
   const columns = cumulativeColumns(probe).map((c) => c.name);
   if (columns.length === 0 || probe.keys.length === 0) return;
   const gauges = entityGaugeColumns(probe).map((c) => c.name);
+  const partGauges = partGaugeNames(probe);
   const table = entityCellsTableName(probe.name);
   await ensureHours(tx, table, hoursOf(from, to), known);
   const updates =
-    stored === "add" ? addedFactsSql(columns, gauges) : [...entityFactColumns(columns, gauges), ...partFactColumns(gauges)].map((f) => `${f} = excluded.${f}`);
+    stored === "add"
+      ? addedFactsSql(columns, gauges, partGauges)
+      : [...entityFactColumns(columns, gauges), ...partFactColumns(partGauges)].map((f) => `${f} = excluded.${f}`);
   await tx.query(
     `${cellsOfRange(probe, table, columns, gauges)} ON CONFLICT (connection_id, level_seconds, cell_start, entity) DO UPDATE SET ${updates.join(", ")}`,
     [[connectionId], new Date(from).toISOString(), new Date(to).toISOString()],
@@ -177,7 +184,7 @@ async function writeCellsOfRange(
 }
 
 /** The ON CONFLICT updates that add a cell's new facts to the stored ones. */
-function addedFactsSql(columns: readonly string[], gauges: readonly string[]): string[] {
+function addedFactsSql(columns: readonly string[], gauges: readonly string[], partGauges: readonly string[]): string[] {
   const added = (f: string) => `${f} = CASE WHEN t.${f} IS NULL THEN excluded.${f} WHEN excluded.${f} IS NULL THEN t.${f} ELSE t.${f} + excluded.${f} END`;
   return [
     "intervals = t.intervals + excluded.intervals",
@@ -195,13 +202,17 @@ function addedFactsSql(columns: readonly string[], gauges: readonly string[]): s
         `${max} = greatest(t.${max}, excluded.${max})`,
         `${last} = CASE WHEN t.${lastAt} IS NULL OR excluded.${lastAt} > t.${lastAt} THEN coalesce(excluded.${last}, t.${last}) ELSE t.${last} END`,
         `${lastAt} = greatest(t.${lastAt}, excluded.${lastAt})`,
-        // Running facts add part by part (the latest time: the later); none in a cell written before migration 26.
-        ...PART_FACTS.map((f) => {
-          const c = factColumn(name, f);
-          const merged = f === "part_last_at" ? "greatest(a, b)" : "a + b";
-          return `${c} = CASE WHEN t.${c} IS NOT NULL THEN ARRAY(SELECT ${merged} FROM unnest(t.${c}, excluded.${c}) WITH ORDINALITY AS u(a, b, i) ORDER BY i) END`;
-        }),
       ];
     }),
+    // Running facts add part by part (the latest time: the later); none in a cell written before migration 26.
+    ...partGauges.flatMap((name) =>
+      PART_FACTS.map((f) => {
+        const c = factColumn(name, f);
+        const merged = f === "part_last_at" ? "greatest(a, b)" : "a + b";
+        return `${c} = CASE WHEN t.${c} IS NOT NULL THEN ARRAY(SELECT ${merged} FROM unnest(t.${c}, excluded.${c}) WITH ORDINALITY AS u(a, b, i) ORDER BY i) END`;
+      }),
+    ),
   ];
 }
+
+const partGaugeNames = (probe: ProbeDefinition) => partGaugeColumns(probe).map((c) => c.name);

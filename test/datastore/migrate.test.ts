@@ -277,6 +277,50 @@ describe("migrations", () => {
     ]);
     await db.close();
   });
+
+  it("drop the 5-minute parts from the statements' entity cells (migration 46), and write cells without them", async () => {
+    const db = await openPglite();
+    await migrate(
+      db,
+      MIGRATIONS.filter((m) => m.version < 46),
+    );
+    const partColumns = async (table: string) =>
+      (
+        await db.query<{ name: string }>(
+          "SELECT attname AS name FROM pg_attribute WHERE attrelid = $1::regclass AND attname LIKE '%:part%' AND NOT attisdropped",
+          [`metrics.${table}`],
+        )
+      ).length;
+    // The datastore had them, as migrations 24 and 26 made them then (today's make none).
+    const types: Record<string, string> = { part_n: "integer[]", part_sum: "double precision[]", part_last_at: "timestamptz[]" };
+    await db.query(
+      `ALTER TABLE metrics.pg_stat_statements__entity_cells ${["min", "max", "mean", "stddev"]
+        .flatMap((g) => PART_FACTS.map((f) => `ADD COLUMN "${g}_exec_time:${f}" ${types[f]}`))
+        .join(", ")}`,
+    );
+    expect(await partColumns("pg_stat_statements__entity_cells")).toBe(12);
+    expect((await migrate(db)).applied.map((m) => m.version)).toEqual(MIGRATIONS.filter((m) => m.version >= 46).map((m) => m.version));
+    expect(await partColumns("pg_stat_statements__entity_cells")).toBe(0);
+    expect(await partColumns("pg_stat_database__entity_cells")).toBe(3); // numbackends keeps its parts
+    const [{ id }] = await db.query<{ id: number }>("INSERT INTO connections (name, host, username) VALUES ('old', 'localhost', 'u') RETURNING id");
+    const rows = [0, 1].map((i) => ({
+      collected_at: new Date(Date.UTC(2026, 4, 1) + i * 60_000).toISOString(),
+      database_name: "app",
+      queryid: "7",
+      userid: 10,
+      dbid: 5,
+      toplevel: true,
+      calls: i,
+      mean_exec_time: 2,
+    }));
+    await writeSamples(db, { connectionId: id, probe: "pg_stat_statements", rows: rows as never });
+    const cells = await db.query(
+      `SELECT intervals, "mean_exec_time:n" AS n FROM metrics.pg_stat_statements__entity_cells WHERE connection_id = $1 AND entity <> '{}'`,
+      [id],
+    );
+    expect(cells).toEqual([{ intervals: 1, n: 2 }]);
+    await db.close();
+  });
 });
 
 /**

@@ -43,7 +43,17 @@ const CASES: Case[] = [
     metrics: ["rx_bytes_per_sec", "tx_bytes_delta"],
   },
 ];
-/** Appending is checked on a probe with several gauges too. */
+/** A probe whose cells keep no running facts over 5-minute parts (ProbeDefinition.gaugeParts), with a gauge. */
+const STATEMENTS: Case = {
+  probe: "pg_stat_statements",
+  key: "queryid",
+  entities: ["101", "102", "103"],
+  steady: ["101"],
+  columns: { calls: "int", total_exec_time: "quarter", mean_exec_time: "quarter" },
+  metrics: ["calls_per_sec"],
+  fixed: { database_name: "app", userid: "10", dbid: "5", toplevel: "true" },
+};
+/** Appending is checked on a probe with several gauges, and on one without the parts, too. */
 const APPENDED: Case[] = [
   ...CASES,
   {
@@ -54,6 +64,7 @@ const APPENDED: Case[] = [
     metrics: [],
     fixed: { database_name: "app", schemaname: "public" },
   },
+  STATEMENTS,
 ];
 /** Hours a minute apart, now and then a gap (which sends the windows holding it to the other paths). */
 const STEADY = [...Array(2000).fill(60), 7200];
@@ -264,7 +275,7 @@ describe("entity cells give the pipeline's per-entity counter series", () => {
     expect(answered.sparseGauge).toBeGreaterThan(3);
   });
 
-  it.each([11, 12, 13])(
+  it.each([12, 13, 14, 15])(
     "appending in order (down to one sample per batch, as a collector does) keeps the cells that recomputing from raw rows keeps, seed %i",
     async (seed) => {
       const rng = random(seed);
@@ -293,6 +304,55 @@ describe("entity cells give the pipeline's per-entity counter series", () => {
           ]),
         );
       expect(kept.map((cell, i) => close(cell, reference[i] ?? {}))).toEqual(reference);
+    },
+  );
+
+  it.each([21, 22])(
+    "gives every statement's gauge from whole hours of cells without 5-minute parts, and the rest raw, as the pipeline does (seed %i)",
+    { timeout: 120_000 },
+    async (seed) => {
+      const rng = random(seed);
+      const columns = await store.db.query<{ name: string }>(
+        "SELECT attname AS name FROM pg_attribute WHERE attrelid = 'metrics.pg_stat_statements__entity_cells'::regclass AND attname LIKE '%:part%'",
+      );
+      expect(columns).toEqual([]);
+      const connectionId = await addConnection(store.db, `entity-cells-statements-${seed}`);
+      const rows = history(rng, STATEMENTS, 1500, [60, 60, 60, 61]);
+      await writeShuffled(store, rng, connectionId, STATEMENTS.probe, rows, 120, seed % 2 === 0);
+      const first = Date.parse(rows[0].collected_at as string);
+      const last = Date.parse(rows.at(-1)!.collected_at as string);
+      let fromCells = 0;
+      for (let q = 0; q < 8; q++) {
+        // Windows of 4 to 20 hours whose bucket edges cut hours.
+        const start = first + rng.int(0, Math.floor((last - first) / 2000)) * 1000;
+        const end = Math.min(start + rng.int(4 * 3600, 20 * 3600) * 1000, last);
+        const requestedBuckets = rng.pick([1, 3, 7]);
+        const aggregation = rng.pick(["avg", "sum"] as const);
+        const base = {
+          probeName: STATEMENTS.probe,
+          connectionIds: [connectionId],
+          window: { start, end },
+          buckets: requestedBuckets,
+          aggregation,
+          metrics: "mean_exec_time",
+          // A filter: every entity's gauge alone would be reduced from raw rows in the datastore (gaugesOfEvery).
+          filters: { database_name: "app" },
+        };
+        const context = { seed, query: q, start: new Date(start).toISOString(), end: new Date(end).toISOString(), requestedBuckets, aggregation };
+        const statements: string[] = [];
+        const watched = { query: (sql: string, params?: readonly unknown[]) => (statements.push(sql), store.db.query(sql, params)) } as never;
+
+        // The cells are read for groups of one entity each: every key.
+        const groupBy = findProbe(STATEMENTS.probe)!.keys.join(",");
+        const grouped = await runGroupedMetricsQuery(watched, { ...base, groupBy });
+        if (statements.some((sql) => sql.includes("__entity_cells"))) fromCells++;
+        const reference = await runGroupedMetricsQuery(store.db, { ...base, groupBy }, "pipeline");
+        expect({ ...context, series: grouped.map((s) => [s.entity, s.data.map((p) => p.value)]) }).toEqual({
+          ...context,
+          series: reference.map((s) => [s.entity, s.data.map((p) => p.value)]),
+        });
+      }
+      expect(fromCells).toBeGreaterThan(2);
     },
   );
 

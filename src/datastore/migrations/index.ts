@@ -43,6 +43,7 @@ import { migration as alertCorrelation } from "./0042_alert_correlation.ts";
 import { migration as tableBloatProbe } from "./0043_table_bloat_probe.ts";
 import { migration as slowStatementsIndex } from "./0044_slow_statements_index.ts";
 import { migration as compressedArraysInline } from "./0045_compressed_arrays_inline.ts";
+import { migration as statementCellsWithoutParts } from "./0046_statement_cells_without_parts.ts";
 import type { Migration } from "./types.ts";
 
 /** Every migration, in order. Append new ones; never edit one that has shipped. */
@@ -92,4 +93,5 @@ export const MIGRATIONS: readonly Migration[] = [
   tableBloatProbe,
   slowStatementsIndex,
   compressedArraysInline,
+  statementCellsWithoutParts,
 ];
