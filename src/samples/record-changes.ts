@@ -105,7 +105,8 @@ export async function recordChanges(tx: Queryable, probe: ProbeDefinition, conne
   });
   const ends = perColumn[0].map((iv) => iv.to);
   await recordChangeCells(tx, probe, connectionId, ends, known);
-  if (!added) await recordEntityCells(tx, probe, connectionId, ends, known);
+  // The batch's own hours too: an hour holding only a history's first sample ends no interval but has its cells.
+  if (!added) await recordEntityCells(tx, probe, connectionId, [...ends, ...times], known);
   if (checked.length === 0) return;
 
   // The intervals ending after the first sample read were all recomputed: their irregular rows are replaced.

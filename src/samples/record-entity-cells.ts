@@ -26,9 +26,9 @@ async function ensureHours(tx: Queryable, table: string, hours: Iterable<number>
 }
 
 /**
- * `ends`: the end times (epoch ms) of the intervals whose changes were just recorded. Whole hours are
- * recomputed from raw rows, so cells stay exact whatever order samples arrive in; every entity with a row in
- * an hour has a cell there, so a recomputed hour overwrites each of its cells.
+ * `ends`: the end times (epoch ms) of the intervals whose changes were just recorded, and the batch's sample
+ * times. Whole hours are recomputed from raw rows, so cells stay exact whatever order samples arrive in; every
+ * entity with a row in an hour has a cell there, so a recomputed hour overwrites each of its cells.
  */
 export async function recordEntityCells(
   tx: Queryable,
