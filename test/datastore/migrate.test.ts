@@ -14,6 +14,16 @@ import { createTestDatabase } from "../support/postgres.ts";
 
 const latest = Math.max(...MIGRATIONS.map((m) => m.version));
 
+/** A datastore on PGlite migrated up to, not including, `version`: as made before that migration. */
+async function madeBefore(version: number): Promise<Driver> {
+  const db = await openPglite();
+  await migrate(
+    db,
+    MIGRATIONS.filter((m) => m.version < version),
+  );
+  return db;
+}
+
 describe("migrations", () => {
   let database: { url: string; drop(): Promise<void> };
   beforeAll(async () => {
@@ -43,12 +53,8 @@ describe("migrations", () => {
   });
 
   it("bring the WAL columns of pg_stat_statements to a datastore made before them (migration 16)", async () => {
-    const db = await openPglite();
     // Migrations 2 and 3 create the catalogue as it stands today: take the columns away to get the old tables.
-    await migrate(
-      db,
-      MIGRATIONS.filter((m) => m.version < 16),
-    );
+    const db = await madeBefore(16);
     const wal = async () =>
       (
         await db.query<{ t: string }>(
@@ -77,11 +83,7 @@ describe("migrations", () => {
   ])(
     "bring gauges' $what to the entity cells of a datastore made before them (migration $version), empty in the cells already there",
     async ({ version, facts }) => {
-      const db = await openPglite();
-      await migrate(
-        db,
-        MIGRATIONS.filter((m) => m.version < version),
-      );
+      const db = await madeBefore(version);
       const [{ id }] = await db.query<{ id: number }>("INSERT INTO connections (name, host, username) VALUES ('old', 'localhost', 'u') RETURNING id");
       await writeBefore40(db, {
         connectionId: id,
@@ -106,11 +108,7 @@ describe("migrations", () => {
     { version: 32, table: "pg_stat_database__change_cells", columns: ["min_span_ms"], what: "the shortest interval to the change cells" },
     { version: 33, table: "pg_stat_database__changes", columns: ['"numbackends:n"', '"numbackends:sum"'], what: "the gauges' counts and sums to the changes" },
   ])("bring $what of a datastore made before (migration $version), empty in the rows already there", async ({ version, table, columns }) => {
-    const db = await openPglite();
-    await migrate(
-      db,
-      MIGRATIONS.filter((m) => m.version < version),
-    );
+    const db = await madeBefore(version);
     const [{ id }] = await db.query<{ id: number }>("INSERT INTO connections (name, host, username) VALUES ('old', 'localhost', 'u') RETURNING id");
     await writeBefore40(db, {
       connectionId: id,
@@ -131,12 +129,8 @@ describe("migrations", () => {
   });
 
   it("drop the index on the changes' span (migration 31) for the change cells' shortest interval (migration 32)", async () => {
-    const db = await openPglite();
+    const db = await madeBefore(32);
     const index = () => db.query<{ i: string | null }>("SELECT to_regclass('metrics.pg_stat_database__changes_by_span')::text AS i");
-    await migrate(
-      db,
-      MIGRATIONS.filter((m) => m.version < 32),
-    );
     expect(await index()).toEqual([{ i: "metrics.pg_stat_database__changes_by_span" }]);
     await migrate(db);
     expect(await index()).toEqual([{ i: null }]);
@@ -146,17 +140,13 @@ describe("migrations", () => {
   // The catalogue no longer declares the metrics tables' foreign key: putting it back on every one gives the old
   // tables, on partitions and parent alike, as a datastore made before migration 34 has them.
   it("drop the metrics tables' foreign keys to connections of a datastore made before (migration 34)", async () => {
-    const db = await openPglite();
+    const db = await madeBefore(34);
     const keys = async () =>
       (
         await db.query<{ n: number }>(
           "SELECT count(*)::int AS n FROM pg_constraint c JOIN pg_class t ON t.oid = c.conrelid JOIN pg_namespace s ON s.oid = t.relnamespace WHERE c.contype = 'f' AND s.nspname = 'metrics'",
         )
       )[0].n;
-    await migrate(
-      db,
-      MIGRATIONS.filter((m) => m.version < 34),
-    );
     const [{ id }] = await db.query<{ id: number }>("INSERT INTO connections (name, host, username) VALUES ('old', 'localhost', 'u') RETURNING id");
     await writeBefore40(db, {
       connectionId: id,
@@ -177,11 +167,7 @@ describe("migrations", () => {
   });
 
   it("give the alerts of a datastore made before correlation (migration 42) a group of their own and their probe", async () => {
-    const db = await openPglite();
-    await migrate(
-      db,
-      MIGRATIONS.filter((m) => m.version < 42),
-    );
+    const db = await madeBefore(42);
     const [{ id }] = await db.query<{ id: number }>("INSERT INTO connections (name, host, username) VALUES ('old', 'localhost', 'u') RETURNING id");
     await db.query(
       `INSERT INTO alerts (alert_type, connection_id, severity, title, status, metric_name)
@@ -227,11 +213,7 @@ describe("migrations", () => {
   });
 
   it("keep a datastore's samples readable under the probe's name when they move to `<probe>__raw` (migration 40), and writable after", async () => {
-    const db = await openPglite();
-    await migrate(
-      db,
-      MIGRATIONS.filter((m) => m.version < 40),
-    );
+    const db = await madeBefore(40);
     const [{ id }] = await db.query<{ id: number }>("INSERT INTO connections (name, host, username) VALUES ('old', 'localhost', 'u') RETURNING id");
     const rows = (from: number) =>
       [0, 1].map((i) => ({ collected_at: new Date(Date.UTC(2026, 4, 1) + (from + i) * 60_000).toISOString(), database_name: "a", xact_commit: from + i }));
@@ -254,11 +236,7 @@ describe("migrations", () => {
   });
 
   it("give compressed weeks made before migration 45 the TOAST target and null arrays, and compress into them", async () => {
-    const db = await openPglite();
-    await migrate(
-      db,
-      MIGRATIONS.filter((m) => m.version < 45),
-    );
+    const db = await madeBefore(45);
     // A week partition as compression made them before: no storage parameters.
     await db.query(
       "CREATE TABLE metrics.pg_stat_database__compressed_20260427 PARTITION OF metrics.pg_stat_database__compressed FOR VALUES FROM ('2026-04-27') TO ('2026-05-04')",
@@ -279,11 +257,7 @@ describe("migrations", () => {
   });
 
   it("drop the 5-minute parts from the statements' entity cells (migration 46), and write cells without them", async () => {
-    const db = await openPglite();
-    await migrate(
-      db,
-      MIGRATIONS.filter((m) => m.version < 46),
-    );
+    const db = await madeBefore(46);
     const partColumns = async (table: string) =>
       (
         await db.query<{ name: string }>(
