@@ -113,7 +113,7 @@ export function sampleArmsSql(
 }
 
 function samplesSelect(probe: ProbeDefinition, columns: readonly ProbeColumn[], range?: { from: string; to: string }): { raw: string; compressed: string } {
-  // Aliases hc, hu and hp: unlike any that a caller's instants may name (`p.collected_at`, say).
+  // Aliases hc, hu, hp and hs: unlike any that a caller's instants may name (`p.collected_at`, say).
   const keys = new Set(probe.keys);
   const names = columns.map((col) => quoteIdent(col.name));
   const arrays = columns.filter((col) => !keys.has(col.name)).map((col) => quoteIdent(col.name));
@@ -124,19 +124,31 @@ function samplesSelect(probe: ProbeDefinition, columns: readonly ProbeColumn[], 
   const columnValue = (col: ProbeColumn, element: (array: string) => string) =>
     keys.has(col.name) ? `hc.${quoteIdent(col.name)}` : element(`hc.${quoteIdent(col.name)}`);
   // One instant: each entity's element at that time, found by its offset, instead of every element of the chunk.
-  const compressed =
-    range && range.from === range.to
-      ? `SELECT hc.connection_id, ${from} AS collected_at${columns.map((col) => `, ${columnValue(col, (a) => `${a}[hp.i]`)}`).join("")}
+  if (range && range.from === range.to)
+    return {
+      raw,
+      compressed: `SELECT hc.connection_id, ${from} AS collected_at${columns.map((col) => `, ${columnValue(col, (a) => `${a}[hp.i]`)}`).join("")}
        FROM ${compressedTable(probe.name)} hc
        CROSS JOIN LATERAL (SELECT array_position(hc.offsets, (extract(epoch FROM ${from} - hc.chunk_start) * 1000)::integer) AS i) hp
-      WHERE ${chunks} AND hp.i IS NOT NULL`
-      : `SELECT hc.connection_id, hc.chunk_start + hu.offset_ms * interval '1 millisecond' AS collected_at${columns.map((col) => `, ${columnValue(col, () => `hu.${quoteIdent(col.name)}`)}`).join("")}
-       FROM ${compressedTable(probe.name)} hc
-       CROSS JOIN LATERAL unnest(${["hc.offsets", ...arrays.map((a) => `hc.${a}`)].join(", ")}) AS hu(${["offset_ms", ...arrays].join(", ")})${
+      WHERE ${chunks} AND hp.i IS NOT NULL`,
+    };
+  // A range: each chunk's elements in it, found by a binary search of the offsets (width_bucket), and only those
+  // unnested: the time of every element compared with the range took ten times as long (lab: an hour's chunks of
+  // 20 databases read for 2 minutes each, 120 ms against 11).
+  const elements = range ? `[hs.first:hs.last]` : "";
+  const offsetOf = (instant: string, round: "ceil" | "floor") =>
+    `greatest(-1, least(${CHUNK_MS + 1}, ${round}(extract(epoch FROM ${instant} - hc.chunk_start) * 1000)))::integer`;
+  const compressed = `SELECT hc.connection_id, hc.chunk_start + hu.offset_ms * interval '1 millisecond' AS collected_at${columns.map((col) => `, ${columnValue(col, () => `hu.${quoteIdent(col.name)}`)}`).join("")}
+       FROM ${compressedTable(probe.name)} hc${
          range
            ? `
-      WHERE ${chunks}
-        AND hc.chunk_start + hu.offset_ms * interval '1 millisecond' >= ${from} AND hc.chunk_start + hu.offset_ms * interval '1 millisecond' <= ${to}`
+       CROSS JOIN LATERAL (SELECT width_bucket(${offsetOf(from!, "ceil")} - 1, hc.offsets) + 1 AS first, width_bucket(${offsetOf(to!, "floor")}, hc.offsets) AS last OFFSET 0) hs`
+           : ""
+       }
+       CROSS JOIN LATERAL unnest(${["hc.offsets", ...arrays.map((a) => `hc.${a}`)].map((a) => `${a}${elements}`).join(", ")}) AS hu(${["offset_ms", ...arrays].join(", ")})${
+         range
+           ? `
+      WHERE ${chunks}`
            : ""
        }`;
   return { raw, compressed };
@@ -184,6 +196,27 @@ export function latestSampleTimeSql(probe: ProbeDefinition, connection: string, 
   return `coalesce(
      (SELECT max(collected_at) FROM ${rawTable(probe.name)} WHERE connection_id = ${connection} AND ${where}),
      (SELECT max(collected_at) FROM ${samplesSql(probe, chunk, `${chunk} + ${CHUNK_SQL} - interval '1 millisecond'`)} l WHERE connection_id = ${connection} AND ${where}))`;
+}
+
+/**
+ * The latest sample time in [from, to] of each group of a connection's rows (`by`: key columns), as a relation of
+ * `by` and `at`. A compressed chunk gives its last_at, unless `to` cuts it: only such a chunk is unnested (reading
+ * the window's samples to take their maximum unnested every chunk, lab: 200 tables over 24 h, 138 ms against 4).
+ */
+export function latestSampleTimesSql(probe: ProbeDefinition, connection: string, from: string, to: string, by: readonly string[]): string {
+  const keys = by.map(quoteIdent).join(", ");
+  const [lo, hi] = [`(${from})::timestamptz`, `(${to})::timestamptz`];
+  const at = "hc.chunk_start + u.offset_ms * interval '1 millisecond'";
+  return `(SELECT ${keys}, max(at) AS at FROM (
+     SELECT ${keys}, max(collected_at) AS at FROM ${rawTable(probe.name)}
+      WHERE connection_id = ${connection} AND collected_at >= ${lo} AND collected_at <= ${hi} GROUP BY ${keys}
+     UNION ALL
+     SELECT ${keys}, max(CASE WHEN hc.last_at <= ${hi} THEN hc.last_at
+                              ELSE (SELECT max(${at}) FROM unnest(hc.offsets) AS u(offset_ms) WHERE ${at} >= ${lo} AND ${at} <= ${hi}) END)
+       FROM ${compressedTable(probe.name)} hc
+      WHERE connection_id = ${connection} AND hc.chunk_start > ${lo} - ${CHUNK_SQL} AND hc.chunk_start <= ${hi} AND hc.last_at >= ${lo} AND hc.first_at <= ${hi}
+      GROUP BY ${keys}) l
+    GROUP BY ${keys})`;
 }
 
 /**

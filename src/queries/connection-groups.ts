@@ -28,7 +28,6 @@ export interface ConnectionGroup {
 
 /** Only client backends are connections; background workers and WAL senders are not. */
 const CLIENTS = "backend_type = 'client backend'";
-const TABLE = samplesSql(findProbe("pg_stat_activity")!, "$2", "$3");
 
 export async function connectionGroups(
   db: Queryable,
@@ -37,11 +36,10 @@ export async function connectionGroups(
   const intervalSeconds = (await readableIntervals(db, "pg_stat_activity", [q.connectionId], q.access)).get(q.connectionId)!;
   const buckets = layoutBuckets(q.window.start, q.window.end, intervalSeconds, q.buckets);
   const range = [q.connectionId, new Date(q.window.start - borrowLimitMs(buckets)).toISOString(), new Date(q.window.end).toISOString()];
-  const inRange = "connection_id = $1 AND collected_at >= $2::timestamptz AND collected_at <= $3::timestamptz";
   // One scan: other backends' rows still mark the sample as taken (key null, count 0 unless clients share it).
   const counts = await db.query<{ t: Date; key: string | null; n: number }>(
     `SELECT collected_at AS t, CASE WHEN ${CLIENTS} THEN ${quoteIdent(q.groupBy)}::text END AS key, count(*) FILTER (WHERE ${CLIENTS})::int AS n
-       FROM ${TABLE} s WHERE ${inRange} GROUP BY 1, 2 ORDER BY 1`,
+       FROM ${samplesSql(findProbe("pg_stat_activity")!, "$2", "$3", ["backend_type", q.groupBy])} s WHERE connection_id = $1 GROUP BY 1, 2 ORDER BY 1`,
     range,
   );
   const samples = [...new Set(counts.map((c) => c.t.getTime()))];

@@ -13,7 +13,7 @@ import { pointTimes, summaryBuckets } from "../metrics/buckets.ts";
 import { type CacheHitRatio, cacheHitRatio } from "./performance-summary.ts";
 import { percent, prettySize, round } from "../metrics/summary-values.ts";
 import type { Window } from "../metrics/window.ts";
-import { samplesSql } from "../probes/history-ddl.ts";
+import { latestSampleTimesSql, samplesSql } from "../probes/history-ddl.ts";
 
 export interface DatabaseSummary {
   database_name: string;
@@ -28,15 +28,14 @@ export interface DatabaseSummary {
 }
 
 async function deadTupleRatios(db: Queryable, connectionId: number, window: Window): Promise<Map<string, number | null>> {
-  const table = samplesSql(findProbe("pg_stat_all_tables")!, "$2", "$3", ["n_dead_tup", "n_live_tup"]);
+  const probe = findProbe("pg_stat_all_tables")!;
+  // Each database's latest sample in the window, then its tables at that instant.
   const rows = await db.query<{ database_name: string; dead: number | null; live: number | null }>(
-    `SELECT t.database_name, sum(t.n_dead_tup) AS dead, sum(t.n_live_tup) AS live
-       FROM ${table} t
-       JOIN (SELECT database_name, max(collected_at) AS at FROM ${table} s
-              WHERE connection_id = $1 AND collected_at >= $2::timestamptz AND collected_at <= $3::timestamptz GROUP BY database_name) l
-         ON l.database_name = t.database_name AND l.at = t.collected_at
-      WHERE t.connection_id = $1
-      GROUP BY t.database_name`,
+    `SELECT l.database_name, sum(t.n_dead_tup) AS dead, sum(t.n_live_tup) AS live
+       FROM ${latestSampleTimesSql(probe, "$1", "$2", "$3", ["database_name"])} l
+       CROSS JOIN LATERAL ${samplesSql(probe, "l.at", "l.at", ["n_dead_tup", "n_live_tup"])} t
+      WHERE t.connection_id = $1 AND t.database_name = l.database_name AND t.collected_at = l.at
+      GROUP BY l.database_name`,
     [connectionId, new Date(window.start).toISOString(), new Date(window.end).toISOString()],
   );
   return new Map(rows.map((r) => [r.database_name, percent(Number(r.dead ?? 0), Number(r.dead ?? 0) + Number(r.live ?? 0))]));

@@ -13,7 +13,7 @@ import { readableIntervals } from "./metrics-context.ts";
 import { InputError } from "../errors.ts";
 import { findProbe } from "../probes/index.ts";
 import type { Window } from "../metrics/window.ts";
-import { latestSampleAtSql, samplesSql } from "../probes/history-ddl.ts";
+import { latestSampleAtSql, previousSampleTimeSql, samplesSql } from "../probes/history-ddl.ts";
 
 export const TOP_QUERY_ORDERS = ["total_exec_time", "calls", "mean_exec_time", "rows", "shared_blks_hit", "shared_blks_read"] as const;
 export type TopQueryOrder = (typeof TOP_QUERY_ORDERS)[number];
@@ -108,8 +108,12 @@ async function statementTexts(db: Queryable, connectionId: number, window: Windo
   };
   take(
     await db.query(
-      `SELECT DISTINCT ON (queryid, database_name) queryid::text AS queryid, database_name, query FROM ${samplesSql(PROBE, "$2", "$3", ["query"])} s
-        WHERE connection_id = $1 AND collected_at = (SELECT max(collected_at) FROM ${samplesSql(PROBE, "$2", "$3", [])} m WHERE connection_id = $1)
+      // The last sample found as a neighbour, then read at its instant: a read of the window's samples would unnest
+      // every compressed hour of every statement (lab, 1,000 statements over 24 h: 300 ms against 2 ms).
+      `SELECT DISTINCT ON (queryid, database_name) queryid::text AS queryid, database_name, query
+         FROM (SELECT ${previousSampleTimeSql(PROBE, "$1", "$3::timestamptz + interval '1 microsecond'")} AS at OFFSET 0) l
+         CROSS JOIN LATERAL ${samplesSql(PROBE, "l.at", "l.at", ["query"])} s
+        WHERE connection_id = $1 AND collected_at = l.at AND l.at >= $2::timestamptz
         ORDER BY queryid, database_name`,
       [connectionId, ...range],
     ),

@@ -94,7 +94,7 @@ export function entityIntervalFacts(
   return `SELECT ${["connection_id", "collected_at", "entity", "intervals", "CASE WHEN intervals = 1 THEN span_ms END AS max_span_ms", ...facts, ...gaugeNames].join(", ")}
             FROM (SELECT ${[`r.connection_id, r.collected_at, ${entityKeySql(probe, "r")} AS entity, (coalesce(${paired}, false))::int AS intervals, ${span} AS span_ms`, ...changes, ...gaugeFacts].join(", ")}
                     FROM (SELECT r.*, ${lagged.join(", ")}
-                            FROM ${samplesSql(probe, previousSample, range.to)} r
+                            FROM ${samplesSql(probe, previousSample, range.to, [...columns, ...markers, ...gauges])} r
                            WHERE ${[...inRange("r", previousSample), ...where, ...excludedRowsSql(probe).map((w) => `r.${w}`)].join(" AND ")}
                           WINDOW w AS (PARTITION BY ${entity} ORDER BY r.collected_at)) r
                     LEFT JOIN ${changesTable} c ON c.connection_id = r.connection_id AND c.collected_at = r.collected_at AND ${inRange("c").join(" AND ")}
@@ -121,7 +121,7 @@ export function entityGaugeFacts(
     ...excludedRowsSql(probe).map((w) => `r.${w}`),
   ];
   return `SELECT r.connection_id, r.collected_at, ${entityKeySql(probe, "r")} AS entity, 0 AS intervals, NULL::float8 AS max_span_ms, ${gaugeFactsOfRow(gauges, onlySums).join(", ")}
-            FROM ${samplesSql(probe, range.from, range.to)} r WHERE ${conditions.join(" AND ")}
+            FROM ${samplesSql(probe, range.from, range.to, gauges)} r WHERE ${conditions.join(" AND ")}
           OFFSET 0`; // kept a subquery: one index range scan per range, not every row compared with every range
 }
 

@@ -166,7 +166,7 @@ export async function fetchRawEntityGauges(
      SELECT x.connection_id, ${entityKeySql(q.probe, "x")} AS entity, x.k, ${mergedEntityFacts([], q.gauges, q.onlySums).join(", ")}${longer.merged}
        FROM (SELECT r.connection_id, ${q.probe.keys.map((k) => `r.${quoteIdent(k)}`).join(", ")}, width_bucket(r.collected_at, $4::timestamptz[]) - 1 AS k,
                     ${spacings.join(", ")}, ${gaugeFactsOfRow(q.gauges, q.onlySums).join(", ")}
-               FROM ${samplesSql(q.probe, "$2", "$3")} r WHERE ${conditions.join(" AND ")}${ofEntity ? ` WINDOW w AS (PARTITION BY ${["r.connection_id", ...entityPartitionSql(q.probe, "r")].join(", ")} ORDER BY r.collected_at)` : ""}) x
+               FROM ${samplesSql(q.probe, "$2", "$3", [...q.gauges, ...filters.map(([key]) => key)])} r WHERE ${conditions.join(" AND ")}${ofEntity ? ` WINDOW w AS (PARTITION BY ${["r.connection_id", ...entityPartitionSql(q.probe, "r")].join(", ")} ORDER BY r.collected_at)` : ""}) x
       GROUP BY x.connection_id, ${keys.join(", ")}, x.k${connectionSpacings}) m`,
     [
       q.connectionIds,

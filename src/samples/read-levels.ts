@@ -130,7 +130,7 @@ async function fetchReducedLevelPoints(db: Queryable, q: LevelQuery): Promise<Ma
   // Sample times as epoch milliseconds: decoding a Date per sample was a large share of a week's read.
   const rows = await db.query<Record<string, number | null> & { connection_id: number; collected_at: number }>(
     `SELECT connection_id, ${epochMsSql("collected_at")}, ${selectList(q.probe, q.metrics, q.aggregation).join(", ")}
-       FROM ${samplesSql(q.probe, "$2", "$3")} s WHERE ${where.join(" AND ")}
+       FROM ${samplesSql(q.probe, "$2", "$3", [...q.metrics.flatMap((m) => (m.form === "dead_tuple_ratio" ? ["n_dead_tup", "n_live_tup"] : [m.metric])), ...Object.keys(q.filters)])} s WHERE ${where.join(" AND ")}
       GROUP BY connection_id, s.collected_at ORDER BY connection_id, s.collected_at`,
     params,
     { reusePlan: true },

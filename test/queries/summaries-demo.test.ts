@@ -9,6 +9,9 @@ import { testApp } from "../support/app.ts";
 import { userWithToken } from "../support/auth.ts";
 import { client } from "../support/http.ts";
 import { fencedData } from "../support/fenced.ts";
+import { findProbe } from "../../src/probes/index.ts";
+import { compressChunk } from "../../src/samples/compress-history.ts";
+import { writeSamples } from "../../src/samples/sample-writer.ts";
 
 const ORDERS_QUERYID = "-4617127464133208123"; // beyond 2^53: must survive exactly
 const HIT_SHARE = 100 / 1.05; // the demo reads 5 % as many blocks as it hits, in every interval
@@ -115,6 +118,31 @@ describe.each(DATASTORE_KINDS)("metrics summaries on the demo history (%s)", (ki
       expect(postgres.active_connections).toBeGreaterThanOrEqual(2);
     });
 
+    it("takes each database's dead tuple ratio from its latest table sample, in a compressed hour or not", async () => {
+      const id = await addConnection(store.db, "tables");
+      const hour = Math.floor(Date.now() / 3_600_000) * 3_600_000 - 5 * 3_600_000;
+      const table = (at: number, database_name: string, relname: string, dead: number) => ({
+        collected_at: new Date(at).toISOString(),
+        database_name,
+        schemaname: "public",
+        relname,
+        n_live_tup: 100 - dead,
+        n_dead_tup: dead,
+      });
+      // `old` was last sampled at minute 40 of a closed hour (then 10 % dead), `new` a minute ago (then 25 %).
+      const rows = [
+        ...[10, 40].flatMap((m) => ["t1", "t2"].map((t) => table(hour + m * 60_000, "old", t, m === 40 ? 10 : 50))),
+        ...[5, 1].flatMap((m) => ["t1", "t2"].map((t) => table(Date.now() - m * 60_000, "new", t, m === 1 ? 25 : 50))),
+      ];
+      await writeSamples(store.db, { connectionId: id, probe: "pg_stat_all_tables", rows });
+      await compressChunk(store.db, findProbe("pg_stat_all_tables")!, id, hour);
+      const { body } = await get(`/api/v1/metrics/database-summaries?connection_id=${id}&time_range=24h`);
+      expect(body.databases.map((d: { database_name: string; dead_tuple_ratio: number }) => [d.database_name, d.dead_tuple_ratio])).toEqual([
+        ["new", 25],
+        ["old", 10],
+      ]);
+    });
+
     it("takes presets only and exactly one connection", async () => {
       expect((await get(`/api/v1/metrics/database-summaries?connection_id=${demo}&time_range=custom`)).body.error).toMatch(/presets only/);
       expect((await get(`/api/v1/metrics/database-summaries?connection_id=${demo},${other}`)).body.error).toMatch(/exactly one/);
@@ -155,6 +183,20 @@ describe.each(DATASTORE_KINDS)("metrics summaries on the demo history (%s)", (ki
   });
 
   describe("top-queries", () => {
+    /** A pg_stat_statements row of the database `app`. */
+    const statementRow = (collected_at: string, queryid: string, query: string, calls: number) => ({
+      collected_at,
+      database_name: "app",
+      queryid,
+      userid: 10,
+      dbid: 1,
+      toplevel: true,
+      query,
+      calls,
+      total_exec_time: calls,
+      stats_reset: null,
+    });
+
     it("reports lifetime totals of the latest sample with exact queryids", async () => {
       const { status, body } = await get(`/api/v1/metrics/top-queries?connection_id=${demo}&order_by=calls&exclude_collector=false&limit=100`);
       expect(status).toBe(200);
@@ -185,28 +227,39 @@ describe.each(DATASTORE_KINDS)("metrics summaries on the demo history (%s)", (ki
       // One clock reading: rows of one sample must share its collected_at, or they read as separate samples.
       const now = Date.now();
       const at = (minutesAgo: number) => new Date(now - minutesAgo * 60_000).toISOString();
-      const statement = (minutesAgo: number, queryid: string, query: string, calls: number) => ({
-        collected_at: at(minutesAgo),
-        database_name: "app",
-        queryid,
-        userid: 10,
-        dbid: 1,
-        toplevel: true,
-        query,
-        calls,
-        total_exec_time: calls,
-        stats_reset: null,
-      });
+      const statement = (minutesAgo: number, queryid: string, query: string, calls: number) => statementRow(at(minutesAgo), queryid, query, calls);
       const rows = [50, 40, 30, 20, 10].flatMap((m, i) => [
         statement(m, "7", "SELECT stays", 10 * i),
         ...(i < 3 ? [statement(m, "8", i < 2 ? "SELECT old spelling" : "SELECT gone", 100 * i)] : []),
       ]);
-      const { writeSamples } = await import("../../src/samples/sample-writer.ts");
       await writeSamples(store.db, { connectionId: id, probe: "pg_stat_statements", rows });
       const { body } = await get(`/api/v1/metrics/top-queries?connection_id=${id}&order_by=calls&time_range=1h`);
       expect(body.map((q: { queryid: string; query: string; calls: number }) => [q.queryid, q.query, q.calls])).toEqual([
         ["8", "SELECT gone", 200],
         ["7", "SELECT stays", 40],
+      ]);
+    });
+
+    it("names the statements of a window in compressed hours by their last texts there", async () => {
+      const id = await addConnection(store.db, "compressed");
+      const hour = Math.floor(Date.now() / 3_600_000) * 3_600_000 - 5 * 3_600_000;
+      const at = (minute: number) => new Date(hour + minute * 60_000).toISOString();
+      const statement = (minute: number, queryid: string, query: string, calls: number) => statementRow(at(minute), queryid, query, calls);
+      // Samples at minutes 10..50 of a closed hour; the window ends at minute 45, so its last sample is minute 40's.
+      const rows = [10, 20, 30, 40, 50].flatMap((m, i) => [
+        statement(m, "7", i < 3 ? "SELECT stays" : i < 4 ? "SELECT stays, respelt" : "SELECT after the window", 10 * i),
+        ...(i < 3 ? [statement(m, "8", i < 2 ? "SELECT old spelling" : "SELECT gone", 100 * i)] : []),
+      ]);
+      await writeSamples(store.db, { connectionId: id, probe: "pg_stat_statements", rows });
+      await compressChunk(store.db, findProbe("pg_stat_statements")!, id, hour);
+      const [{ raw }] = await store.db.query<{ raw: number }>("SELECT count(*)::int AS raw FROM metrics.pg_stat_statements__raw WHERE connection_id = $1", [
+        id,
+      ]);
+      expect(raw).toBe(0);
+      const { body } = await get(`/api/v1/metrics/top-queries?connection_id=${id}&order_by=calls&time_range=custom&time_start=${at(0)}&time_end=${at(45)}`);
+      expect(body.map((q: { queryid: string; query: string; calls: number }) => [q.queryid, q.query, q.calls])).toEqual([
+        ["8", "SELECT gone", 200],
+        ["7", "SELECT stays, respelt", 30],
       ]);
     });
 
