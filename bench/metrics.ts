@@ -20,6 +20,8 @@ import type { AddressInfo } from "node:net";
 import { openPg } from "../drivers/pg.ts";
 import { createApp } from "../src/app.ts";
 import { compressClosedChunks } from "../src/samples/compress-history.ts";
+import { samplesSql } from "../src/probes/history-ddl.ts";
+import { findProbe } from "../src/probes/index.ts";
 import { writeSamples } from "../src/samples/sample-writer.ts";
 import { resolveConfig } from "../src/config.ts";
 import { issueApiToken } from "../src/auth/issue-token.ts";
@@ -211,7 +213,10 @@ async function main() {
         const table = probe.split(" ")[0];
         const keys = table === "pg_stat_database" ? "database_name" : "interface_name";
         const only = /database_name=(\w+)/.exec(metric)?.[1]; // a filtered request is compared with a filtered scan
-        const bare = `SELECT collected_at, ${keys}, ${column}${marker ? `, ${marker}` : ""} FROM metrics.${table} WHERE connection_id = $1 AND collected_at >= $2 AND collected_at <= $3${only ? ` AND database_name = '${only}'` : ""} ORDER BY collected_at, ${keys}`;
+        // The window's rows as pglens's reads take them (raw rows and the slices of compressed hours in range): the
+        // probe's view would unnest every compressed hour of the connection before its time condition.
+        const windowRows = samplesSql(findProbe(table)!, "$2", "$3", [column, ...(marker ? [marker] : [])]);
+        const bare = `SELECT collected_at, ${keys}, ${column}${marker ? `, ${marker}` : ""} FROM ${windowRows} s WHERE connection_id = $1${only ? ` AND database_name = '${only}'` : ""} ORDER BY collected_at, ${keys}`;
         const params = [on, new Date(Date.now() - span - 1_800_000).toISOString(), new Date().toISOString()];
         // pglens's buckets (150, never narrower than the 60 s interval) as the query step; a rate needs two samples.
         const query = promql?.replace("[R]", `[${Math.max(step(span), 2 * STEP_S)}s]`);
