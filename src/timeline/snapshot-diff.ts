@@ -36,7 +36,7 @@ export async function snapshotChanges(
   const present = (side: string) => (keys.length ? `${side}.${q(keys[0])} IS NOT NULL` : `${side}.connection_id IS NOT NULL`);
   return db.query<RowChange>(
     `WITH samples AS (
-       SELECT DISTINCT connection_id, collected_at FROM ${samplesSql(probe, "$2", "$3")} s WHERE connection_id = ANY($1::int[]) AND collected_at >= $2 AND collected_at <= $3
+       SELECT DISTINCT connection_id, collected_at FROM ${samplesSql(probe, "$2", "$3", [])} s WHERE connection_id = ANY($1::int[]) AND collected_at >= $2 AND collected_at <= $3
      ), pairs AS (
        SELECT s.connection_id, s.collected_at,
               ${previousSampleTimeSql(probe, "s.connection_id", "s.collected_at")} AS prev
@@ -44,8 +44,8 @@ export async function snapshotChanges(
      )
      SELECT p.connection_id, p.collected_at, d.* FROM pairs p
      CROSS JOIN LATERAL (
-       WITH cur AS (SELECT * FROM ${samplesSql(probe, "p.collected_at", "p.collected_at")} x WHERE connection_id = p.connection_id AND collected_at = p.collected_at),
-            old AS (SELECT * FROM ${samplesSql(probe, "p.prev", "p.prev")} x WHERE connection_id = p.connection_id AND collected_at = p.prev)
+       WITH cur AS (SELECT * FROM ${samplesSql(probe, "p.collected_at", "p.collected_at", compared)} x WHERE connection_id = p.connection_id AND collected_at = p.collected_at),
+            old AS (SELECT * FROM ${samplesSql(probe, "p.prev", "p.prev", compared)} x WHERE connection_id = p.connection_id AND collected_at = p.prev)
        SELECT ${[...keyOut, ...valuesOut].join(", ")},
               CASE WHEN NOT ${present("old")} THEN 'added' WHEN NOT ${present("cur")} THEN 'removed' ELSE 'modified' END AS change_type
          FROM cur ${join}
