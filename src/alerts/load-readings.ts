@@ -80,7 +80,7 @@ async function latestSamples(
   const table = samplesSql(definition, "t.collected_at", "t.collected_at", columns, columns === undefined);
   // Each connection's latest sample times, found by index: listing the window's distinct times scanned every row
   // in it (at 1,000 servers, 2 million statement rows). Aliases unlike those of the SQL they wrap.
-  const latest = latestSampleTimeSql(definition, "lc.id", "collected_at <= now()");
+  const latest = latestSampleTimeSql(definition, "lc.id", "collected_at <= now()", []);
   const times =
     count === 1
       ? `SELECT lc.id AS connection_id, ln.at AS collected_at FROM unnest($1::int[]) AS lc(id)

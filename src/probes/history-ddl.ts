@@ -187,15 +187,17 @@ function neighbourSql(
 }
 
 /**
- * The latest sample time of a connection with rows matching `where` (SQL on the probe's columns). The raw rows
+ * The latest sample time of a connection with rows matching `where` (SQL on the probe's columns, which the
+ * compressed chunks unnest: `columns`, by default none where `where` is TRUE, else every column). The raw rows
  * hold the newest samples, so the compressed chunks are read only when they have none, and then only the latest
  * chunk: a connection whose matching rows lie only in older compressed chunks has none here.
  */
-export function latestSampleTimeSql(probe: ProbeDefinition, connection: string, where = "TRUE"): string {
+export function latestSampleTimeSql(probe: ProbeDefinition, connection: string, where = "TRUE", columns?: readonly string[]): string {
   const chunk = `(SELECT max(chunk_start) FROM ${compressedTable(probe.name)} WHERE connection_id = ${connection})`;
+  const unnested = columns ?? (where === "TRUE" ? [] : undefined);
   return `coalesce(
      (SELECT max(collected_at) FROM ${rawTable(probe.name)} WHERE connection_id = ${connection} AND ${where}),
-     (SELECT max(collected_at) FROM ${samplesSql(probe, chunk, `${chunk} + ${CHUNK_SQL} - interval '1 millisecond'`)} l WHERE connection_id = ${connection} AND ${where}))`;
+     (SELECT max(collected_at) FROM ${samplesSql(probe, chunk, `${chunk} + ${CHUNK_SQL} - interval '1 millisecond'`, unnested)} l WHERE connection_id = ${connection} AND ${where}))`;
 }
 
 /**
@@ -224,6 +226,6 @@ export function latestSampleTimesSql(probe: ProbeDefinition, connection: string,
  * `at` (a lateral samplesSql). OFFSET 0 keeps the planner from copying the subqueries into every use of `at`
  * (the lookup names it a dozen times): pg_stat_statements' latest sample took 90 ms to plan that way, 1.5 ms so.
  */
-export function latestSampleAtSql(probe: ProbeDefinition, connection: string, where = "TRUE"): string {
-  return `(SELECT ${latestSampleTimeSql(probe, connection, where)} AS at OFFSET 0)`;
+export function latestSampleAtSql(probe: ProbeDefinition, connection: string, where = "TRUE", columns?: readonly string[]): string {
+  return `(SELECT ${latestSampleTimeSql(probe, connection, where, columns)} AS at OFFSET 0)`;
 }

@@ -69,7 +69,7 @@ export async function latestSnapshot(
   const columns = probe.columns.map((c) => (exactAsText(probe, c.name) ? `${quoteIdent(c.name)}::text AS ${quoteIdent(c.name)}` : quoteIdent(c.name)));
   const rows = await db.query<Record<string, unknown> & { total_count: number }>(
     `SELECT collected_at, ${columns.join(", ")}, count(*) OVER () AS total_count
-       FROM ${latestSampleAtSql(probe, "$1", sampleWhere.slice(1).join(" AND ") || "TRUE")} l
+       FROM ${latestSampleAtSql(probe, "$1", sampleWhere.slice(1).join(" AND ") || "TRUE", Object.keys(filters))} l
        CROSS JOIN LATERAL ${samplesSql(probe, "l.at", "l.at")} s
       WHERE ${where.join(" AND ")} AND collected_at = l.at
       ORDER BY ${quoteIdent(order)} ${q.order === "asc" ? "ASC" : "DESC"} NULLS LAST${probe.keys.map((k) => `, ${quoteIdent(k)}`).join("")}

@@ -46,7 +46,7 @@ export async function queryStats(
   const intervalSeconds = (await readableIntervals(db, "pg_stat_statements", [q.connectionId], q.access)).get(q.connectionId)!;
   const probe = findProbe("pg_stat_statements")!;
   const [latest] = await db.query<{ query: string }>(
-    `SELECT query FROM ${latestSampleAtSql(probe, "$1", "queryid = $2::bigint")} l
+    `SELECT query FROM ${latestSampleAtSql(probe, "$1", "queryid = $2::bigint", [])} l
        CROSS JOIN LATERAL ${samplesSql(probe, "l.at", "l.at", ["query"])} s
       WHERE connection_id = $1 AND queryid = $2::bigint AND collected_at = l.at LIMIT 1`,
     [q.connectionId, q.queryid],

@@ -1,12 +1,12 @@
 /**
  * The reads of probes/history-ddl.ts over raw and compressed hours: a window's samples (samplesSql), each group's
  * latest sample in a window (latestSampleTimesSql) and a connection's sample before an instant
- * (previousSampleTimeSql) agree with every row the probe's view returns, for windows that cut compressed hours
+ * (previousSampleTimeSql), and the latest sample of a connection with no raw rows (latestSampleTimeSql) agree with every row the probe's view returns, for windows that cut compressed hours
  * (between milliseconds too), fall in gaps, hold nothing or reach weeks beyond the samples.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { findProbe } from "../../src/probes/index.ts";
-import { latestSampleTimesSql, previousSampleTimeSql, samplesSql } from "../../src/probes/history-ddl.ts";
+import { latestSampleTimeSql, latestSampleTimesSql, previousSampleTimeSql, samplesSql } from "../../src/probes/history-ddl.ts";
 import { compressChunk } from "../../src/samples/compress-history.ts";
 import { writeSamples } from "../../src/samples/sample-writer.ts";
 import { addConnection, DATASTORE_KINDS, migratedDatastore, type TestDatastore } from "../support/datastore.ts";
@@ -110,6 +110,41 @@ describe.each(DATASTORE_KINDS)("sample-time lookups over raw and compressed hour
       );
       expect({ window: [from - T0, to - T0].map((t) => t / MINUTE), found }).toEqual({ window: [from - T0, to - T0].map((t) => t / MINUTE), found: expected });
     }
+  });
+
+  it("finds the latest sample of a connection with no raw rows in its latest compressed hour, with or without a condition", async () => {
+    const only = await addConnection(store.db, "compressed only");
+    const rows = [];
+    for (let m = 0; m < 120; m += 7)
+      for (const [relname, live] of [
+        ["t1", m],
+        ["t2", 1000 + m],
+      ] as const)
+        rows.push({ collected_at: iso(T0 + m * MINUTE), database_name: "a", schemaname: "public", relname, n_live_tup: live, n_dead_tup: 0 });
+    await writeSamples(store.db, { connectionId: only, probe: probe.name, rows });
+    for (const hour of [0, 1]) await compressChunk(store.db, probe, only, T0 + hour * HOUR);
+    const conditions: Array<[string, string[] | undefined]> = [
+      ["TRUE", undefined],
+      ["collected_at <= now()", []],
+      ["relname = 't1'", []],
+      ["n_live_tup < 100", undefined],
+      ["n_live_tup >= 1000 AND n_live_tup < 1080", undefined],
+    ];
+    const found: unknown[] = [];
+    for (const [where, columns] of conditions) {
+      const [row] = await store.db.query(`SELECT round(date_part('epoch', ${latestSampleTimeSql(probe, "$1::int", where, columns)}) * 1000)::float8 AS at`, [
+        only,
+      ]);
+      found.push([where, row.at === null ? null : (Number(row.at) - T0) / MINUTE]);
+    }
+    // Minute 119 is 7 * 17; the last t1 value under 100 is at minute 98, the last t2 under 1080 at 77.
+    expect(found).toEqual([
+      ["TRUE", 119],
+      ["collected_at <= now()", 119],
+      ["relname = 't1'", 119],
+      ["n_live_tup < 100", 98],
+      ["n_live_tup >= 1000 AND n_live_tup < 1080", 77],
+    ]);
   });
 
   it("gives a connection's and a database's sample before an instant as the maximum over the view's rows", async () => {
