@@ -203,7 +203,8 @@ export function latestSampleTimeSql(probe: ProbeDefinition, connection: string, 
 /**
  * The latest sample time in [from, to] of each group of a connection's rows (`by`: key columns), as a relation of
  * `by` and `at`. A compressed chunk gives its last_at, unless `to` cuts it: only such a chunk is unnested (reading
- * the window's samples to take their maximum unnested every chunk, lab: 200 tables over 24 h, 138 ms against 4).
+ * the window's samples to take their maximum unnested every chunk; lab, 200 tables over 24 h: database-summaries'
+ * dead tuple statement 138 ms against 12).
  */
 export function latestSampleTimesSql(probe: ProbeDefinition, connection: string, from: string, to: string, by: readonly string[]): string {
   const keys = by.map(quoteIdent).join(", ");
