@@ -18,7 +18,7 @@ export interface EntityCellFacts {
   intervals: number;
   maxSpanMs: number | null;
   columns: Array<{ n: number; sum: number | null; ratioSum: number | null }>;
-  /** Per gauge: the level facts of its values (as time rollups keep them), and their running facts over the hour's parts (ddl.ts PART_FACTS). */
+  /** Per gauge: the level facts of its values (as time rollups keep them), and their facts over the hour's parts (ddl.ts PART_FACTS). */
   gauges: GaugeFacts[];
 }
 
@@ -32,6 +32,10 @@ interface GaugeFacts {
   partN: number[];
   partSum: number[];
   partLastAt: Array<number | null>;
+  partLast: Array<number | null>;
+  /** Each part's own extremes (the others are running facts). */
+  partMin: Array<number | null>;
+  partMax: Array<number | null>;
 }
 
 const noGaugeFacts = (): GaugeFacts => ({
@@ -44,6 +48,9 @@ const noGaugeFacts = (): GaugeFacts => ({
   partN: Array(HOUR_PARTS).fill(0),
   partSum: Array(HOUR_PARTS).fill(0),
   partLastAt: Array(HOUR_PARTS).fill(null),
+  partLast: Array(HOUR_PARTS).fill(null),
+  partMin: Array(HOUR_PARTS).fill(null),
+  partMax: Array(HOUR_PARTS).fill(null),
 });
 
 const numeric = (v: unknown): number | null => (v === null || v === undefined ? null : typeof v === "number" ? v : Number(v));
@@ -117,10 +124,13 @@ export function entityCellFacts(
         facts.lastAt = t;
         facts.min = Math.min(facts.min ?? value, value);
         facts.max = Math.max(facts.max ?? value, value);
+        facts.partMin[part] = Math.min(facts.partMin[part] ?? value, value);
+        facts.partMax[part] = Math.max(facts.partMax[part] ?? value, value);
         for (let p = part; p < HOUR_PARTS; p++) {
           facts.partN[p] += 1;
           facts.partSum[p] += value;
           facts.partLastAt[p] = t;
+          facts.partLast[p] = value;
         }
       }
       const prior = before.get(key);

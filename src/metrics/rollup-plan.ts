@@ -8,13 +8,13 @@ import { type Buckets, bucketOf } from "./buckets.ts";
 export const ROLLUP_CELLS_MS = [3_600_000, 300_000] as const;
 /** Entity cells are hourly only: finer cells per entity would cost about what the raw rows do. */
 export const ENTITY_CELLS_MS = [3_600_000] as const;
-/** ...but keep running facts of gauges over the hour's 5-minute parts, read as runs of parts (hourParts). */
+/** ...but keep facts of gauges over the hour's 5-minute parts, read as runs of parts (hourParts). */
 export const ENTITY_PART_CELLS_MS = [3_600_000, 300_000] as const;
 
 export interface RollupPlan {
   /**
    * Whole cells to read, with the bucket they fall in; `parts`: only the hour's 5-minute parts from..to-1
-   * (0-based), of a cell that keeps running facts over them (hourParts).
+   * (0-based), of a cell that keeps facts over them (hourParts).
    */
   cells: Array<{ levelSeconds: number; start: number; k: number; parts?: [number, number] }>;
   /**
@@ -164,7 +164,7 @@ export function planComplementReads(b: Buckets, completeFrom: number, sizes: rea
 }
 
 /**
- * A plan of hourly and 5-minute cells (ENTITY_PART_CELLS_MS) for cells that are hourly rows with running facts over
+ * A plan of hourly and 5-minute cells (ENTITY_PART_CELLS_MS) for cells that are hourly rows with facts over
  * their twelve 5-minute parts: each run of 5-minute cells of one hour in one bucket becomes that hour's cell read
  * for those parts.
  */

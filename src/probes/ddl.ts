@@ -214,19 +214,30 @@ export const HOUR_MS = 3_600_000;
 export const HOUR_PARTS = 12;
 
 /**
- * Per gauge, running facts over the hour's twelve 5-minute parts: element i (1-based) holds the count and sum of
- * the entity's values in parts 1..i, and the latest time of one (null while there is none). So any run of parts
- * reads as the difference of two elements, and a bucket edge that cuts an hour leaves at most a 5-minute part
- * to read raw. Only counts and sums (and the latest time): extremes do not subtract.
+ * Per gauge, facts over the hour's twelve 5-minute parts. Running facts, element i (1-based) over parts 1..i: the
+ * count and sum of the entity's values, the latest time of one (null while there is none) and the value then. So
+ * any run of parts reads its count and sum as the difference of two elements, and its latest value as the later
+ * element's where the count grew. Extremes do not subtract: `part_min` and `part_max` hold each part's own (null
+ * where it has no value), and a run of parts reads the extreme of its elements. A bucket edge that cuts an hour
+ * then leaves at most a 5-minute part to read raw, whatever the aggregation.
  */
-export const PART_FACTS = ["part_n", "part_sum", "part_last_at"] as const;
+export const PART_FACTS = ["part_n", "part_sum", "part_last_at", "part_last", "part_min", "part_max"] as const;
 export type PartFact = (typeof PART_FACTS)[number];
-export const PART_FACT_TYPES: Record<PartFact, string> = { part_n: "integer[]", part_sum: "double precision[]", part_last_at: "timestamptz[]" };
+export const PART_FACT_TYPES: Record<PartFact, string> = {
+  part_n: "integer[]",
+  part_sum: "double precision[]",
+  part_last_at: "timestamptz[]",
+  part_last: "double precision[]",
+  part_min: "double precision[]",
+  part_max: "double precision[]",
+};
+/** The part facts added by migration 47: null in cells written before, which then have no extremes or latest value by parts. */
+export const PART_EXTREME_FACTS = ["part_last", "part_min", "part_max"] as const satisfies readonly PartFact[];
 
 /** The gauges whose running facts over the hour's parts the entity cells keep (ProbeDefinition.gaugeParts). */
 export const partGaugeColumns = (probe: ProbeDefinition): ProbeColumn[] => (probe.gaugeParts === false ? [] : entityGaugeColumns(probe));
 
-/** The entity cells' PART_FACTS columns, nullable: cells written before migration 26 have none (incomplete). */
+/** The entity cells' PART_FACTS columns, nullable: cells written before migration 26 (or 47) have none (incomplete). */
 export function entityGaugePartFactColumns(probe: ProbeDefinition): string[] {
   return partGaugeColumns(probe).flatMap((c) => PART_FACTS.map((f) => `${factColumn(c.name, f)} ${PART_FACT_TYPES[f]}`));
 }

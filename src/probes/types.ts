@@ -52,7 +52,7 @@ export interface ProbeDefinition {
   /** Every stored column except connection_id and collected_at, in table order; keys included. */
   columns: readonly ProbeColumn[];
   /**
-   * false: the entity cells keep no running facts of gauges over the hour's 5-minute parts (ddl.ts PART_FACTS), and
+   * false: the entity cells keep no facts of gauges over the hour's 5-minute parts (ddl.ts PART_FACTS), and
    * per-entity gauge reads take whole hours from the cells and the rest raw. For probes sampled every 5 minutes or
    * more seldom by default, where a part holds one sample at most and the parts would be most of a cell.
    */

@@ -132,22 +132,30 @@ export const entityFactColumns = (columns: readonly string[], gauges: readonly s
   ...gauges.flatMap((name) => LEVEL_FACTS.map((f) => fact(name, f))),
 ];
 
-/** The entity cells' running facts of gauges over the hour's parts (ddl.ts PART_FACTS). */
+/** The entity cells' facts of gauges over the hour's parts (ddl.ts PART_FACTS). */
 export const partFactColumns = (gauges: readonly string[]) => gauges.flatMap((name) => PART_FACTS.map((f) => fact(name, f)));
 
 /**
- * Aggregates of a cell's fact rows (each at its `collected_at`) into the running facts of its gauges: element i
- * counts and sums the values in the hour's parts 1..i, and holds the latest time of one (as entity-cell-facts.ts).
+ * Aggregates of a cell's fact rows (each at its `collected_at`) into the facts of its gauges over the hour's parts
+ * (ddl.ts PART_FACTS, in that order): element i counts and sums the values in parts 1..i and holds the latest
+ * time of one and its value; the extremes are part i's own (as entity-cell-facts.ts).
  */
-export function runningPartFacts(gauges: readonly string[]): string[] {
+export function hourPartFacts(gauges: readonly string[]): string[] {
   const part = `(floor(date_part('epoch', collected_at) / ${3600 / HOUR_PARTS})::bigint % ${HOUR_PARTS})`;
   const upTo = (i: number, aggregate: string) => `${aggregate} FILTER (WHERE ${part} < ${i})`;
+  const inPart = (i: number, aggregate: string) => `${aggregate} FILTER (WHERE ${part} = ${i - 1})`;
   const parts = (each: (i: number) => string) => `ARRAY[${Array.from({ length: HOUR_PARTS }, (_, i) => each(i + 1)).join(", ")}]`;
-  return gauges.flatMap((name) => [
-    `${parts((i) => `coalesce(${upTo(i, `sum(${fact(name, "n")})`)}, 0)`)}::integer[] AS ${fact(name, "part_n")}`,
-    `${parts((i) => `coalesce(${upTo(i, `sum(${fact(name, "sum")})`)}, 0)`)}::double precision[] AS ${fact(name, "part_sum")}`,
-    `${parts((i) => upTo(i, `max(${fact(name, "last_at")})`))}::timestamptz[] AS ${fact(name, "part_last_at")}`,
-  ]);
+  return gauges.flatMap((name) => {
+    const latest = `max(ARRAY[date_part('epoch', ${fact(name, "last_at")}), ${fact(name, "last")}])`;
+    return [
+      `${parts((i) => `coalesce(${upTo(i, `sum(${fact(name, "n")})`)}, 0)`)}::integer[] AS ${fact(name, "part_n")}`,
+      `${parts((i) => `coalesce(${upTo(i, `sum(${fact(name, "sum")})`)}, 0)`)}::double precision[] AS ${fact(name, "part_sum")}`,
+      `${parts((i) => upTo(i, `max(${fact(name, "last_at")})`))}::timestamptz[] AS ${fact(name, "part_last_at")}`,
+      `${parts((i) => `(${latest} FILTER (WHERE ${part} < ${i} AND ${fact(name, "n")} > 0))[2]`)}::double precision[] AS ${fact(name, "part_last")}`,
+      `${parts((i) => inPart(i, `min(${fact(name, "min")})`))}::double precision[] AS ${fact(name, "part_min")}`,
+      `${parts((i) => inPart(i, `max(${fact(name, "max")})`))}::double precision[] AS ${fact(name, "part_max")}`,
+    ];
+  });
 }
 
 /**
@@ -190,21 +198,34 @@ export function subtractedEntityFacts(columns: readonly string[], gauges: readon
 /**
  * entityFactColumns of gauges alone as a cell read for some of its parts gives them (`l.part_from..l.part_to`,
  * 0..12 when whole): counts and sums the difference of two running facts (the first part's none: 0), the latest
- * time the later one where the parts hold a value, extremes and latest value unknown (NULL). A cell without
- * running facts (before migration 26) reads a NULL count: incomplete.
+ * time and value the later one's where the parts hold a value, the extremes those of the parts' own (unless
+ * `onlySums`: unknown, NULL). A cell without the facts it needs (before migration 26; for extremes and latest
+ * values, before migration 47) reads a NULL count: incomplete.
  */
-export function partCellFacts(gauges: readonly string[]): string[] {
+export function partCellFacts(gauges: readonly string[], onlySums: boolean): string[] {
   const whole = `(l.part_from = 0 AND l.part_to = ${HOUR_PARTS})`;
   const difference = (name: string, f: "part_n" | "part_sum") => `l.${fact(name, f)}[l.part_to] - coalesce(l.${fact(name, f)}[l.part_from], 0)`;
+  const ofParts = (name: string, f: "part_min" | "part_max", extreme: "min" | "max") =>
+    `(SELECT ${extreme}(v) FROM unnest(l.${fact(name, f)}[l.part_from + 1:l.part_to]) AS v)`;
   return [
     `CASE WHEN ${whole} THEN l.intervals ELSE 0 END`,
     `CASE WHEN ${whole} THEN l.max_span_ms END`,
-    ...gauges.flatMap((name) => [
-      `CASE WHEN ${whole} THEN l.${fact(name, "n")} ELSE ${difference(name, "part_n")} END`,
-      `CASE WHEN ${whole} THEN l.${fact(name, "sum")} ELSE ${difference(name, "part_sum")} END`,
-      ...(["min", "max", "last"] as const).map((f) => `CASE WHEN ${whole} THEN l.${fact(name, f)} END`),
-      `CASE WHEN ${whole} THEN l.${fact(name, "last_at")} WHEN ${difference(name, "part_n")} > 0 THEN l.${fact(name, "part_last_at")}[l.part_to] END`,
-    ]),
+    ...gauges.flatMap((name) => {
+      // The extremes and latest value by parts are written together (migration 47): one of them tells.
+      const count = onlySums ? difference(name, "part_n") : `CASE WHEN l.${fact(name, "part_min")} IS NOT NULL THEN ${difference(name, "part_n")} END`;
+      return [
+        `CASE WHEN ${whole} THEN l.${fact(name, "n")} ELSE ${count} END`,
+        `CASE WHEN ${whole} THEN l.${fact(name, "sum")} ELSE ${difference(name, "part_sum")} END`,
+        ...(onlySums
+          ? (["min", "max", "last"] as const).map((f) => `CASE WHEN ${whole} THEN l.${fact(name, f)} END`)
+          : [
+              `CASE WHEN ${whole} THEN l.${fact(name, "min")} ELSE ${ofParts(name, "part_min", "min")} END`,
+              `CASE WHEN ${whole} THEN l.${fact(name, "max")} ELSE ${ofParts(name, "part_max", "max")} END`,
+              `CASE WHEN ${whole} THEN l.${fact(name, "last")} WHEN ${difference(name, "part_n")} > 0 THEN l.${fact(name, "part_last")}[l.part_to] END`,
+            ]),
+        `CASE WHEN ${whole} THEN l.${fact(name, "last_at")} WHEN ${difference(name, "part_n")} > 0 THEN l.${fact(name, "part_last_at")}[l.part_to] END`,
+      ];
+    }),
   ];
 }
 

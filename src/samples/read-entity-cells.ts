@@ -77,14 +77,14 @@ export async function fetchEntityBuckets(
   const rawWhere = filters.map(([key], i) => `r.${quoteIdent(key)}::text = $${FIRST_EXTRA_PARAM + i}`);
   if (!q.intervals && q.columns.length > 0) throw new Error("counter facts need intervals");
   const byParts = q.plan.cells.some((c) => c.parts);
-  if (byParts && (q.columns.length > 0 || !q.onlySums)) throw new Error("cells are read by parts for gauges' counts and sums alone");
+  if (byParts && q.columns.length > 0) throw new Error("cells are read by parts for gauges alone");
   const rows = await readRollupBuckets(db, {
     cellsTable: probeTable(entityCellsTableName(q.probe.name)),
     key: "entity",
     cellsWhere: cellWhere,
     params: [...filters.map(([, value]) => value), ...(pinned ? [pinned] : [])],
     facts: entityFactColumns(q.columns, gauges),
-    cellFacts: byParts ? partCellFacts(gauges) : undefined,
+    cellFacts: byParts ? partCellFacts(gauges, q.onlySums ?? false) : undefined,
     times: lastTimes(gauges),
     merged: mergedEntityFacts(q.columns, gauges, q.onlySums),
     subtracted: subtractedEntityFacts(q.columns, gauges),

@@ -1,6 +1,6 @@
 /** Ingest-time hourly rollups of each entity: an appending batch's facts added, or the hours a batch touched recomputed from raw rows. */
 import type { Queryable } from "../../drivers/types.ts";
-import { entityFactColumns, entityIntervalFacts, mergedEntityFacts, partFactColumns, runningPartFacts } from "./entity-cells.ts";
+import { entityFactColumns, entityIntervalFacts, mergedEntityFacts, partFactColumns, hourPartFacts } from "./entity-cells.ts";
 import { timeOfMs, valuesLiteral } from "../datastore/array-literal.ts";
 import type { EntityCellFacts } from "../metrics/entity-cell-facts.ts";
 import {
@@ -9,6 +9,7 @@ import {
   LEVEL_FACTS,
   PART_FACTS,
   PART_FACT_TYPES,
+  type PartFact,
   cumulativeColumns,
   entityCellsTableName,
   entityGaugeColumns,
@@ -57,7 +58,7 @@ function cellsOfRange(probe: ProbeDefinition, table: string, columns: readonly s
   const partGauges = partGaugeNames(probe);
   const factColumns = [...entityFactColumns(columns, gauges), ...partFactColumns(partGauges)];
   return `INSERT INTO ${probeTable(table)} AS t (connection_id, level_seconds, cell_start, entity, ${factColumns.join(", ")})
-     SELECT connection_id, 3600, to_timestamp(floor(extract(epoch FROM collected_at) / 3600) * 3600) AS hour, entity, ${[...mergedEntityFacts(columns, gauges), ...runningPartFacts(partGauges)].join(", ")}
+     SELECT connection_id, 3600, to_timestamp(floor(extract(epoch FROM collected_at) / 3600) * 3600) AS hour, entity, ${[...mergedEntityFacts(columns, gauges), ...hourPartFacts(partGauges)].join(", ")}
        FROM (${entityIntervalFacts(probe, columns, { from: "$2::timestamptz", to: "$3::timestamptz" }, [], gauges)}) facts
       GROUP BY connection_id, hour, entity`;
 }
@@ -106,11 +107,7 @@ export async function addEntityCells(
     // Arrays travel as their text (unnest would flatten an array of arrays).
     ...partGauges.flatMap((name): Array<[string, unknown[]]> => {
       const g = gauges.indexOf(name);
-      return [
-        ["text", facts.map((f) => valuesLiteral(f.gauges[g].partN))],
-        ["text", facts.map((f) => valuesLiteral(f.gauges[g].partSum))],
-        ["text", facts.map((f) => valuesLiteral(f.gauges[g].partLastAt))],
-      ];
+      return PART_FACTS.map((part) => ["text", facts.map((f) => valuesLiteral(f.gauges[g][PART_FACT_KEYS[part]]))]);
     }),
   ];
   const factNames = [...entityFactColumns(columns, gauges), ...partFactColumns(partGauges)];
@@ -204,15 +201,36 @@ function addedFactsSql(columns: readonly string[], gauges: readonly string[], pa
         `${lastAt} = greatest(t.${lastAt}, excluded.${lastAt})`,
       ];
     }),
-    // Running facts add part by part (the latest time: the later); none in a cell written before migration 26.
-    ...partGauges.flatMap((name) =>
-      PART_FACTS.map((f) => {
-        const c = factColumn(name, f);
-        const merged = f === "part_last_at" ? "greatest(a, b)" : "a + b";
-        return `${c} = CASE WHEN t.${c} IS NOT NULL THEN ARRAY(SELECT ${merged} FROM unnest(t.${c}, excluded.${c}) WITH ORDINALITY AS u(a, b, i) ORDER BY i) END`;
-      }),
-    ),
+    // Facts over parts merge part by part: running counts and sums add, the latest time is the later one and the
+    // value the one then, extremes the extremes; none in a cell written before migration 26 (or 47, for the last three).
+    ...partGauges.flatMap((name) => {
+      const c = (f: PartFact) => factColumn(name, f);
+      // `a` the stored element, `b` the added one, and with `at`, their latest times.
+      const partByPart = (f: PartFact, merged: string, at?: PartFact) => {
+        const arrays = [`t.${c(f)}`, `excluded.${c(f)}`, ...(at ? [`t.${c(at)}`, `excluded.${c(at)}`] : [])];
+        const names = ["a", "b", ...(at ? ["a_at", "b_at"] : []), "i"];
+        return `${c(f)} = CASE WHEN t.${c(f)} IS NOT NULL THEN ARRAY(SELECT ${merged} FROM unnest(${arrays.join(", ")}) WITH ORDINALITY AS u(${names.join(", ")}) ORDER BY i) END`;
+      };
+      return [
+        partByPart("part_n", "a + b"),
+        partByPart("part_sum", "a + b"),
+        partByPart("part_last_at", "greatest(a, b)"),
+        partByPart("part_last", "CASE WHEN b_at IS NOT NULL AND (a_at IS NULL OR b_at > a_at) THEN b ELSE a END", "part_last_at"),
+        partByPart("part_min", "least(a, b)"),
+        partByPart("part_max", "greatest(a, b)"),
+      ];
+    }),
   ];
 }
 
 const partGaugeNames = (probe: ProbeDefinition) => partGaugeColumns(probe).map((c) => c.name);
+
+/** Where entity-cell-facts.ts keeps each fact over parts. */
+const PART_FACT_KEYS = {
+  part_n: "partN",
+  part_sum: "partSum",
+  part_last_at: "partLastAt",
+  part_last: "partLast",
+  part_min: "partMin",
+  part_max: "partMax",
+} as const satisfies Record<PartFact, string>;

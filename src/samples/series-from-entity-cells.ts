@@ -249,9 +249,9 @@ function entityPlanFor(
   { minCovered, gaugesAlone = false, spanFrom }: { minCovered?: number; gaugesAlone?: boolean; spanFrom?: number } = {},
 ): RollupPlan | undefined {
   const subtract = needsOnlySums(q.aggregation);
-  // Gauges' counts and sums alone read the hours' running facts over 5-minute parts too, where the probe keeps
-  // them, which leaves at most part of a 5-minute cell at each bucket edge to read raw.
-  const sizes = gaugesAlone && subtract && q.probe.gaugeParts !== false ? ENTITY_PART_CELLS_MS : ENTITY_CELLS_MS;
+  // Gauges alone read the hours' facts over 5-minute parts too, where the probe keeps them, which leaves at most
+  // part of a 5-minute cell at each bucket edge to read raw.
+  const sizes = gaugesAlone && q.probe.gaugeParts !== false ? ENTITY_PART_CELLS_MS : ENTITY_CELLS_MS;
   const plan = rollupPlanFor(q.buckets, q.levelsFrom, sizes, { subtract, minCovered });
   // `spanFrom`: the span before the window from then is read too, as bucket -1.
   const spanned = plan && spanFrom !== undefined ? withSpanBefore(plan, q.buckets, spanFrom, q.levelsFrom, { subtract, sizes }) : plan;

@@ -7,7 +7,7 @@ import { replayFor } from "../../src/datastore/migrations/probes-at.ts";
 import { compressChunk } from "../../src/samples/compress-history.ts";
 import { type SampleBatch, writeSamples } from "../../src/samples/sample-writer.ts";
 import type { Driver } from "../../drivers/types.ts";
-import { LEVEL_FACTS, PART_FACTS } from "../../src/probes/ddl.ts";
+import { LEVEL_FACTS, PART_EXTREME_FACTS, PART_FACTS } from "../../src/probes/ddl.ts";
 import { createCompressedTable } from "../../src/probes/history-ddl.ts";
 import { findProbe } from "../../src/probes/index.ts";
 import { createTestDatabase } from "../support/postgres.ts";
@@ -269,13 +269,13 @@ describe("migrations", () => {
     const types: Record<string, string> = { part_n: "integer[]", part_sum: "double precision[]", part_last_at: "timestamptz[]" };
     await db.query(
       `ALTER TABLE metrics.pg_stat_statements__entity_cells ${["min", "max", "mean", "stddev"]
-        .flatMap((g) => PART_FACTS.map((f) => `ADD COLUMN "${g}_exec_time:${f}" ${types[f]}`))
+        .flatMap((g) => Object.entries(types).map(([f, type]) => `ADD COLUMN "${g}_exec_time:${f}" ${type}`))
         .join(", ")}`,
     );
     expect(await partColumns("pg_stat_statements__entity_cells")).toBe(12);
     expect((await migrate(db)).applied.map((m) => m.version)).toEqual(MIGRATIONS.filter((m) => m.version >= 46).map((m) => m.version));
     expect(await partColumns("pg_stat_statements__entity_cells")).toBe(0);
-    expect(await partColumns("pg_stat_database__entity_cells")).toBe(3); // numbackends keeps its parts
+    expect(await partColumns("pg_stat_database__entity_cells")).toBe(PART_FACTS.length); // numbackends keeps its parts
     const [{ id }] = await db.query<{ id: number }>("INSERT INTO connections (name, host, username) VALUES ('old', 'localhost', 'u') RETURNING id");
     const rows = [0, 1].map((i) => ({
       collected_at: new Date(Date.UTC(2026, 4, 1) + i * 60_000).toISOString(),
@@ -293,6 +293,35 @@ describe("migrations", () => {
       [id],
     );
     expect(cells).toEqual([{ intervals: 1, n: 2 }]);
+    await db.close();
+  });
+
+  it("bring each 5-minute part's extremes and the running latest value to the entity cells (migration 47), empty in the cells already there, and keep them empty as samples are added", async () => {
+    const db = await madeBefore(47);
+    const [{ id }] = await db.query<{ id: number }>("INSERT INTO connections (name, host, username) VALUES ('old', 'localhost', 'u') RETURNING id");
+    const at = (minute: number) => new Date(Date.parse("2026-05-01T00:00:00Z") + minute * 60_000).toISOString();
+    const sample = (minute: number) => ({ collected_at: at(minute), database_name: "a", xact_commit: minute, numbackends: minute + 1 });
+    await writeSamples(db, { connectionId: id, probe: "pg_stat_database", rows: [0, 1].map(sample) });
+    // Migration 24 makes the cells as the catalogue stands today: taking the columns away gives the old table.
+    await db.query(`ALTER TABLE metrics.pg_stat_database__entity_cells ${PART_EXTREME_FACTS.map((f) => `DROP COLUMN "numbackends:${f}"`).join(", ")}`);
+    expect((await migrate(db)).applied.map((m) => m.version)).toEqual([47]);
+    const cell = async () =>
+      (
+        await db.query<Record<string, unknown>>(
+          `SELECT "numbackends:part_n" AS n, ${PART_EXTREME_FACTS.map((f) => `"numbackends:${f}" AS ${f}`).join(", ")} FROM metrics.pg_stat_database__entity_cells WHERE entity = '{a}'`,
+        )
+      )[0];
+    expect(await cell()).toEqual({ n: [2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2], part_last: null, part_min: null, part_max: null });
+    // A sample added to the cell (a collector's next one) leaves them empty: the cell stays incomplete for them.
+    await writeSamples(db, { connectionId: id, probe: "pg_stat_database", rows: [sample(2)] });
+    expect(await cell()).toEqual({ n: [3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3], part_last: null, part_min: null, part_max: null });
+    // A cell of a new hour has them.
+    await writeSamples(db, { connectionId: id, probe: "pg_stat_database", rows: [sample(61)] });
+    const [fresh] = await db.query<Record<string, unknown>>(
+      `SELECT ${PART_EXTREME_FACTS.map((f) => `"numbackends:${f}"[1] AS ${f}`).join(", ")} FROM metrics.pg_stat_database__entity_cells WHERE entity = '{a}' AND cell_start = $1`,
+      [at(60)],
+    );
+    expect(fresh).toEqual({ part_last: 62, part_min: 62, part_max: 62 });
     await db.close();
   });
 });

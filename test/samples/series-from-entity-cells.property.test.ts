@@ -4,8 +4,8 @@
  * filter naming one entity, on random multi-day histories (entities appearing and vanishing, resets, nulls,
  * excluded rows, gaps) written in shuffled batches or appended in order (the writer's two ways of keeping the
  * cells); also when the cells are complete only from a later hour. Every entity's gauges alone are read from
- * the cells even where few whole hours fit in the buckets; gauges averaged or summed read the hours that bucket
- * edges cut from the cells' running facts over 5-minute parts.
+ * the cells even where few whole hours fit in the buckets, and read the hours that bucket edges cut from the
+ * cells' facts over 5-minute parts, whatever the aggregation.
  * Corrupting the cells changes the answers: they are really read.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -112,7 +112,7 @@ describe("entity cells give the pipeline's per-entity counter series", () => {
       const start = first + rng.int(-3600, Math.floor((last - first) / 1000)) * 1000;
       const end = Math.min(start + rng.int(4 * 3600, 3 * 86_400) * 1000, Date.now());
       const requestedBuckets = rng.pick([1, 2, 3, 7, 20, 60]);
-      const aggregation = rng.pick(["avg", "avg", "sum", "max"] as const);
+      const aggregation = rng.pick(["avg", "avg", "sum", "max", "min", "last"] as const);
       const metrics = spec.metrics.slice(0, rng.int(1, spec.metrics.length)).join(",");
       const base = { probeName: spec.probe, connectionIds: [connectionId], window: { start, end }, buckets: requestedBuckets, aggregation, metrics };
       const context = { seed, query: q, start: new Date(start).toISOString(), end: new Date(end).toISOString(), requestedBuckets, aggregation, metrics };
@@ -657,47 +657,74 @@ describe("entity cells give the pipeline's per-entity counter series", () => {
     }
   });
 
-  it("reads a gauge at cut hours from the cells' running facts over 5-minute parts, and raw rows where a cell has none (written before migration 26)", async () => {
-    const connectionId = await addConnection(store.db, "entity-cells-parts");
-    const probe = findProbe("pg_stat_database")!;
-    const t0 = Date.parse("2026-03-13T00:00:00Z");
-    const rows = Array.from({ length: 24 * 60 }, (_, i) =>
-      ["a", "b"].map((d, j) => ({ collected_at: new Date(t0 + i * 60_000).toISOString(), database_name: d, xact_commit: i, numbackends: (i * (j + 3)) % 13 })),
-    ).flat();
-    await writeShuffled(store, random(9), connectionId, "pg_stat_database", rows, 90);
-    // 5-hour buckets from 7 past: every edge cuts an hour and a 5-minute part.
-    const window = { start: t0 + HOUR + 7 * 60_000, end: t0 + 21 * HOUR + 7 * 60_000 };
-    const buckets = layoutBuckets(window.start, window.end, INTERVAL, 4);
-    const raw = await fetchSampleRows(store.db, {
-      probe,
-      connectionIds: [connectionId],
-      from: window.start - borrowLimitMs(buckets),
-      to: window.end,
-      columns: ["numbackends"],
-      filters: { database_name: "a" },
-    });
-    const [expected] = computeSeries({
-      probe,
-      metrics: parseMetricList("numbackends", probe),
-      samples: groupSamples(probe, raw),
-      buckets,
-      intervalSeconds: INTERVAL,
-      aggregation: "avg",
-    });
-    const query = { probeName: "pg_stat_database", connectionIds: [connectionId], window, buckets: 4, metrics: "numbackends" };
-    const filtered = async () => (await runMetricsQuery(store.db, { ...query, filters: { database_name: "a" } })).series[0].data.map((p) => p.value);
-    const grouped = async () => (await runGroupedMetricsQuery(store.db, { ...query, groupBy: "database_name" }))[0].data.map((p) => p.value);
-    expect([await filtered(), await grouped()]).toEqual([expected, expected]);
-    // Parts really are read: running facts that put the hour's every value in its first part move the answers.
-    const parts = (sql: string) =>
-      store.db.query(`UPDATE metrics.pg_stat_database__entity_cells SET ${sql} WHERE connection_id = $1 AND entity = '{a}'`, [connectionId]);
-    await parts(`"numbackends:part_sum" = array_fill("numbackends:sum", ARRAY[12]), "numbackends:part_n" = array_fill("numbackends:n", ARRAY[12])`);
-    expect(await filtered()).not.toEqual(expected);
-    expect(await grouped()).not.toEqual(expected);
-    // Cells without them: raw rows answer, as the pipeline does.
-    await parts(`"numbackends:part_sum" = NULL, "numbackends:part_n" = NULL, "numbackends:part_last_at" = NULL`);
-    expect([await filtered(), await grouped()]).toEqual([expected, expected]);
-  });
+  it.each(["avg", "max", "min", "last"] as const)(
+    "reads a gauge at cut hours from the cells' facts over 5-minute parts (aggregation=%s), and raw rows where a cell has none (written before migration 26, or 47 for extremes and latest values)",
+    async (aggregation) => {
+      const connectionId = await addConnection(store.db, `entity-cells-parts-${aggregation}`);
+      const probe = findProbe("pg_stat_database")!;
+      const t0 = Date.parse("2026-03-13T00:00:00Z");
+      // a's extremes lie at the hours that bucket edges cut (every fifth, below): its highest in the first part a
+      // bucket reads from the cells; its lowest, every other edge, just before the edge, in the part it cuts.
+      const a = (i: number) => {
+        const hour = Math.floor(i / 60);
+        return hour % 5 === 1 && i % 60 === 10 ? 100 : hour % 10 === 1 && i % 60 === 6 ? 1 : 20 + ((i * 3) % 13);
+      };
+      const rows = Array.from({ length: 24 * 60 }, (_, i) =>
+        ["a", "b"].map((d) => ({
+          collected_at: new Date(t0 + i * 60_000).toISOString(),
+          database_name: d,
+          xact_commit: i,
+          numbackends: d === "a" ? a(i) : (i * 4) % 13,
+        })),
+      ).flat();
+      await writeShuffled(store, random(9), connectionId, "pg_stat_database", rows, 90);
+      // 5-hour buckets from 7 past: every edge cuts an hour and a 5-minute part. For the latest value, from 5 past:
+      // a bucket's end that cuts a part leaves the latest values to raw rows.
+      const past = (aggregation === "last" ? 5 : 7) * 60_000;
+      const window = { start: t0 + HOUR + past, end: t0 + 21 * HOUR + past };
+      const buckets = layoutBuckets(window.start, window.end, INTERVAL, 4);
+      const raw = await fetchSampleRows(store.db, {
+        probe,
+        connectionIds: [connectionId],
+        from: window.start - borrowLimitMs(buckets),
+        to: window.end,
+        columns: ["numbackends"],
+        filters: { database_name: "a" },
+      });
+      const [expected] = computeSeries({
+        probe,
+        metrics: parseMetricList("numbackends", probe),
+        samples: groupSamples(probe, raw),
+        buckets,
+        intervalSeconds: INTERVAL,
+        aggregation,
+      });
+      const query = { probeName: "pg_stat_database", connectionIds: [connectionId], window, buckets: 4, aggregation, metrics: "numbackends" };
+      const statements: string[] = [];
+      const watched = { query: (sql: string, params?: readonly unknown[]) => (statements.push(sql), store.db.query(sql, params)) } as never;
+      const filtered = async () => (await runMetricsQuery(watched, { ...query, filters: { database_name: "a" } })).series[0].data.map((p) => p.value);
+      const grouped = async () => (await runGroupedMetricsQuery(watched, { ...query, groupBy: "database_name" }))[0].data.map((p) => p.value);
+      expect([await filtered(), await grouped()]).toEqual([expected, expected]);
+      expect(statements.filter((sql) => sql.includes("part_from")).length, "both read the cells by parts").toBe(2);
+      // Parts really are read: facts out of reach of the samples move the answers.
+      const parts = (sql: string) =>
+        store.db.query(`UPDATE metrics.pg_stat_database__entity_cells SET ${sql} WHERE connection_id = $1 AND entity = '{a}'`, [connectionId]);
+      await parts(
+        aggregation === "avg"
+          ? `"numbackends:part_sum" = array_fill("numbackends:sum", ARRAY[12]), "numbackends:part_n" = array_fill("numbackends:n", ARRAY[12])`
+          : `"numbackends:part_${aggregation}" = array_fill("numbackends:${aggregation}" ${aggregation === "min" ? "-" : "+"} 100, ARRAY[12])`,
+      );
+      expect(await filtered()).not.toEqual(expected);
+      expect(await grouped()).not.toEqual(expected);
+      // Cells without them: raw rows answer, as the pipeline does.
+      await parts(
+        aggregation === "avg"
+          ? `"numbackends:part_sum" = NULL, "numbackends:part_n" = NULL, "numbackends:part_last_at" = NULL`
+          : `"numbackends:part_last" = NULL, "numbackends:part_min" = NULL, "numbackends:part_max" = NULL`,
+      );
+      expect([await filtered(), await grouped()]).toEqual([expected, expected]);
+    },
+  );
 
   it("counts a connection's samples in a range from the recorded changes, its first sample included, beside their median spacing", async () => {
     const connectionId = await addConnection(store.db, "sample-counts");

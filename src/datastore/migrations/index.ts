@@ -44,6 +44,7 @@ import { migration as tableBloatProbe } from "./0043_table_bloat_probe.ts";
 import { migration as slowStatementsIndex } from "./0044_slow_statements_index.ts";
 import { migration as compressedArraysInline } from "./0045_compressed_arrays_inline.ts";
 import { migration as statementCellsWithoutParts } from "./0046_statement_cells_without_parts.ts";
+import { migration as entityPartExtremes } from "./0047_entity_part_extremes.ts";
 import type { Migration } from "./types.ts";
 
 /** Every migration, in order. Append new ones; never edit one that has shipped. */
@@ -94,4 +95,5 @@ export const MIGRATIONS: readonly Migration[] = [
   slowStatementsIndex,
   compressedArraysInline,
   statementCellsWithoutParts,
+  entityPartExtremes,
 ];
