@@ -155,6 +155,7 @@ async function main() {
       ["pg_stat_database", "numbackends", "numbackends", "stats_reset", "avg(avg_over_time(pg_numbackends[R]))"],
       ["pg_stat_database", "numbackends&group_by=database_name", "numbackends", "stats_reset", "avg_over_time(pg_numbackends[R])"],
       ["pg_stat_database", "numbackends&database_name=db7", "numbackends", "stats_reset", 'avg_over_time(pg_numbackends{datname="db7"}[R])'],
+      ["pg_stat_database", "numbackends&group_by=database_name&aggregation=max", "numbackends", "stats_reset", "max_over_time(pg_numbackends[R])"],
       ["pg_stat_database", "xact_commit_per_sec", "xact_commit", "stats_reset", "sum(rate(pg_xact_commit_total[R]))"],
       ["pg_stat_database", "xact_commit_per_sec&group_by=database_name", "xact_commit", "stats_reset", "rate(pg_xact_commit_total[R])"],
       ["pg_stat_database", "xact_commit_per_sec&database_name=db7", "xact_commit", "stats_reset", 'rate(pg_xact_commit_total{datname="db7"}[R])'],
@@ -344,7 +345,10 @@ function printTargets(m: Measured) {
       `- the 1-hour query's throughput at least 70 % of the minimal server's: ${(100 * m.throughputShare).toFixed(0)} %: ${verdict(m.throughputShare >= 0.7)}`,
     );
   if (m.storageShare !== undefined)
-    lines.push(`- rollups add at most 25 % to the datastore: +${(100 * m.storageShare).toFixed(1)} %: ${verdict(m.storageShare <= 0.25)}`);
+    // Issue #50 replaced this cap with total bytes per stored value (bench:storage); the share is still shown.
+    lines.push(
+      `- rollups beside the raw rows: +${(100 * m.storageShare).toFixed(1)} % (the 25 % cap gave way to total bytes per stored value, issue #50: npm run bench:storage)`,
+    );
   const days = DAYS === 30 ? "" : ` (they are set for the 30-day history; this run loaded ${DAYS} days)`;
   console.log(`\ntargets (issue #18, on this machine; printed, not asserted)${days}:\n${lines.join("\n")}`);
 }
