@@ -40,7 +40,7 @@ export async function standings(db: Queryable, connections: readonly ConnectionR
       [ids],
     ),
     activeBlackouts(db),
-    latestSamples<{ numbackends: number | null }>(db, "pg_stat_database", ids),
+    latestSamples<{ numbackends: number | null }>(db, "pg_stat_database", ids, "TRUE", ["numbackends"]),
     db.query<{ id: number; group_id: number | null }>("SELECT id, group_id FROM clusters"),
   ]);
   const groupOf = new Map(clusters.map((g) => [g.id, g.group_id]));

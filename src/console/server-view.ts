@@ -40,7 +40,7 @@ export async function serverView(
       }),
     ),
     serverInfo(db, conn),
-    Promise.all(optional.map(async (c) => [c.id, (await latestSample(db, c.probe, conn.id)).collected_at !== null] as const)),
+    Promise.all(optional.map(async (c) => [c.id, (await latestSample(db, c.probe, conn.id, "TRUE", [])).collected_at !== null] as const)),
   ]);
   const has = new Map(sampled);
   return {

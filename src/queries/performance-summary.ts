@@ -80,6 +80,7 @@ async function xidAges(db: Queryable, connectionIds: readonly number[]): Promise
     "pg_database",
     connectionIds,
     "datistemplate IS NOT TRUE AND age_datfrozenxid IS NOT NULL",
+    ["datname", "age_datfrozenxid", "datistemplate"],
   );
   const ages = new Map<number, ConnectionSummary["xid_age"]>();
   for (const [id, { rows }] of samples) {

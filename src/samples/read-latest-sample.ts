@@ -8,22 +8,33 @@ export interface LatestSample<R> {
   rows: R[];
 }
 
-export async function latestSample<R extends object>(db: Queryable, probe: string, connectionId: number, where = "TRUE"): Promise<LatestSample<R>> {
-  return (await latestSamples<R>(db, probe, [connectionId], where)).get(connectionId)!;
+export async function latestSample<R extends object>(
+  db: Queryable,
+  probe: string,
+  connectionId: number,
+  where = "TRUE",
+  columns?: readonly string[],
+): Promise<LatestSample<R>> {
+  return (await latestSamples<R>(db, probe, [connectionId], where, columns)).get(connectionId)!;
 }
 
-/** Each connection's latest sample (rows matching `where`), in one statement however many connections are asked. */
+/**
+ * Each connection's latest sample (rows matching `where`), in one statement however many connections are asked.
+ * `columns`: the columns its rows carry besides the keys, those `where` names among them (every column by
+ * default); over compressed hours each column read decompresses an array, so a reader names what it uses.
+ */
 export async function latestSamples<R extends object>(
   db: Queryable,
   probe: string,
   connectionIds: readonly number[],
   where = "TRUE",
+  columns?: readonly string[],
 ): Promise<Map<number, LatestSample<R>>> {
   const definition = findProbe(probe)!;
   const rows = await db.query<R & { connection_id: number; collected_at: Date }>(
     `SELECT s.* FROM unnest($1::int[]) AS id
-       CROSS JOIN LATERAL ${latestSampleAtSql(definition, "id", where)} l
-       CROSS JOIN LATERAL (SELECT * FROM ${samplesSql(definition, "l.at", "l.at")} x WHERE connection_id = id AND ${where}) s`,
+       CROSS JOIN LATERAL ${latestSampleAtSql(definition, "id", where, columns)} l
+       CROSS JOIN LATERAL (SELECT * FROM ${samplesSql(definition, "l.at", "l.at", columns)} x WHERE connection_id = id AND ${where}) s`,
     [connectionIds],
   );
   const samples = new Map<number, LatestSample<R>>(connectionIds.map((id) => [id, { collected_at: null, rows: [] }]));
