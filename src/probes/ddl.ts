@@ -234,7 +234,7 @@ export const PART_FACT_TYPES: Record<PartFact, string> = {
 /** The part facts added by migration 47: null in cells written before, which then have no extremes or latest value by parts. */
 export const PART_EXTREME_FACTS = ["part_last", "part_min", "part_max"] as const satisfies readonly PartFact[];
 
-/** The gauges whose running facts over the hour's parts the entity cells keep (ProbeDefinition.gaugeParts). */
+/** The gauges whose facts over the hour's parts the entity cells keep (ProbeDefinition.gaugeParts). */
 export const partGaugeColumns = (probe: ProbeDefinition): ProbeColumn[] => (probe.gaugeParts === false ? [] : entityGaugeColumns(probe));
 
 /** The entity cells' PART_FACTS columns, nullable: cells written before migration 26 (or 47) have none (incomplete). */
