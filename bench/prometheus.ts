@@ -4,9 +4,9 @@
  * `promtool tsdb create-blocks-from openmetrics`, served by a Prometheus on a free port, and the PromQL
  * equivalent of each pglens request is timed through its HTTP API.
  */
-import { spawn, spawnSync } from "node:child_process";
+import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import { createWriteStream } from "node:fs";
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, readdir, rm, stat, writeFile } from "node:fs/promises";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -17,8 +17,16 @@ export interface DatabaseHistory {
   samples: number;
   databases: number;
   /** The values of database `d` at sample `j`, as the pglens side loads them. */
-  row(j: number, d: number): { numbackends: number; xact_commit: number; blk_read_time: number };
+  row(j: number, d: number): Record<string, number>;
+  /** The row's values written as series (`pg_<column>`), by default numbackends, xact_commit and blk_read_time. */
+  columns?: ReadonlyArray<readonly [string, "gauge" | "counter"]>;
 }
+
+const DEFAULT_COLUMNS = [
+  ["numbackends", "gauge"],
+  ["xact_commit", "counter"],
+  ["blk_read_time", "counter"],
+] as const;
 
 export interface Prometheus {
   /** Milliseconds one PromQL range query over [start, end] (epoch ms) in steps of `step` seconds takes, answer read. */
@@ -42,17 +50,13 @@ function freePort(): Promise<number> {
 async function writeOpenMetrics(path: string, h: DatabaseHistory): Promise<void> {
   const out = createWriteStream(path);
   const write = (line: string) => (out.write(line) ? Promise.resolve() : new Promise<void>((r) => out.once("drain", () => r())));
-  const families: Array<[string, "gauge" | "counter", (v: ReturnType<DatabaseHistory["row"]>) => number]> = [
-    ["pg_numbackends", "gauge", (v) => v.numbackends],
-    ["pg_xact_commit", "counter", (v) => v.xact_commit],
-    ["pg_blk_read_time", "counter", (v) => v.blk_read_time],
-  ];
-  for (const [name, type, pick] of families) {
+  for (const [column, type] of h.columns ?? DEFAULT_COLUMNS) {
+    const name = `pg_${column}`;
     await write(`# TYPE ${name} ${type}\n`);
     const series = type === "counter" ? `${name}_total` : name;
     for (let d = 0; d < h.databases; d++) {
       let chunk = "";
-      for (let j = 0; j < h.samples; j++) chunk += `${series}{datname="db${d}"} ${pick(h.row(j, d))} ${(h.start + j * h.stepSeconds * 1000) / 1000}\n`;
+      for (let j = 0; j < h.samples; j++) chunk += `${series}{datname="db${d}"} ${h.row(j, d)[column]} ${(h.start + j * h.stepSeconds * 1000) / 1000}\n`;
       await write(chunk);
     }
   }
@@ -60,7 +64,8 @@ async function writeOpenMetrics(path: string, h: DatabaseHistory): Promise<void>
   await new Promise<void>((resolve) => out.end(resolve));
 }
 
-export async function startPrometheus(h: DatabaseHistory, log: (line: string) => void): Promise<Prometheus> {
+/** The history as TSDB blocks in `<dir>/data`, as `promtool tsdb create-blocks-from openmetrics` writes them. */
+async function blocksOf(h: DatabaseHistory, log: (line: string) => void): Promise<{ dir: string; data: string }> {
   const dir = await mkdtemp(join(tmpdir(), "pglens-bench-prometheus-"));
   const input = join(dir, "history.om");
   const data = join(dir, "data");
@@ -69,7 +74,13 @@ export async function startPrometheus(h: DatabaseHistory, log: (line: string) =>
   log("promtool tsdb create-blocks-from openmetrics...");
   const built = spawnSync("promtool", ["tsdb", "create-blocks-from", "openmetrics", "-q", input, data], { encoding: "utf8" });
   if (built.status !== 0) throw new Error(`promtool failed: ${built.stderr}`);
+  await rm(input);
   await writeFile(join(dir, "prometheus.yml"), "global: {}\n");
+  return { dir, data };
+}
+
+/** A Prometheus serving the blocks in `data`, once it answers ready. */
+async function serveBlocks(dir: string, data: string): Promise<{ url: string; server: ChildProcess }> {
   const port = await freePort();
   const server = spawn(
     "prometheus",
@@ -92,6 +103,64 @@ export async function startPrometheus(h: DatabaseHistory, log: (line: string) =>
     if (i > 600) throw new Error("Prometheus did not become ready in 60 s");
     await new Promise((r) => setTimeout(r, 100));
   }
+  return { url, server };
+}
+
+async function stopServer(server: ChildProcess, dir: string): Promise<void> {
+  server.kill();
+  await new Promise((r) => server.once("exit", r));
+  await rm(dir, { recursive: true, force: true });
+}
+
+/** The blocks in `data` (directories with a meta.json) and their bytes, files of every kind in them. */
+async function blocksIn(data: string): Promise<{ blocks: number; bytes: number }> {
+  let blocks = 0;
+  let bytes = 0;
+  for (const entry of await readdir(data, { withFileTypes: true })) {
+    const block = join(data, entry.name);
+    if (!entry.isDirectory() || !(await stat(join(block, "meta.json")).catch(() => undefined))) continue;
+    blocks++;
+    for (const file of await readdir(block, { recursive: true, withFileTypes: true }))
+      if (file.isFile()) bytes += (await stat(join(file.parentPath, file.name))).size;
+  }
+  return { blocks, bytes };
+}
+
+/**
+ * Prometheus's bytes per sample for the history: its blocks as promtool writes them (two hours each), then as
+ * Prometheus keeps them once it has compacted them into longer blocks (it plans compactions every minute; the
+ * blocks are measured once their number has fallen and held for 15 s, or after 3 minutes as they are).
+ */
+export async function prometheusBytesPerSample(
+  h: DatabaseHistory,
+  log: (line: string) => void,
+): Promise<{ created: { blocks: number; perSample: number }; compacted: { blocks: number; perSample: number } }> {
+  const samples = h.samples * h.databases * (h.columns ?? DEFAULT_COLUMNS).length;
+  const { dir, data } = await blocksOf(h, log);
+  const created = await blocksIn(data);
+  const { server } = await serveBlocks(dir, data);
+  log(`Prometheus is compacting ${created.blocks} blocks (up to 3 minutes)...`);
+  let compacted = created;
+  try {
+    for (let since = Date.now(), started = Date.now(); Date.now() - started < 180_000; ) {
+      await new Promise((r) => setTimeout(r, 2000));
+      const now = await blocksIn(data);
+      if (now.blocks !== compacted.blocks) since = Date.now();
+      compacted = now;
+      if (compacted.blocks < created.blocks && Date.now() - since > 15_000) break;
+    }
+  } finally {
+    await stopServer(server, dir);
+  }
+  return {
+    created: { blocks: created.blocks, perSample: created.bytes / samples },
+    compacted: { blocks: compacted.blocks, perSample: compacted.bytes / samples },
+  };
+}
+
+export async function startPrometheus(h: DatabaseHistory, log: (line: string) => void): Promise<Prometheus> {
+  const { dir, data } = await blocksOf(h, log);
+  const { url, server } = await serveBlocks(dir, data);
   log(`Prometheus ${url} is serving the history`);
   return {
     async time(query, start, end, step) {
@@ -103,10 +172,6 @@ export async function startPrometheus(h: DatabaseHistory, log: (line: string) =>
       if (!body.data?.result.length) throw new Error(`PromQL ${query}: no series`);
       return performance.now() - t;
     },
-    async stop() {
-      server.kill();
-      await new Promise((r) => server.once("exit", r));
-      await rm(dir, { recursive: true, force: true });
-    },
+    stop: () => stopServer(server, dir),
   };
 }

@@ -5,7 +5,8 @@
  * table pglens keeps for the probe (raw rows, compressed days, per-sample changes, irregular intervals, time and
  * entity rollups; indexes and TOAST included, after VACUUM): all raw, and as a running pglens keeps them (loaded a
  * hour at a time, compressed and vacuumed after each), with the bytes of each table. Each read is timed BENCH_RUNS times (default 5) on both, the
- * median printed with the ratio after / before. Then pg_stat_statements as it runs (statement-storage.ts).
+ * median printed with the ratio after / before. Where Prometheus is installed, its bytes per sample for the same
+ * history beside pglens's (prometheus.ts). Then pg_stat_statements as it runs (statement-storage.ts).
  */
 import { openPg } from "../drivers/pg.ts";
 import { migrate } from "../src/datastore/migrate.ts";
@@ -16,6 +17,7 @@ import { runMetricsQuery } from "../src/queries/query.ts";
 import { compressClosedChunks } from "../src/samples/compress-history.ts";
 import { writeSamples } from "../src/samples/sample-writer.ts";
 import { startEmbeddedPostgres } from "../test/support/postgres.ts";
+import { prometheusBytesPerSample, prometheusFound } from "./prometheus.ts";
 import { statementStorage } from "./statement-storage.ts";
 
 const DAYS = Number(process.env.BENCH_DAYS ?? 7);
@@ -24,6 +26,14 @@ const STEP_S = 60;
 const DATABASES = 20;
 const VALUES_PER_ROW = 4; // numbackends, xact_commit, blk_read_time, active_time
 const HOUR = 3_600_000;
+
+/** Database `d` at sample `j`: the values both pglens and Prometheus are given. */
+const databaseRow = (j: number, d: number) => ({
+  numbackends: (j + d) % 17,
+  xact_commit: j * (d + 1) * 7,
+  blk_read_time: j * 150 * (d % 4),
+  active_time: j * 900 * (d % 3),
+});
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
 const log = (line: string) => process.stderr.write(`${line}\n`);
@@ -65,15 +75,7 @@ async function main() {
         const rows = [];
         for (let j = s; j < Math.min(to, s + 500); j++) {
           const collected_at = new Date(start + j * STEP_S * 1000).toISOString();
-          for (let d = 0; d < DATABASES; d++)
-            rows.push({
-              collected_at,
-              database_name: `db${d}`,
-              numbackends: (j + d) % 17,
-              xact_commit: j * (d + 1) * 7,
-              blk_read_time: j * 150 * (d % 4),
-              active_time: j * 900 * (d % 3),
-            });
+          for (let d = 0; d < DATABASES; d++) rows.push({ collected_at, database_name: `db${d}`, ...databaseRow(j, d) });
         }
         await writeSamples(db, { connectionId: id, probe: "pg_stat_database", rows });
       }
@@ -166,6 +168,32 @@ async function main() {
     reads.forEach(([name], i) =>
       console.log(`| ${name} | ${readsBefore[i].toFixed(1)} | ${readsAfter[i].toFixed(1)} | ${(readsAfter[i] / readsBefore[i]).toFixed(2)} |`),
     );
+    // Prometheus's bytes per sample for the same history, beside pglens's bytes per stored value (issue #50).
+    if (prometheusFound()) {
+      const history = {
+        start,
+        stepSeconds: STEP_S,
+        samples,
+        databases: DATABASES,
+        row: databaseRow,
+        columns: [
+          ["numbackends", "gauge"],
+          ["xact_commit", "counter"],
+          ["blk_read_time", "counter"],
+          ["active_time", "counter"],
+        ] as const,
+      };
+      const prometheus = await prometheusBytesPerSample(history, log);
+      const total = after.raw + after.compressed + after.derived;
+      console.log("\n| the same history | bytes per stored value (a sample, for Prometheus) | pglens / this |");
+      console.log("|---|---:|---:|");
+      console.log(`| pglens, compressed as it runs | ${perValue(total)} | 1.00 |`);
+      for (const [name, p] of [
+        [`Prometheus, blocks as promtool creates them (${prometheus.created.blocks})`, prometheus.created],
+        [`Prometheus, blocks once it compacted them (${prometheus.compacted.blocks})`, prometheus.compacted],
+      ] as const)
+        console.log(`| ${name} | ${p.perSample.toFixed(2)} | ${(total / (rows * VALUES_PER_ROW) / p.perSample).toFixed(1)} |`);
+    } else log("Prometheus not found (prometheus and promtool on the PATH; Debian package prometheus): no bytes per sample beside pglens's");
     await statementStorage(db, id, (table) => bytesOf(db, table));
   } finally {
     await db.close();
