@@ -31,10 +31,13 @@ export async function latestSamples<R extends object>(
   columns?: readonly string[],
 ): Promise<Map<number, LatestSample<R>>> {
   const definition = findProbe(probe)!;
+  // OFFSET 0 keeps each connection's lookup a restriction the planner takes into the raw and compressed arms (as
+  // the alerter's): without it, connections sharing their latest time got a cached sequential scan of the raw
+  // week each (lab, 500 connections: 361 ms against 12).
   const rows = await db.query<R & { connection_id: number; collected_at: Date }>(
     `SELECT s.* FROM unnest($1::int[]) AS id
        CROSS JOIN LATERAL ${latestSampleAtSql(definition, "id", where, columns)} l
-       CROSS JOIN LATERAL (SELECT * FROM ${samplesSql(definition, "l.at", "l.at", columns)} x WHERE connection_id = id AND ${where}) s`,
+       CROSS JOIN LATERAL (SELECT * FROM ${samplesSql(definition, "l.at", "l.at", columns)} x WHERE connection_id = id AND ${where} OFFSET 0) s`,
     [connectionIds],
   );
   const samples = new Map<number, LatestSample<R>>(connectionIds.map((id) => [id, { collected_at: null, rows: [] }]));
