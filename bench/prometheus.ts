@@ -112,16 +112,26 @@ async function stopServer(server: ChildProcess, dir: string): Promise<void> {
   await rm(dir, { recursive: true, force: true });
 }
 
-/** The blocks in `data` (directories with a meta.json) and their bytes, files of every kind in them. */
+/**
+ * The blocks in `data` (directories with a meta.json) and their bytes, files of every kind in them. A block that
+ * compaction deletes while it is read is left out (the caller measures again until the count holds).
+ */
 async function blocksIn(data: string): Promise<{ blocks: number; bytes: number }> {
   let blocks = 0;
   let bytes = 0;
   for (const entry of await readdir(data, { withFileTypes: true })) {
     const block = join(data, entry.name);
-    if (!entry.isDirectory() || !(await stat(join(block, "meta.json")).catch(() => undefined))) continue;
-    blocks++;
-    for (const file of await readdir(block, { recursive: true, withFileTypes: true }))
-      if (file.isFile()) bytes += (await stat(join(file.parentPath, file.name))).size;
+    if (!entry.isDirectory()) continue;
+    try {
+      await stat(join(block, "meta.json"));
+      let size = 0;
+      for (const file of await readdir(block, { recursive: true, withFileTypes: true }))
+        if (file.isFile()) size += (await stat(join(file.parentPath, file.name))).size;
+      blocks++;
+      bytes += size;
+    } catch {
+      // not a block, or deleted by a compaction meanwhile
+    }
   }
   return { blocks, bytes };
 }
