@@ -188,18 +188,17 @@ function neighbourSql(
 
 /**
  * The latest sample time of a connection with rows matching `where` (SQL on the probe's columns, which the
- * compressed chunks unnest: `columns`, by default none where `where` is TRUE, else every column). The raw rows
+ * compressed chunks unnest: `columns`, by default every column). The raw rows
  * hold the newest samples, so the compressed chunks are read only when they have none, and then only the latest
  * chunk: a connection whose matching rows lie only in older compressed chunks has none here.
  */
 export function latestSampleTimeSql(probe: ProbeDefinition, connection: string, where = "TRUE", columns?: readonly string[]): string {
   const chunk = `(SELECT max(chunk_start) FROM ${compressedTable(probe.name)} WHERE connection_id = ${connection})`;
-  const unnested = columns ?? (where === "TRUE" ? [] : undefined);
   // Without a condition, the latest chunk's rows tell their last sample times: nothing to unnest.
   const compressed =
     where === "TRUE"
       ? `(SELECT max(last_at) FROM ${compressedTable(probe.name)} WHERE connection_id = ${connection} AND chunk_start = ${chunk})`
-      : `(SELECT max(collected_at) FROM ${samplesSql(probe, chunk, `${chunk} + ${CHUNK_SQL} - interval '1 millisecond'`, unnested)} l WHERE connection_id = ${connection} AND ${where})`;
+      : `(SELECT max(collected_at) FROM ${samplesSql(probe, chunk, `${chunk} + ${CHUNK_SQL} - interval '1 millisecond'`, columns)} l WHERE connection_id = ${connection} AND ${where})`;
   return `coalesce(
      (SELECT max(collected_at) FROM ${rawTable(probe.name)} WHERE connection_id = ${connection} AND ${where}),
      ${compressed})`;

@@ -36,7 +36,7 @@ export async function snapshotChanges(
   const present = (side: string) => (keys.length ? `${side}.${q(keys[0])} IS NOT NULL` : `${side}.connection_id IS NOT NULL`);
   return db.query<RowChange>(
     `WITH samples AS (
-       SELECT DISTINCT connection_id, collected_at FROM ${samplesSql(probe, "$2", "$3", [])} s WHERE connection_id = ANY($1::int[]) AND collected_at >= $2 AND collected_at <= $3
+       SELECT DISTINCT connection_id, collected_at FROM ${samplesSql(probe, "$2", "$3", [])} s WHERE connection_id = ANY($1::int[])
      ), pairs AS (
        SELECT s.connection_id, s.collected_at,
               ${previousSampleTimeSql(probe, "s.connection_id", "s.collected_at")} AS prev
