@@ -1,34 +1,38 @@
 /** The latest pg_node_role and pg_subscription_upstream samples of every connection: what replication clusters are detected from. */
 import type { Queryable } from "../../drivers/types.ts";
 import type { NodeRole, Subscription } from "../clusters/replication-topology.ts";
-import { latestSamples } from "../samples/read-latest-sample.ts";
+import { latestSampleTimeSql, samplesSql } from "../probes/history-ddl.ts";
+import { findProbe } from "../probes/index.ts";
+import type { ProbeDefinition } from "../probes/types.ts";
 
 /** Samples older than this describe a topology that may have changed since; they are not used. */
-const FRESH = "collected_at <= now() AND collected_at > now() - interval '1 day'";
+const FRESH_FOR = "1 day";
 
-/** Every connection's latest sample of `probe` younger than a day: its rows, with `columns` and where it is reached. */
-async function latestFreshRows<R extends object>(db: Queryable, probe: string, columns: readonly string[]) {
-  const connections = await db.query<{ id: number; host: string; port: number }>("SELECT id, host, port FROM connections ORDER BY id");
-  const samples = await latestSamples<R & { collected_at?: unknown }>(
-    db,
-    probe,
-    connections.map((c) => c.id),
-    FRESH,
-    columns,
-  );
-  return connections.flatMap((c) =>
-    samples.get(c.id)!.rows.map(({ collected_at: _, ...row }) => ({ ...row, connection_id: c.id, host: c.host, port: c.port })),
-  );
+/**
+ * The rows (with `columns` and the keys) of each connection's latest sample of `probe`, where it is younger than
+ * FRESH_FOR: each connection's latest time looked up by index, then the samples between the earliest and the
+ * latest of those times read once and joined with them. With every connection collecting, that is a few minutes
+ * of samples, not the day of every connection's samples sorted to keep each one's latest.
+ */
+function latestFreshRows(probe: ProbeDefinition, columns: readonly string[]): string {
+  const fresh = `(SELECT c.id, ${latestSampleTimeSql(probe, "c.id", "collected_at <= now()", [])} AS at FROM connections c)`;
+  return `(WITH l AS MATERIALIZED (SELECT * FROM ${fresh} f WHERE f.at > now() - interval '${FRESH_FOR}')
+     SELECT s.* FROM l JOIN ${samplesSql(probe, "(SELECT min(at) FROM l)", "(SELECT max(at) FROM l)", columns)} s ON s.connection_id = l.id AND s.collected_at = l.at)`;
 }
 
 export async function latestNodeRoles(db: Queryable): Promise<NodeRole[]> {
-  // One row a sample: the probe has no keys.
-  return latestFreshRows<NodeRole>(db, "pg_node_role", ["is_in_recovery", "system_identifier", "sender_host", "sender_port"]);
+  const columns = ["is_in_recovery", "system_identifier", "sender_host", "sender_port"];
+  return db.query<NodeRole>(
+    `SELECT DISTINCT ON (r.connection_id) r.connection_id, c.host, c.port, ${columns.map((name) => `r.${name}`).join(", ")}
+       FROM ${latestFreshRows(findProbe("pg_node_role")!, columns)} r JOIN connections c ON c.id = r.connection_id
+      ORDER BY r.connection_id`,
+  );
 }
 
 export async function latestSubscriptions(db: Queryable): Promise<Subscription[]> {
-  const rows = await latestFreshRows<Subscription & { subname: string }>(db, "pg_subscription_upstream", ["publisher_host", "publisher_port"]);
-  return rows.map(({ connection_id, publisher_host, publisher_port }) => ({ connection_id, publisher_host, publisher_port }));
+  return db.query<Subscription>(
+    `SELECT s.connection_id, s.publisher_host, s.publisher_port FROM ${latestFreshRows(findProbe("pg_subscription_upstream")!, ["publisher_host", "publisher_port"])} s`,
+  );
 }
 
 export async function dismissedReplicationPrefixes(db: Queryable): Promise<Set<string>> {
